@@ -1,0 +1,23 @@
+"""``svc-engine``: the command group and the console-script entry point."""
+
+from __future__ import annotations
+
+import asyncclick as click
+
+from svc import __version__
+
+from . import basic, serve
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, "--version", "-V", prog_name="svc-engine")
+async def cli() -> None:
+    """svc-engine: a local or headless agent automation runtime."""
+
+
+for command in (serve.serve, basic.status, basic.token, basic.providers, basic.chat):
+    cli.add_command(command)
+
+
+def main() -> None:
+    cli(_anyio_backend="trio")

@@ -1,0 +1,208 @@
+"""The engine: the root of the supervision tree and the in-process embedding API.
+
+::
+
+    async with svc.open_engine(settings, serve_http=True) as engine:
+        print(engine.url)            # the HTTP/SSE API, if served
+        ...                          # or drive the engine directly from Python
+
+Start-up opens the store (applying migrations), the event log and the actor
+system, then starts the root supervisor: the dynamic supervisors that hold
+sessions, connectors, teams and goals, and (optionally) the HTTP server, in
+that order. Leaving the block shuts down gracefully: open SSE streams end, the
+HTTP server finishes in-flight requests, actors stop (reverse order), queued
+events are committed, and the database is checkpointed and closed.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import logging
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import attrs
+import hypercorn.config
+import hypercorn.trio
+import trio
+
+from actors import ActorSystem, open_actor_system
+from supervisors import (
+    ChildSpec,
+    DynamicSupervisor,
+    Restart,
+    Strategy,
+    open_dynamic_supervisor,
+    open_supervisor,
+)
+
+from ._version import __version__
+from .clock import Clock, SystemClock
+from .errors import ConfigError
+from .events import EventLog, open_event_log
+from .settings import Settings
+from .store import Database, KeyValueRepository, open_database
+
+log = logging.getLogger("svc.engine")
+
+DB_FILENAME = "svc.db"
+
+# The dynamic supervisors of the root tree, in start order.
+ENTITY_SUPERVISORS = ("sessions", "connectors", "teams", "goals")
+
+HTTP_GRACE_SECONDS = 5.0
+
+
+@attrs.define(eq=False)
+class Engine:
+    """A running engine. Obtain one from :func:`open_engine`."""
+
+    settings: Settings
+    clock: Clock
+    db: Database
+    events: EventLog
+    actors: ActorSystem
+    kv: KeyValueRepository
+    started_at_ms: int
+    ready: bool = False
+    url: str | None = None
+    """Base URL of the HTTP API when it is served (the real port when bound to 0)."""
+    supervisors: dict[str, DynamicSupervisor] = attrs.field(factory=dict)
+    version: str = __version__
+    _http_shutdown: trio.Event = attrs.field(factory=trio.Event)
+    _settings_listeners: list[Callable[[Settings], None]] = attrs.field(factory=list)
+
+    @property
+    def state_dir(self) -> Path:
+        return self.settings.resolved_state_dir
+
+    @property
+    def workspace(self) -> Path:
+        return self.settings.resolved_workspace
+
+    def on_settings_changed(self, listener: Callable[[Settings], None]) -> None:
+        """Call ``listener(new_settings)`` after every successful reload."""
+        self._settings_listeners.append(listener)
+
+    async def reload_settings(self) -> Settings:
+        """Re-read every configuration layer from disk.
+
+        An invalid file raises :class:`ConfigError` and the running settings stay.
+        """
+        fresh = await trio.to_thread.run_sync(self.settings.reload)
+        self.settings = fresh
+        for listener in self._settings_listeners:
+            listener(fresh)
+        self.events.publish("config.reloaded", {"ok": True})
+        return fresh
+
+    # ------------------------------------------------------------ supervision
+    async def _run_entity_supervisor(
+        self, key: str, *, task_status: trio.TaskStatus[DynamicSupervisor] = trio.TASK_STATUS_IGNORED
+    ) -> None:
+        async with open_dynamic_supervisor(name=key, max_restarts=10, max_seconds=30.0) as sup:
+            self.supervisors[key] = sup
+            task_status.started(sup)
+            await trio.sleep_forever()
+
+    async def _serve_http(self, *, task_status: trio.TaskStatus[str] = trio.TASK_STATUS_IGNORED) -> None:
+        from .http import create_app  # the HTTP layer depends on the engine, not the reverse
+
+        self._http_shutdown = trio.Event()
+        config = hypercorn.config.Config()
+        host = self.settings.host
+        config.bind = [f"[{host}]:{self.settings.port}" if ":" in host else f"{host}:{self.settings.port}"]
+        config.graceful_timeout = HTTP_GRACE_SECONDS
+        config.accesslog = None
+        config.errorlog = logging.getLogger("hypercorn.error")
+        config.keep_alive_timeout = 75
+        config.h11_max_incomplete_size = 64 * 1024
+        app = create_app(self)
+
+        engine = self
+
+        class _Started:
+            # hypercorn reports the bound addresses; the first one is our URL.
+            def started(self, binds: list[str] | None = None) -> None:
+                engine.url = (binds or [None])[0]
+                task_status.started(engine.url)
+
+        await hypercorn.trio.serve(
+            app, config, shutdown_trigger=self._http_shutdown.wait, task_status=_Started()  # type: ignore[arg-type]
+        )
+
+
+def ensure_bind_allowed(settings: Settings) -> None:
+    """Refuse a non-loopback bind without a token (the API would be open to the network)."""
+    if settings.token is None and not is_loopback(settings.host):
+        raise ConfigError(
+            f"refusing to listen on {settings.host} without an API token: set --api-token or "
+            "SVC_API_TOKEN (generate one with `svc-engine token generate`), or bind 127.0.0.1"
+        )
+
+
+def is_loopback(host: str) -> bool:
+    if host in ("localhost", "localhost.localdomain"):
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+@asynccontextmanager
+async def open_engine(
+    settings: Settings | None = None,
+    *,
+    serve_http: bool = False,
+    clock: Clock | None = None,
+) -> AsyncIterator[Engine]:
+    """Start an engine for the duration of the block (see the module docstring)."""
+    settings = settings if settings is not None else Settings.load()
+    if serve_http:
+        ensure_bind_allowed(settings)
+    clock = clock or SystemClock()
+    state_dir = settings.resolved_state_dir
+    state_dir.mkdir(parents=True, exist_ok=True)
+
+    async with (
+        open_database(state_dir / DB_FILENAME) as db,
+        open_event_log(db, clock) as events,
+        open_actor_system() as system,
+    ):
+        engine = Engine(
+            settings=settings, clock=clock, db=db, events=events, actors=system,
+            kv=KeyValueRepository(db), started_at_ms=clock.now_ms(),
+        )
+        children: list[ChildSpec] = [
+            ChildSpec(id=key, start=engine._run_entity_supervisor, args=(key,), restart=Restart.PERMANENT)
+            for key in ENTITY_SUPERVISORS
+        ]
+        if serve_http:
+            children.append(
+                ChildSpec(
+                    id="http", start=engine._serve_http, restart=Restart.PERMANENT,
+                    # Graceful first: hypercorn stops accepting and lets in-flight
+                    # requests finish within its own graceful timeout.
+                    stop=lambda: engine._http_shutdown.set(),
+                    shutdown_grace=HTTP_GRACE_SECONDS + 1.0,
+                )
+            )
+        # Infrastructure children live and die together: if one fails beyond
+        # its restart budget the engine stops rather than run half-wired.
+        async with open_supervisor(
+            children, strategy=Strategy.ONE_FOR_ALL, max_restarts=3, max_seconds=60.0, name="engine"
+        ):
+            engine.ready = True
+            log.info("engine ready", extra={"state_dir": str(state_dir), "url": engine.url})
+            try:
+                yield engine
+            finally:
+                engine.ready = False
+                # Open SSE streams end now, so the HTTP server's graceful
+                # shutdown is not held up by clients that never disconnect.
+                events.end_streams()
+
+
+__all__ = ["Engine", "ensure_bind_allowed", "is_loopback", "open_engine"]

@@ -1,0 +1,378 @@
+"""The event log: global seq, group-committed appends, live fan-out.
+
+``publish()`` is synchronous and never blocks: it assigns the next ``seq`` and
+queues the event. The log's writer task drains the queue in batches, appends
+each batch in one transaction, and only then fans the batch out to live
+subscribers. So every event a client ever sees is already durable, and a
+client resuming from its last seq replays exactly what it missed.
+
+Subscribers have bounded buffers. One that falls behind is cut off (its
+subscription ends with ``dropped`` set) instead of slowing the writer; the
+stream helper then catches up from the log on its own.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from collections import deque
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping
+from contextlib import asynccontextmanager
+from typing import Any
+
+import apsw
+import trio
+
+from ..clock import Clock
+from ..errors import PersistenceFailed
+from ..store import Database
+from ._event import Event, event_from_row, make_event
+from ._filter import MATCH_ALL, EventFilter
+
+log = logging.getLogger("svc.events")
+
+BATCH_MAX = 4096
+"""Events per append transaction; bigger bursts take several batches."""
+
+FINAL_ATTEMPTS = 3
+"""Append attempts made for queued events while the log shuts down."""
+
+SUBSCRIBER_BUFFER = 256
+"""Batches a subscriber may hold unread before it is cut off."""
+
+
+class Subscription:
+    """A live view of the log. Iterate it for batches (lists) of matching events.
+
+    Closing is synchronous, so it is safe in a ``finally`` of a cancelled
+    generator. Iteration ends when the subscription is closed, when the log shuts
+    down, or when the subscriber fell behind (``dropped`` is then true).
+    """
+
+    def __init__(self, log: EventLog, filter: EventFilter, buffer: int) -> None:
+        self._log = log
+        self.filter = filter
+        self.send, self._receive = trio.open_memory_channel[list[Event]](buffer)
+        self.start_seq = log.committed_seq
+        """Every event after this seq is delivered live; the rest is in the log."""
+        self.dropped = False
+        self.closed = False
+
+    def deliver(self, events: list[Event]) -> None:
+        try:
+            self.send.send_nowait(events)
+        except trio.WouldBlock:
+            # The reader is too slow: cut it off rather than slow the writer.
+            self.dropped = True
+            self.close()
+        except trio.ClosedResourceError:
+            pass
+
+    async def receive(self) -> list[Event]:
+        """The next batch; raises ``trio.EndOfChannel`` when the subscription ended."""
+        return await self._receive.receive()
+
+    def __aiter__(self) -> AsyncIterator[list[Event]]:
+        return self._receive.__aiter__()
+
+    def close(self) -> None:
+        if not self.closed:
+            self.closed = True
+            self.send.close()
+            self._log._unsubscribe(self)
+
+    def __enter__(self) -> Subscription:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+        self._receive.close()
+
+
+class EventLog:
+    """Publish, persist and fan out events. Start it with :func:`open_event_log`."""
+
+    def __init__(self, db: Database, clock: Clock, *, last_seq: int) -> None:
+        self._db = db
+        self._clock = clock
+        self.last_seq = last_seq
+        """Highest seq handed out."""
+        self.committed_seq = last_seq
+        """Highest seq durably appended and delivered."""
+        self._pending: deque[Event] = deque()
+        self._wakeup = trio.Event()
+        self._committed_changed = trio.Event()
+        self._closed = False
+        self._subscribers_changed = trio.Event()
+        self._global: set[Subscription] = set()
+        self._indexed: dict[tuple[str, str], set[Subscription]] = {}
+        self.published_total = 0
+        self._write_failures = 0
+        # Event ids are UUID-shaped (version 4 layout): a random per-process
+        # prefix plus a counter, so they are unique across restarts yet cost no
+        # system call per event.
+        rand = uuid.uuid4().hex
+        self._id_prefix = f"{rand[:8]}-{rand[8:12]}-4{rand[13:16]}-{'89ab'[int(rand[16], 16) % 4]}{rand[17:20]}-"
+        self._id_counter = 0
+
+    # ------------------------------------------------------------------ publish
+    def _event_id(self, seq: int) -> str:
+        self._id_counter += 1
+        return f"{self._id_prefix}{self._id_counter & 0xFFFFFFFFFFFF:012x}"
+
+    def publish(
+        self,
+        type: str,
+        properties: Mapping[str, Any] | None = None,
+        *,
+        session_id: str | None = None,
+        run_id: str | None = None,
+        topic: str | None = None,
+    ) -> Event:
+        """Queue an event for durable append and live delivery; never blocks."""
+        if self._closed:
+            raise RuntimeError("the event log is closed")
+        self.last_seq += 1
+        event = make_event(
+            seq=self.last_seq,
+            event_id=self._event_id(self.last_seq),
+            type=type,
+            properties=properties or {},
+            occurred_at_ms=self._clock.now_ms(),
+            session_id=session_id,
+            run_id=run_id,
+            topic=topic,
+        )
+        self._pending.append(event)
+        self.published_total += 1
+        self._wakeup.set()
+        return event
+
+    async def flush(self, seq: int | None = None) -> None:
+        """Wait until every event up to ``seq`` (default: all published) is committed."""
+        target = self.last_seq if seq is None else seq
+        while self.committed_seq < target:
+            if self._closed and not self._pending:
+                return
+            await self._committed_changed.wait()
+
+    # ------------------------------------------------------------------ subscribe
+    def subscribe(self, filter: EventFilter = MATCH_ALL, *, buffer: int = SUBSCRIBER_BUFFER) -> Subscription:
+        sub = Subscription(self, filter, buffer)
+        if self._closed:
+            sub.close()
+            return sub
+        key = filter.index_key
+        if key is None:
+            self._global.add(sub)
+        else:
+            self._indexed.setdefault(key, set()).add(sub)
+        self._notify_subscribers_changed()
+        return sub
+
+    def _unsubscribe(self, sub: Subscription) -> None:
+        key = sub.filter.index_key
+        if key is None:
+            self._global.discard(sub)
+        else:
+            subs = self._indexed.get(key)
+            if subs is not None:
+                subs.discard(sub)
+                if not subs:
+                    del self._indexed[key]
+        self._notify_subscribers_changed()
+
+    def _notify_subscribers_changed(self) -> None:
+        changed, self._subscribers_changed = self._subscribers_changed, trio.Event()
+        changed.set()
+
+    async def wait_for_subscribers(self, predicate: Callable[[int], bool]) -> None:
+        """Wait until ``predicate(subscriber_count)`` holds (for tests and shutdown)."""
+        while not predicate(self.subscriber_count):
+            await self._subscribers_changed.wait()
+
+    @property
+    def subscriber_count(self) -> int:
+        return len(self._global) + sum(len(s) for s in self._indexed.values())
+
+    # ------------------------------------------------------------------ replay
+    async def replay(
+        self,
+        filter: EventFilter = MATCH_ALL,
+        *,
+        after_seq: int = 0,
+        before_seq: int | None = None,
+        limit: int = 1000,
+        tail: bool = False,
+    ) -> list[Event]:
+        """Committed events matching ``filter`` with ``after_seq < seq < before_seq``.
+
+        Oldest first. With ``tail`` the newest ``limit`` of them (still oldest first).
+        """
+        upper = self.committed_seq + 1 if before_seq is None else min(before_seq, self.committed_seq + 1)
+        page_size = max(limit, 256)
+        found: list[Event] = []
+        lower = after_seq
+        # SQL narrows by the indexed key; conditions it cannot express are
+        # checked here, page by page, until `limit` matches are found.
+        while len(found) < limit:
+            page = await self._db.read(_select_page, filter, lower, upper, page_size, tail)
+            found.extend(e for e in page if filter.matches(e))
+            if len(page) < page_size:
+                break
+            if tail:
+                upper = page[-1].seq
+            else:
+                lower = page[-1].seq
+        found = found[:limit]
+        if tail:
+            found.reverse()
+        return found
+
+    async def earliest_seq(self, filter: EventFilter = MATCH_ALL) -> int | None:
+        page = await self.replay(filter, limit=1)
+        return page[0].seq if page else None
+
+    # ------------------------------------------------------------------ writer
+    async def _run_writer(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
+        task_status.started()
+        try:
+            while not (self._closed and not self._pending):
+                if not self._pending:
+                    self._wakeup = trio.Event()
+                    await self._wakeup.wait()
+                    continue
+                await self._commit_batch()
+        finally:
+            # Shielded: the engine may be stopping because it was cancelled, and
+            # events already published are the audit trail: they must land. It
+            # is bounded by what is queued and by the failure cap.
+            with trio.CancelScope(shield=True):
+                while self._pending and self._write_failures < FINAL_ATTEMPTS:
+                    await self._commit_batch()
+                if self._pending:
+                    log.error("event log closed with %d events not committed", len(self._pending))
+            self._close_subscribers()
+
+    async def _commit_batch(self) -> None:
+        count = min(len(self._pending), BATCH_MAX)
+        batch = [self._pending[i] for i in range(count)]
+        rows = [
+            (e.seq, e.event_id, e.type, e.occurred_at_ms, e.session_id, e.run_id, e.topic, e.data)
+            for e in batch
+        ]
+        try:
+            await self._db.write(_insert_rows, rows)
+        except PersistenceFailed:
+            # Keep the batch queued and retry: events are the audit trail, and a
+            # transient disk error must not lose them. Back off so a broken disk
+            # does not spin the CPU.
+            self._write_failures += 1
+            log.error("event append failed; retrying", extra={"attempt": self._write_failures})
+            await trio.sleep(min(5.0, 0.05 * 2 ** min(self._write_failures, 7)))
+            return
+        self._write_failures = 0
+        for _ in range(count):
+            self._pending.popleft()
+        self.committed_seq = batch[-1].seq
+        self._fan_out(batch)
+        changed, self._committed_changed = self._committed_changed, trio.Event()
+        changed.set()
+
+    def _fan_out(self, batch: list[Event]) -> None:
+        for sub in list(self._global):
+            matching = batch if sub.filter is MATCH_ALL else [e for e in batch if sub.filter.matches(e)]
+            if matching:
+                sub.deliver(matching)
+        if not self._indexed:
+            return
+        routed: dict[tuple[str, str], list[Event]] = {}
+        for event in batch:
+            for key in _keys_of(event):
+                if key in self._indexed:
+                    routed.setdefault(key, []).append(event)
+        for key, events in routed.items():
+            for sub in list(self._indexed.get(key, ())):
+                matching = [e for e in events if sub.filter.matches(e)]
+                if matching:
+                    sub.deliver(matching)
+
+    def _close_subscribers(self) -> None:
+        for sub in list(self._global):
+            sub.close()
+        for subs in list(self._indexed.values()):
+            for sub in list(subs):
+                sub.close()
+
+    def close(self) -> None:
+        """Stop accepting events; the writer commits what is queued, then ends streams."""
+        self._closed = True
+        self._wakeup.set()
+
+    def end_streams(self) -> None:
+        """End every live subscription now (graceful shutdown: open SSE streams finish)."""
+        self._close_subscribers()
+
+
+def _keys_of(event: Event) -> Iterable[tuple[str, str]]:
+    if event.session_id is not None:
+        yield ("session", event.session_id)
+    if event.run_id is not None:
+        yield ("run", event.run_id)
+    if event.topic is not None:
+        yield ("topic", event.topic)
+
+
+def _insert_rows(conn: apsw.Connection, rows: list[tuple[Any, ...]]) -> None:
+    conn.executemany(
+        "INSERT INTO events(seq, event_id, type, occurred_at_ms, session_id, run_id, topic, body)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        rows,
+    )
+
+
+_COLUMNS = "seq, event_id, type, occurred_at_ms, session_id, run_id, topic, body"
+
+
+def _select_page(
+    conn: apsw.Connection, filter: EventFilter, after: int, before: int, limit: int, newest_first: bool
+) -> list[Event]:
+    clauses = ["seq > ?", "seq < ?"]
+    params: list[Any] = [after, before]
+    if filter.session_id is not None:
+        clauses.append("session_id = ?")
+        params.append(filter.session_id)
+    elif filter.run_id is not None:
+        clauses.append("run_id = ?")
+        params.append(filter.run_id)
+    if filter.topic is not None:
+        clauses.append("topic = ?")
+        params.append(filter.topic)
+    order = "DESC" if newest_first else "ASC"
+    sql = f"SELECT {_COLUMNS} FROM events WHERE {' AND '.join(clauses)} ORDER BY seq {order} LIMIT ?"
+    params.append(limit)
+    return [event_from_row(*row) for row in conn.execute(sql, params)]
+
+
+def _max_seq(conn: apsw.Connection) -> int:
+    row = conn.execute("SELECT COALESCE(MAX(seq), 0) FROM events").fetchone()
+    return int(row[0])
+
+
+@asynccontextmanager
+async def open_event_log(db: Database, clock: Clock) -> AsyncIterator[EventLog]:
+    """Run the event log's writer for the duration of the block.
+
+    On exit the log stops accepting events, commits everything already queued
+    (so in-flight events of a shutdown are not lost) and ends every live stream.
+    """
+    last_seq = await db.read(_max_seq)
+    event_log = EventLog(db, clock, last_seq=last_seq)
+    async with trio.open_nursery() as nursery:
+        await nursery.start(event_log._run_writer)
+        try:
+            yield event_log
+        finally:
+            # The writer commits what is queued, ends every stream and returns;
+            # the nursery waits for it.
+            event_log.close()

@@ -1,0 +1,44 @@
+"""Token authentication for every route but the public health check.
+
+The token may come in ``X-Agent-Token`` (canonical), ``X-Svc-Token``
+(compatibility) or ``Authorization: Bearer``. The first header present is the
+one checked: a wrong token in it is not rescued by a right one elsewhere.
+Comparison is constant-time on SHA-256 digests, so neither the token's value
+nor its length leaks through timing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+from collections.abc import Mapping
+
+TOKEN_HEADERS = ("x-agent-token", "x-svc-token")
+
+PUBLIC_ROUTES = frozenset({("GET", "/global/health"), ("HEAD", "/global/health")})
+
+
+def presented_token(headers: Mapping[str, str]) -> str | None:
+    for name in TOKEN_HEADERS:
+        value = headers.get(name)
+        if value:
+            return value.strip()
+    auth = headers.get("authorization")
+    if auth:
+        scheme, _, credential = auth.strip().partition(" ")
+        if scheme.lower() == "bearer" and credential.strip():
+            return credential.strip()
+        return ""  # a malformed Authorization header is a wrong token, not a missing one
+    return None
+
+
+def token_matches(presented: str | None, expected: str) -> bool:
+    if presented is None:
+        return False
+    a = hashlib.sha256(presented.encode()).digest()
+    b = hashlib.sha256(expected.encode()).digest()
+    return hmac.compare_digest(a, b)
+
+
+def is_public(method: str, path: str) -> bool:
+    return (method, path) in PUBLIC_ROUTES

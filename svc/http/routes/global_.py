@@ -1,0 +1,29 @@
+"""Health, configuration and engine-wide routes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from quart import Blueprint
+
+from ..._version import __version__
+from ..request import engine
+
+bp = Blueprint("global", __name__)
+
+
+@bp.route("/global/health", methods=["GET", "HEAD"])
+async def health() -> Any:
+    ready = engine().ready
+    return {"healthy": ready, "ready": ready, "version": __version__}
+
+
+@bp.get("/config/providers")
+async def config_providers() -> Any:
+    return engine().settings.redacted_providers()
+
+
+@bp.post("/admin/reload-config")
+async def reload_config() -> Any:
+    await engine().reload_settings()
+    return {"ok": True}

@@ -1,0 +1,323 @@
+"""Layered configuration (pydantic-settings).
+
+Layers, highest priority first:
+
+1. explicit overrides (CLI flags such as ``--port`` or ``--provider``);
+2. the environment: ``AGENT_<NAME>`` (canonical) or ``SVC_<NAME>`` for engine
+   settings, plus each provider's standard API-key variable;
+3. ``managed_config.json`` (next to the project config, or ``SVC_MANAGED_CONFIG``);
+4. the project config ``.svc/config.json`` in the workspace (or ``--config``);
+5. the global config (``AGENT_GLOBAL_CONFIG``/``SVC_GLOBAL_CONFIG``, else
+   ``$XDG_CONFIG_HOME/svc/config.json``).
+
+Layers are deep-merged, so a project file can set one provider's model while the
+global file holds another provider. Config files are JSON objects using the
+field names below (``default_provider``, ``providers.<id>.default_model`` ...).
+
+Tests never touch ``os.environ``: :meth:`Settings.load` takes the environment as
+a mapping.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, SecretStr, ValidationError
+from pydantic.fields import FieldInfo
+from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
+
+from .errors import ConfigError
+from .logs import REDACTED, is_secret_name, register_secret
+from .providers.catalog import BY_ID, PLACEHOLDER_KEYS, PROVIDERS, model_env_names
+
+ENV_PREFIXES = ("AGENT_", "SVC_")
+
+
+def _env(name: str, **kwargs: Any) -> Any:
+    """Field metadata: the variable suffix read as ``AGENT_<name>`` or ``SVC_<name>``."""
+    extra = kwargs.pop("json_schema_extra", {}) or {}
+    extra["env"] = name
+    return Field(json_schema_extra=extra, **kwargs)
+
+
+class ProviderConfig(BaseModel):
+    """One ``providers.<id>`` entry."""
+
+    model_config = ConfigDict(extra="allow")
+
+    api_key: SecretStr | None = None
+    url: str | None = None
+    default_model: str | None = None
+
+
+class Settings(BaseSettings):
+    """Everything the engine reads from its configuration layers."""
+
+    model_config = SettingsConfigDict(extra="allow", validate_default=True)
+
+    _environ: dict[str, str] = PrivateAttr(default_factory=dict)
+    _overrides: dict[str, Any] = PrivateAttr(default_factory=dict)
+    _layers: dict[str, dict[str, Any]] = PrivateAttr(default_factory=dict)
+
+    # --- where things live
+    state_dir: Path | None = _env("STATE_DIR", default=None)
+    workspace: Path | None = _env("WORKSPACE", default=None)
+    config_path: Path | None = _env("CONFIG", default=None)
+    """Project config file; default ``<workspace>/.svc/config.json``."""
+    managed_config: Path | None = _env("MANAGED_CONFIG", default=None)
+    global_config: Path | None = _env("GLOBAL_CONFIG", default=None)
+
+    # --- HTTP
+    host: str = _env("ENGINE_HOST", default="127.0.0.1")
+    port: int = _env("ENGINE_PORT", default=39731, ge=0, le=65535)
+    api_token: SecretStr | None = _env("API_TOKEN", default=None)
+    web_ui: bool = _env("WEB_UI", default=False)
+    web_ui_prefix: str = _env("WEB_UI_PREFIX", default="/admin")
+    log_level: str = _env("LOG_LEVEL", default="info")
+
+    # --- models
+    default_provider: str | None = _env("DEFAULT_PROVIDER", default=None)
+    default_model: str | None = _env("DEFAULT_MODEL", default=None)
+    providers: dict[str, ProviderConfig] = Field(default_factory=dict)
+    token_cost_per_1k_usd: float = _env("TOKEN_COST_PER_1K_USD", default=0.0, ge=0)
+    protocol_title: str | None = _env("PROTOCOL_TITLE", default=None)
+
+    # --- identity
+    bot_name: str | None = _env("BOT_NAME", default=None)
+    persona: str | None = _env("PERSONA", default=None)
+    identity: dict[str, Any] = Field(default_factory=dict)
+
+    # --- tools
+    search_backend: str = _env("SEARCH_BACKEND", default="auto")
+    search_url: str | None = _env("SEARCH_URL", default=None)
+    search_timeout_ms: int = _env("SEARCH_TIMEOUT_MS", default=10_000, ge=100)
+
+    # --- subsystems configured by their own blocks
+    browser: dict[str, Any] = Field(default_factory=dict)
+    channels: dict[str, Any] = Field(default_factory=dict)
+
+    # ------------------------------------------------------------------ loading
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        # Settings are only built through load(), which passes explicit layers in
+        # init kwargs; the process environment is read there, never implicitly.
+        return (init_settings,)
+
+    @classmethod
+    def load(
+        cls,
+        overrides: Mapping[str, Any] | None = None,
+        *,
+        environ: Mapping[str, str] | None = None,
+    ) -> Settings:
+        """Read every layer and merge it. ``environ`` defaults to ``os.environ``."""
+        env = dict(os.environ if environ is None else environ)
+        overrides = {k: v for k, v in (overrides or {}).items() if v is not None}
+        env_layer = env_layer_from(env)
+        paths = _layer_paths({**env_layer, **overrides}, env)
+        layers = [
+            _read_json_layer(paths["global"], "global"),
+            _read_json_layer(paths["project"], "project"),
+            _read_json_layer(paths["managed"], "managed"),
+            env_layer,
+            _cli_overrides(overrides),
+        ]
+        merged: dict[str, Any] = {}
+        for layer in layers:
+            merged = deep_merge(merged, layer)
+        merged.setdefault("config_path", paths["project"])
+        merged.setdefault("managed_config", paths["managed"])
+        merged.setdefault("global_config", paths["global"])
+        try:
+            settings = cls(**merged)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(p) for p in first["loc"])
+            raise ConfigError(f"invalid configuration at `{where}`: {first['msg']}", field=where) from None
+        settings._environ = env
+        settings._overrides = dict(overrides)
+        settings._layers = dict(zip(("global", "project", "managed", "env", "cli"), layers, strict=True))
+        settings._register_secrets()
+        return settings
+
+    def reload(self) -> Settings:
+        """Re-read every layer from disk with the same environment and overrides."""
+        return type(self).load(self._overrides, environ=self._environ)
+
+    def _register_secrets(self) -> None:
+        if self.api_token is not None:
+            register_secret(self.api_token.get_secret_value())
+        for provider in self.providers.values():
+            if provider.api_key is not None:
+                register_secret(provider.api_key.get_secret_value())
+
+    # ------------------------------------------------------------------ derived
+    @property
+    def environ(self) -> Mapping[str, str]:
+        return self._environ
+
+    @property
+    def resolved_workspace(self) -> Path:
+        return (self.workspace or Path.cwd()).expanduser().resolve()
+
+    @property
+    def resolved_state_dir(self) -> Path:
+        if self.state_dir is not None:
+            return self.state_dir.expanduser().resolve()
+        data_home = self.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+        return (Path(data_home) / "svc-engine").resolve()
+
+    @property
+    def token(self) -> str | None:
+        return self.api_token.get_secret_value() if self.api_token else None
+
+    def layer(self, name: str) -> dict[str, Any]:
+        return dict(self._layers.get(name, {}))
+
+    def redacted_providers(self) -> dict[str, Any]:
+        """The ``GET /config/providers`` body: every secret-looking field redacted."""
+        providers = {}
+        for pid, cfg in sorted(self.providers.items()):
+            raw = cfg.model_dump(mode="python", exclude_none=True)
+            providers[pid] = {k: _redact_value(k, v) for k, v in raw.items()}
+        return {"providers": providers, "default": self.default_provider}
+
+
+def _redact_value(key: str, value: Any) -> Any:
+    if isinstance(value, SecretStr) or is_secret_name(key) or _looks_secret(key):
+        return REDACTED
+    if isinstance(value, dict):
+        return {k: _redact_value(str(k), v) for k, v in value.items()}
+    return value
+
+
+def _looks_secret(key: str) -> bool:
+    squashed = "".join(ch for ch in key.lower() if ch.isalnum())
+    return squashed in {"auth", "oauth"} or any(
+        word in squashed
+        for word in ("token", "secret", "password", "credential", "apikey", "privatekey", "header", "cookie")
+    )
+
+
+# ---------------------------------------------------------------------- layers
+def env_layer_from(env: Mapping[str, str]) -> dict[str, Any]:
+    """Build the environment layer: engine variables plus provider key variables."""
+    layer: dict[str, Any] = {}
+    for name, field in Settings.model_fields.items():
+        suffix = _env_suffix(field)
+        if suffix is None:
+            continue
+        for prefix in ENV_PREFIXES:  # canonical AGENT_ first
+            value = env.get(prefix + suffix)
+            if value is not None and value != "":
+                layer[name] = value
+                break
+    providers: dict[str, dict[str, Any]] = {}
+    for info in PROVIDERS:
+        key = next((env[k] for k in info.key_envs if env.get(k, "").strip() not in PLACEHOLDER_KEYS), None)
+        url = env.get(info.url_env) if info.url_env else None
+        if key is None and not url:
+            continue
+        entry: dict[str, Any] = {}
+        if key is not None:
+            entry["api_key"] = key.strip()
+        if url:
+            entry["url"] = url
+        model = next((env[m] for m in model_env_names(info) if env.get(m)), None)
+        if model:
+            entry["default_model"] = model
+        providers[info.id] = entry
+    if providers:
+        layer["providers"] = providers
+    return layer
+
+
+def _env_suffix(field: FieldInfo) -> str | None:
+    extra = field.json_schema_extra
+    return extra.get("env") if isinstance(extra, dict) else None  # type: ignore[return-value]
+
+
+def _cli_overrides(overrides: Mapping[str, Any]) -> dict[str, Any]:
+    """CLI flags: ``provider``/``model``/``api_key`` land in that provider's entry."""
+    layer = {k: v for k, v in overrides.items() if k not in {"provider", "model", "api_key"}}
+    provider = overrides.get("provider")
+    if provider:
+        provider = str(provider).strip().lower()
+        layer["default_provider"] = provider
+        entry: dict[str, Any] = {}
+        if overrides.get("model"):
+            entry["default_model"] = overrides["model"]
+        if overrides.get("api_key"):
+            entry["api_key"] = overrides["api_key"]
+        if entry:
+            layer["providers"] = {provider: entry}
+    elif overrides.get("model"):
+        layer["default_model"] = overrides["model"]
+    return layer
+
+
+def _layer_paths(early: Mapping[str, Any], env: Mapping[str, str]) -> dict[str, Path]:
+    workspace = Path(early.get("workspace") or Path.cwd()).expanduser()
+    project = Path(early.get("config_path") or workspace / ".svc" / "config.json").expanduser()
+    managed = Path(early.get("managed_config") or project.parent / "managed_config.json").expanduser()
+    if early.get("global_config"):
+        global_path = Path(early["global_config"]).expanduser()
+    else:
+        config_home = env.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+        global_path = Path(config_home) / "svc" / "config.json"
+    return {"project": project, "managed": managed, "global": global_path}
+
+
+def _read_json_layer(path: Path, name: str) -> dict[str, Any]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return {}
+    except OSError as exc:
+        raise ConfigError(f"cannot read {name} config {path}: {exc.strerror}") from None
+    if not text.strip():
+        return {}
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ConfigError(
+            f"{name} config {path} is not valid JSON (line {exc.lineno}, column {exc.colno}): {exc.msg}"
+        ) from None
+    if not isinstance(data, dict):
+        raise ConfigError(f"{name} config {path} must be a JSON object")
+    # A local model server entry is "configured" by its URL alone.
+    for pid, entry in list((data.get("providers") or {}).items()):
+        if entry is None:
+            data["providers"].pop(pid)
+    return data
+
+
+def deep_merge(base: Mapping[str, Any], overlay: Mapping[str, Any]) -> dict[str, Any]:
+    """Merge ``overlay`` over ``base``; nested dicts merge, ``None`` overlay values are ignored."""
+    result = dict(base)
+    for key, value in overlay.items():
+        if value is None:
+            continue
+        if isinstance(value, Mapping) and isinstance(result.get(key), Mapping):
+            result[key] = deep_merge(result[key], value)
+        else:
+            result[key] = value
+    return result
+
+
+def known_provider(provider_id: str) -> bool:
+    return provider_id in BY_ID
+
+
+__all__ = ["ProviderConfig", "Settings", "deep_merge", "env_layer_from"]

@@ -1,0 +1,143 @@
+"""SQLite through apsw in its Trio async mode.
+
+One writer connection and a small pool of reader connections, each with its own
+worker thread (apsw's async controller), so SQLite work never blocks the trio
+loop. WAL mode lets readers run while the writer commits.
+
+Work is sent as a plain function ``fn(conn, *args)`` that runs on the
+connection's worker thread: a repository method is one round trip however
+many statements it runs, and :meth:`Database.write` wraps it in one
+transaction.
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any, TypeVar
+
+import apsw
+import apsw.aio
+import trio
+
+from ..errors import PersistenceFailed
+from ._migrate import apply_migrations
+
+log = logging.getLogger("svc.store")
+
+T = TypeVar("T")
+
+_PRAGMAS = (
+    "PRAGMA journal_mode=WAL",
+    # NORMAL in WAL mode is durable against process crashes (not power loss);
+    # the event log relies on group commit for throughput.
+    "PRAGMA synchronous=NORMAL",
+    "PRAGMA foreign_keys=ON",
+    "PRAGMA busy_timeout=5000",
+    "PRAGMA temp_store=MEMORY",
+    "PRAGMA cache_size=-16000",
+)
+
+
+class Database:
+    """Writer and readers over one SQLite file. Open it with :func:`open_database`."""
+
+    def __init__(self, path: Path, writer: Any, readers: list[Any]) -> None:
+        self.path = path
+        self._writer = writer
+        self._readers = readers
+        self._next_reader = itertools.cycle(range(len(readers)))
+        self.closed = False
+
+    async def write(self, fn: Callable[..., T], *args: Any) -> T:
+        """Run ``fn(conn, *args)`` in one transaction on the writer connection."""
+        self._check_open()
+        # Shielded: a write that has started finishes even when its caller is
+        # cancelled (shutdown, a cancelled run), so in-memory actor state never
+        # disagrees with what was committed. The bound is SQLite's own
+        # busy_timeout, not trio time: a trio deadline here would fire spuriously
+        # under a MockClock while the worker thread is busy.
+        with trio.CancelScope(shield=True):
+            try:
+                return await self._writer.async_run(_in_transaction, self._writer, fn, args)
+            except apsw.Error as exc:
+                log.exception("store write failed")
+                raise PersistenceFailed(f"database write failed: {type(exc).__name__}") from exc
+
+    async def read(self, fn: Callable[..., T], *args: Any) -> T:
+        """Run ``fn(conn, *args)`` on a reader connection (a consistent snapshot)."""
+        self._check_open()
+        reader = self._readers[next(self._next_reader)]
+        try:
+            return await reader.async_run(_in_read_transaction, reader, fn, args)
+        except apsw.Error as exc:
+            log.exception("store read failed")
+            raise PersistenceFailed(f"database read failed: {type(exc).__name__}") from exc
+
+    def _check_open(self) -> None:
+        if self.closed:
+            raise PersistenceFailed("the store is closed")
+
+
+def _in_transaction(conn: apsw.Connection, fn: Callable[..., T], args: tuple[Any, ...]) -> T:
+    with conn:
+        return fn(conn, *args)
+
+
+def _in_read_transaction(conn: apsw.Connection, fn: Callable[..., T], args: tuple[Any, ...]) -> T:
+    # A read transaction gives fn one snapshot across all its statements.
+    conn.execute("BEGIN")
+    try:
+        return fn(conn, *args)
+    finally:
+        conn.execute("COMMIT")
+
+
+async def _connect(path: Path, *, readonly: bool = False) -> Any:
+    flags = apsw.SQLITE_OPEN_READONLY if readonly else apsw.SQLITE_OPEN_READWRITE | apsw.SQLITE_OPEN_CREATE
+    token = apsw.async_controller.set(apsw.aio.Trio)
+    try:
+        conn = await apsw.Connection.as_async(str(path), flags=flags)
+    finally:
+        apsw.async_controller.reset(token)
+
+    def configure(c: apsw.Connection) -> None:
+        for pragma in _PRAGMAS if not readonly else _PRAGMAS[2:]:
+            c.execute(pragma)
+
+    await conn.async_run(configure, conn)
+    return conn
+
+
+@asynccontextmanager
+async def open_database(path: Path, *, readers: int = 2) -> AsyncIterator[Database]:
+    """Open (creating if needed) the database and apply pending migrations."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    writer = await _connect(path)
+    reader_conns: list[Any] = []
+    try:
+        await writer.async_run(apply_migrations, writer)
+        for _ in range(readers):
+            reader_conns.append(await _connect(path, readonly=True))
+        db = Database(path, writer, reader_conns)
+        try:
+            yield db
+        finally:
+            db.closed = True
+    finally:
+        # Closing is quick; shield it so a cancelled engine still releases files.
+        with trio.CancelScope(shield=True):
+            for conn in reader_conns:
+                await conn.aclose()
+            await writer.async_run(_checkpoint, writer)
+            await writer.aclose()
+
+
+def _checkpoint(conn: apsw.Connection) -> None:
+    try:
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    except apsw.BusyError:
+        pass  # a reader still holds the WAL; the next start checkpoints it

@@ -1,0 +1,64 @@
+"""Fixtures shared by the whole suite.
+
+Every engine-level test opens a real engine (real SQLite store in a temporary
+state dir, real event log, real actors) and, where it talks HTTP, a real
+hypercorn server bound to a free loopback port. Nothing reads the process
+environment: settings get an explicit, isolated environment mapping.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+import svc
+from svc import Settings
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    path = tmp_path / "workspace"
+    path.mkdir()
+    return path
+
+
+@pytest.fixture
+def environ(tmp_path: Path) -> dict[str, str]:
+    """An isolated environment: no real API keys or user config leak into tests."""
+    return {"HOME": str(tmp_path / "home"), "XDG_CONFIG_HOME": str(tmp_path / "config")}
+
+
+@pytest.fixture
+def make_settings(tmp_path: Path, workspace: Path, environ: dict[str, str]) -> Callable[..., Settings]:
+    def make(env: dict[str, str] | None = None, **overrides: Any) -> Settings:
+        base: dict[str, Any] = {
+            "state_dir": tmp_path / "state",
+            "workspace": workspace,
+            "port": 0,
+            "global_config": tmp_path / "global-config.json",
+        }
+        base.update(overrides)
+        return Settings.load(base, environ={**environ, **(env or {})})
+
+    return make
+
+
+@pytest.fixture
+def settings(make_settings: Callable[..., Settings]) -> Settings:
+    return make_settings()
+
+
+@pytest.fixture
+async def engine(settings: Settings) -> AsyncIterator[svc.Engine]:
+    async with svc.open_engine(settings, serve_http=True) as eng:
+        yield eng
+
+
+@pytest.fixture
+async def client(engine: svc.Engine) -> AsyncIterator[httpx.AsyncClient]:
+    async with httpx.AsyncClient(base_url=engine.url or "", timeout=30.0) as c:
+        yield c
