@@ -22,13 +22,18 @@ def tree(workspace: Path) -> Path:
     return workspace
 
 
-async def test_default_pattern_lists_the_cwd(tree: Path, ctx: ToolContext) -> None:
+@pytest.fixture
+def root(workspace: Path) -> str:
+    return str(workspace.resolve())
+
+
+async def test_default_pattern_lists_the_cwd(tree: Path, root: str, ctx: ToolContext) -> None:
     result = await glob.execute({}, ctx)
     assert result.output.splitlines() == ["README.md", "docs", "src"]
     assert result.metadata["count"] == 3
     assert result.metadata["pattern"] == "*"
-    assert result.metadata["workspace_root"] == str(tree.resolve())
-    assert result.metadata["effective_cwd"] == str(tree.resolve())
+    assert result.metadata["workspace_root"] == root
+    assert result.metadata["effective_cwd"] == root
 
 
 async def test_double_star_and_git_is_skipped(tree: Path, ctx: ToolContext) -> None:
