@@ -136,6 +136,13 @@ class ProviderError(SvcError):
     code = "PROVIDER_SERVER_ERROR"
     status = 502
     retryable = True
+    partial: Completion | None = None
+    """What the model had streamed before the failure (``None`` if nothing was)."""
+
+    @property
+    def partial_text(self) -> str:
+        """The text streamed before the failure, so the transcript can keep it."""
+        return self.partial.text if self.partial is not None else ""
 
     def __init__(self, message: str | None = None, *, code: str | None = None, provider: str | None = None,
                  upstream_status: int | None = None, retryable: bool | None = None, **extra: Any) -> None:
