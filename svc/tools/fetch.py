@@ -88,15 +88,24 @@ async def _follow(client: httpx.AsyncClient, url: str, *, max_bytes: int, max_re
 async def _read_capped(response: httpx.Response, max_bytes: int) -> tuple[bytes, bool]:
     chunks: list[bytes] = []
     size = 0
-    async for chunk in response.aiter_bytes():
-        room = max_bytes - size
-        if len(chunk) > room:
-            # Stop here: the rest of a huge download is not worth waiting for.
-            chunks.append(chunk[:room])
-            return b"".join(chunks), True
-        chunks.append(chunk)
-        size += len(chunk)
-    return b"".join(chunks), False
+    truncated = False
+    with trio.CancelScope() as stop:
+        async for chunk in response.aiter_bytes():
+            if truncated:
+                continue  # buffered data still arriving before the cancellation lands
+            room = max_bytes - size
+            if len(chunk) > room:
+                chunks.append(chunk[:room])
+                truncated = True
+                # Stop by cancelling *inside* httpx's chain of async generators: the
+                # Cancelled unwinds and finishes every one of them, where a break would
+                # leave them suspended (and trio warns when those are garbage collected).
+                # The rest of a huge download is not worth waiting for.
+                stop.cancel()
+                continue
+            chunks.append(chunk)
+            size += len(chunk)
+    return b"".join(chunks), truncated
 
 
 __all__ = ["FetchResult", "check_web_url", "fetch_url"]

@@ -1,16 +1,17 @@
 """A real loopback HTTP server for tests: hypercorn around a tiny raw ASGI app.
 
 Routes map a path to a :class:`Reply` (or a function of the :class:`Request`
-returning one). Every request is recorded, so a test can check what a client
+returning one, possibly async, e.g. to hold a response until the test says so). Every request is recorded, so a test can check what a client
 really sent. The server binds ``127.0.0.1:0`` and is shut down when the
 context manager exits.
 """
 
 from __future__ import annotations
 
+import inspect
 import json
 import logging
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
 from functools import partial
 from typing import Any
@@ -45,7 +46,7 @@ class Reply:
     """Send the body in pieces of this size (a streamed response)."""
 
 
-Handler = Reply | Callable[[Request], Reply]
+Handler = Reply | Callable[[Request], Reply] | Callable[[Request], Awaitable[Reply]]
 
 
 def html(body: str, status: int = 200) -> Reply:
@@ -91,13 +92,16 @@ class WebServer:
             body=body,
         )
         self.requests.append(request)
-        await _send_reply(send, self._reply(request))
+        await _send_reply(send, await self._reply(request))
 
-    def _reply(self, request: Request) -> Reply:
+    async def _reply(self, request: Request) -> Reply:
         handler = self.routes.get(request.path)
         if handler is None:
             return Reply(404, b"not found")
-        return handler if isinstance(handler, Reply) else handler(request)
+        if isinstance(handler, Reply):
+            return handler
+        reply = handler(request)
+        return await reply if inspect.isawaitable(reply) else reply
 
 
 async def _lifespan(receive: Callable[..., Any], send: Callable[..., Any]) -> None:

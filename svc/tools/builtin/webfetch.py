@@ -69,7 +69,7 @@ async def fetch_for(args: dict[str, Any], ctx: ToolContext) -> FetchResult:
             time_limit=int(args.get("timeout_ms", DEFAULT_TIMEOUT_MS)) / 1000,
         )
     if result.status >= 400:
-        raise ToolFailed(f"HTTP {result.status} from {result.final_url}", url=result.url, status=result.status)
+        raise ToolFailed(f"HTTP {result.status} from {result.final_url}", url=result.url, http_status=result.status)
     if not is_text(result.content_type, result.body):
         raise ToolFailed(
             f"{result.final_url} returned {result.content_type or 'binary data'}, not text",

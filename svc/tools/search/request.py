@@ -45,7 +45,7 @@ async def request_json(
         raise ToolFailed(
             f"{backend} search failed: HTTP {response.status_code}",
             backend=backend,
-            status=response.status_code,
+            http_status=response.status_code,
             retryable=response.status_code in (429, 502, 503, 504),
         )
     try:
