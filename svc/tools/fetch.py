@@ -50,13 +50,19 @@ async def fetch_url(
         try:
             return await _follow(client, url, max_bytes=max_bytes, max_redirects=max_redirects)
         except httpx.InvalidURL as exc:
-            raise ValidationFailed(f"args.url is not a valid URL: {exc}", field="args.url") from None
+            raise ValidationFailed(
+                f"args.url is not a valid URL: {exc}", field="args.url"
+            ) from None
         except httpx.HTTPError as exc:
             raise ToolFailed(f"cannot fetch {url}: {exc or type(exc).__name__}", url=url) from None
-    raise ToolFailed(f"fetching {url} timed out after {round(time_limit * 1000)} ms", url=url, retryable=True)
+    raise ToolFailed(
+        f"fetching {url} timed out after {round(time_limit * 1000)} ms", url=url, retryable=True
+    )
 
 
-async def _follow(client: httpx.AsyncClient, url: str, *, max_bytes: int, max_redirects: int) -> FetchResult:
+async def _follow(
+    client: httpx.AsyncClient, url: str, *, max_bytes: int, max_redirects: int
+) -> FetchResult:
     current = url
     headers = {"User-Agent": USER_AGENT, "Accept": ACCEPT}
     for _hop in range(max_redirects + 1):

@@ -83,7 +83,9 @@ def matches(pattern: str, relative: str) -> bool:
     return glob_regex(pattern).fullmatch(relative) is not None
 
 
-def walk(root: Path, *, max_depth: int | None = None, limit: int | None = None) -> Iterator[tuple[str, bool]]:
+def walk(
+    root: Path, *, max_depth: int | None = None, limit: int | None = None
+) -> Iterator[tuple[str, bool]]:
     """Yield ``(relative_posix_path, is_dir)`` below ``root``, skipping ``.git``.
 
     Symlinked directories are listed but not entered (they may point anywhere).
@@ -109,4 +111,12 @@ def pattern_depth(pattern: str) -> int | None:
     return None if "**" in segments else len(segments)
 
 
-__all__ = ["SKIP_DIRS", "glob_regex", "has_magic", "matches", "pattern_depth", "split_pattern", "walk"]
+__all__ = [
+    "SKIP_DIRS",
+    "glob_regex",
+    "has_magic",
+    "matches",
+    "pattern_depth",
+    "split_pattern",
+    "walk",
+]

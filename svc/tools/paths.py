@@ -66,7 +66,9 @@ def resolve_cwd(workspace: Path, cwd: Path | None) -> Path:
     candidate = cwd if cwd.is_absolute() else real_root / cwd
     real = _resolve(candidate, str(cwd))
     if not _inside(real, real_root):
-        raise PathOutsideWorkspace(f"working directory {cwd} is outside the workspace {real_root}", path=str(cwd))
+        raise PathOutsideWorkspace(
+            f"working directory {cwd} is outside the workspace {real_root}", path=str(cwd)
+        )
     return real
 
 

@@ -82,7 +82,9 @@ class PermissionRule:
         """Inverse of :meth:`to_wire` (for stored rules)."""
         action = data.get("action")
         if action not in ACTIONS:
-            raise ValueError(f"permission rule action must be one of {', '.join(ACTIONS)}, not {action!r}")
+            raise ValueError(
+                f"permission rule action must be one of {', '.join(ACTIONS)}, not {action!r}"
+            )
         return cls(
             id=str(data["id"]),
             permission=str(data["permission"]),
@@ -188,7 +190,9 @@ _DEFAULT_ASK = (
 
 
 def _default(permission: str, action: Action) -> PermissionRule:
-    return PermissionRule(id=f"default:{permission}", permission=permission, action=action, provenance="default")
+    return PermissionRule(
+        id=f"default:{permission}", permission=permission, action=action, provenance="default"
+    )
 
 
 DEFAULT_RULES: tuple[PermissionRule, ...] = tuple(

@@ -53,7 +53,9 @@ def _check(schema: Mapping[str, Any], value: Any, path: str) -> None:
     if expected is not None:
         names = [expected] if isinstance(expected, str) else list(expected)
         if not any(_is_type(value, name) for name in names):
-            raise ValidationFailed(f"{path} must be {_describe_types(names)}, not {_json_type(value)}", field=path)
+            raise ValidationFailed(
+                f"{path} must be {_describe_types(names)}, not {_json_type(value)}", field=path
+            )
     if "enum" in schema:
         choices = list(schema["enum"])
         if not any(_json_equal(value, choice) for choice in choices):
@@ -78,7 +80,9 @@ def _check_object(schema: Mapping[str, Any], value: Mapping[str, Any], path: str
         sub = properties.get(name)
         if sub is None:
             if schema.get("additionalProperties") is False:
-                raise ValidationFailed(f"{path}.{name} is not an allowed property", field=f"{path}.{name}")
+                raise ValidationFailed(
+                    f"{path}.{name} is not an allowed property", field=f"{path}.{name}"
+                )
             extra = schema.get("additionalProperties")
             if isinstance(extra, Mapping):
                 _check(extra, item, f"{path}.{name}")
@@ -106,10 +110,16 @@ def _check_range(schema: Mapping[str, Any], value: float, path: str) -> None:
 
 def _check_length(schema: Mapping[str, Any], value: str, path: str) -> None:
     if "minLength" in schema and len(value) < schema["minLength"]:
-        what = "must not be empty" if schema["minLength"] == 1 else f"needs at least {schema['minLength']} characters"
+        what = (
+            "must not be empty"
+            if schema["minLength"] == 1
+            else f"needs at least {schema['minLength']} characters"
+        )
         raise ValidationFailed(f"{path} {what}", field=path)
     if "maxLength" in schema and len(value) > schema["maxLength"]:
-        raise ValidationFailed(f"{path} allows at most {schema['maxLength']} characters", field=path)
+        raise ValidationFailed(
+            f"{path} allows at most {schema['maxLength']} characters", field=path
+        )
 
 
 # ---------------------------------------------------------------- JSON types
@@ -131,7 +141,9 @@ def _is_type(value: Any, name: str) -> bool:
         return isinstance(value, str)
     if name == "integer":
         # JSON has one number type: 3.0 is an integer as far as a schema is concerned.
-        return _is_number(value) and (isinstance(value, int) or (math.isfinite(value) and value.is_integer()))
+        return _is_number(value) and (
+            isinstance(value, int) or (math.isfinite(value) and value.is_integer())
+        )
     if name == "number":
         return _is_number(value) and math.isfinite(value)
     if name == "boolean":

@@ -23,8 +23,16 @@ class Hit:
 
 
 DEFAULT_HITS = (
-    Hit("Trio documentation", "https://trio.readthedocs.io/", "Trio: a friendly Python library for async concurrency"),
-    Hit("Structured concurrency", "https://example.org/structured", "Notes on <strong>nurseries</strong> &amp; cancel scopes"),
+    Hit(
+        "Trio documentation",
+        "https://trio.readthedocs.io/",
+        "Trio: a friendly Python library for async concurrency",
+    ),
+    Hit(
+        "Structured concurrency",
+        "https://example.org/structured",
+        "Notes on <strong>nurseries</strong> &amp; cancel scopes",
+    ),
     Hit("Third result", "https://example.org/third", "more text"),
 )
 
@@ -37,7 +45,9 @@ def _count(value: str | None, default: int) -> int:
 
 
 @asynccontextmanager
-async def open_brave_server(api_key: str, hits: Sequence[Hit] = DEFAULT_HITS) -> AsyncIterator[WebServer]:
+async def open_brave_server(
+    api_key: str, hits: Sequence[Hit] = DEFAULT_HITS
+) -> AsyncIterator[WebServer]:
     """``GET /res/v1/web/search?q=&count=`` with ``X-Subscription-Token`` → ``web.results``."""
 
     def search(request: Request) -> Reply:
@@ -45,14 +55,22 @@ async def open_brave_server(api_key: str, hits: Sequence[Hit] = DEFAULT_HITS) ->
             return json_reply({"error": "unauthorized"}, 401)
         count = _count(request.param("count"), 20)
         results = [{"title": h.title, "url": h.url, "description": h.snippet} for h in hits[:count]]
-        return json_reply({"type": "search", "query": {"original": request.param("q")}, "web": {"results": results}})
+        return json_reply(
+            {
+                "type": "search",
+                "query": {"original": request.param("q")},
+                "web": {"results": results},
+            }
+        )
 
     async with open_web_server({"/res/v1/web/search": search}) as server:
         yield server
 
 
 @asynccontextmanager
-async def open_exa_server(api_key: str, hits: Sequence[Hit] = DEFAULT_HITS) -> AsyncIterator[WebServer]:
+async def open_exa_server(
+    api_key: str, hits: Sequence[Hit] = DEFAULT_HITS
+) -> AsyncIterator[WebServer]:
     """``POST /search {query, numResults}`` with ``x-api-key`` → ``results[{title, url, text}]``."""
 
     def search(request: Request) -> Reply:
@@ -62,7 +80,9 @@ async def open_exa_server(api_key: str, hits: Sequence[Hit] = DEFAULT_HITS) -> A
             return json_reply({"error": "invalid api key"}, 401)
         body = json.loads(request.body)
         count = int(body.get("numResults", 10))
-        results = [{"id": h.url, "title": h.title, "url": h.url, "text": h.snippet} for h in hits[:count]]
+        results = [
+            {"id": h.url, "title": h.title, "url": h.url, "text": h.snippet} for h in hits[:count]
+        ]
         return json_reply({"requestId": "req-1", "results": results})
 
     async with open_web_server({"/search": search}) as server:
@@ -76,15 +96,21 @@ async def open_searxng_server(hits: Sequence[Hit] = DEFAULT_HITS) -> AsyncIterat
     def search(request: Request) -> Reply:
         if request.param("format") != "json":
             return Reply(403, b"format not allowed")
-        results = [{"title": h.title, "url": h.url, "content": h.snippet, "engine": "fake"} for h in hits]
-        return json_reply({"query": request.param("q"), "number_of_results": len(results), "results": results})
+        results = [
+            {"title": h.title, "url": h.url, "content": h.snippet, "engine": "fake"} for h in hits
+        ]
+        return json_reply(
+            {"query": request.param("q"), "number_of_results": len(results), "results": results}
+        )
 
     async with open_web_server({"/search": search}) as server:
         yield server
 
 
 @asynccontextmanager
-async def open_hosted_server(hits: Sequence[Hit] = DEFAULT_HITS, path: str = "/search") -> AsyncIterator[WebServer]:
+async def open_hosted_server(
+    hits: Sequence[Hit] = DEFAULT_HITS, path: str = "/search"
+) -> AsyncIterator[WebServer]:
     """``POST <path> {query, limit}`` → ``{results: [{title, url, snippet}]}``."""
 
     def search(request: Request) -> Reply:

@@ -53,7 +53,9 @@ def html(body: str, status: int = 200) -> Reply:
     return Reply(status, body.encode(), (("content-type", "text/html; charset=utf-8"),))
 
 
-def text(body: str | bytes, content_type: str = "text/plain; charset=utf-8", status: int = 200) -> Reply:
+def text(
+    body: str | bytes, content_type: str = "text/plain; charset=utf-8", status: int = 200
+) -> Reply:
     data = body.encode() if isinstance(body, str) else body
     return Reply(status, data, (("content-type", content_type),))
 
@@ -72,7 +74,9 @@ class WebServer:
     url: str = ""
     requests: list[Request] = attrs.field(factory=list)
 
-    async def app(self, scope: dict[str, Any], receive: Callable[..., Any], send: Callable[..., Any]) -> None:
+    async def app(
+        self, scope: dict[str, Any], receive: Callable[..., Any], send: Callable[..., Any]
+    ) -> None:
         if scope["type"] == "lifespan":
             await _lifespan(receive, send)
             return
@@ -120,7 +124,9 @@ async def _send_reply(send: Callable[..., Any], reply: Reply) -> None:
     size = reply.chunk_size or max(len(reply.body), 1)
     pieces = [reply.body[i : i + size] for i in range(0, len(reply.body), size)] or [b""]
     for index, piece in enumerate(pieces):
-        await send({"type": "http.response.body", "body": piece, "more_body": index < len(pieces) - 1})
+        await send(
+            {"type": "http.response.body", "body": piece, "more_body": index < len(pieces) - 1}
+        )
 
 
 @asynccontextmanager
@@ -133,7 +139,9 @@ async def serve_asgi(app: Callable[..., Any]) -> AsyncIterator[str]:
     config.graceful_timeout = 1.0
     shutdown = trio.Event()
     async with trio.open_nursery() as nursery:
-        binds = await nursery.start(partial(hypercorn.trio.serve, app, config, shutdown_trigger=shutdown.wait))
+        binds = await nursery.start(
+            partial(hypercorn.trio.serve, app, config, shutdown_trigger=shutdown.wait)
+        )
         try:
             yield binds[0]
         finally:

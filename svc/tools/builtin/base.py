@@ -19,7 +19,9 @@ class BuiltinTool(Tool):
         if isinstance(args, Mapping):
             # The engine may add context keys (``__workspace_root``, ``__session_id`` ...)
             # to the recorded args; they are not the caller's and are never validated.
-            args = {k: v for k, v in args.items() if not (isinstance(k, str) and k.startswith("__"))}
+            args = {
+                k: v for k, v in args.items() if not (isinstance(k, str) and k.startswith("__"))
+            }
         return await self.run(validate_args(self.input_schema, args), ctx)
 
     @abstractmethod
@@ -27,9 +29,13 @@ class BuiltinTool(Tool):
         """Run with validated arguments."""
 
 
-def workspace_path(ctx: ToolContext, path: str, *, must_exist: bool = False, field: str = "args.path") -> Path:
+def workspace_path(
+    ctx: ToolContext, path: str, *, must_exist: bool = False, field: str = "args.path"
+) -> Path:
     """``path`` resolved against the call's working directory, confined to its workspace."""
-    return resolve_in_workspace(ctx.workspace, path, cwd=ctx.cwd, must_exist=must_exist, field=field)
+    return resolve_in_workspace(
+        ctx.workspace, path, cwd=ctx.cwd, must_exist=must_exist, field=field
+    )
 
 
 def working_directory(ctx: ToolContext) -> Path:

@@ -45,19 +45,29 @@ class BashTool(BuiltinTool):
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         timeout_ms = int(args.get("timeout_ms", DEFAULT_TIMEOUT_MS))
-        result = await run_shell(args["command"], cwd=working_directory(ctx), time_limit=timeout_ms / 1000)
+        result = await run_shell(
+            args["command"], cwd=working_directory(ctx), time_limit=timeout_ms / 1000
+        )
         text = decode_text(result.output)
         notes: list[str] = []
         if result.truncated:
-            notes.append(f"[output truncated: {result.total_bytes} bytes, first {len(result.output)} shown]")
+            notes.append(
+                f"[output truncated: {result.total_bytes} bytes, first {len(result.output)} shown]"
+            )
         if result.timed_out:
-            notes.append(f"[command timed out after {timeout_ms} ms; it and its child processes were killed]")
+            notes.append(
+                f"[command timed out after {timeout_ms} ms; it and its child processes were killed]"
+            )
         elif result.exit_code:
             notes.append(f"[exit code {result.exit_code}]")
         # The trailing newline of a command's output is noise once notes follow it.
         parts = ([text.rstrip("\n")] if text.strip() else []) + notes
         output = "\n".join(parts) or "(no output)"
-        metadata = {"exit_code": result.exit_code, "timed_out": result.timed_out, "truncated": result.truncated}
+        metadata = {
+            "exit_code": result.exit_code,
+            "timed_out": result.timed_out,
+            "truncated": result.truncated,
+        }
         return ToolResult(output, metadata)
 
 

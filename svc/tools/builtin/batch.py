@@ -68,7 +68,14 @@ class BatchTool(BuiltinTool):
                 results.append({"tool": name, "ok": False, "error": exc.message, "code": exc.code})
                 sections.append(f"[{number}] {name}: failed ({exc.code}): {exc.message}")
                 continue
-            results.append({"tool": name, "ok": True, "output": result.output, "metadata": dict(result.metadata)})
+            results.append(
+                {
+                    "tool": name,
+                    "ok": True,
+                    "output": result.output,
+                    "metadata": dict(result.metadata),
+                }
+            )
             sections.append(f"[{number}] {name}: ok\n{result.output}")
         failed = sum(1 for r in results if not r["ok"])
         summary = f"batch: {len(results)} calls, {len(results) - failed} ok, {failed} failed"

@@ -34,16 +34,23 @@ class EditTool(BuiltinTool):
             "path": {"type": "string", "description": "File to edit."},
             "old": {"type": "string", "minLength": 1, "description": "Exact text to replace."},
             "new": {"type": "string", "description": "Replacement text."},
-            "replace_all": {"type": "boolean", "description": "Replace every occurrence (default false)."},
+            "replace_all": {
+                "type": "boolean",
+                "description": "Replace every occurrence (default false).",
+            },
         },
         "required": ["path", "old", "new"],
         "additionalProperties": False,
     }
-    capabilities = ToolCapabilities(reads_workspace=True, writes_workspace=True, effects=("filesystem.write",))
+    capabilities = ToolCapabilities(
+        reads_workspace=True, writes_workspace=True, effects=("filesystem.write",)
+    )
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         if args["old"] == args["new"]:
-            raise ValidationFailed("args.new is the same as args.old; nothing would change", field="args.new")
+            raise ValidationFailed(
+                "args.new is the same as args.old; nothing would change", field="args.new"
+            )
         path = workspace_path(ctx, args["path"], must_exist=True)
         edit = _Edit(args["old"], args["new"], bool(args.get("replace_all", False)), args["path"])
         count = await trio.to_thread.run_sync(_apply, path, edit)
@@ -56,9 +63,14 @@ def _apply(path: Path, edit: _Edit) -> int:
     try:
         data = path.read_bytes()
     except OSError as exc:
-        raise ToolFailed(f"cannot read `{edit.requested}`: {exc.strerror or exc}", path=edit.requested) from None
+        raise ToolFailed(
+            f"cannot read `{edit.requested}`: {exc.strerror or exc}", path=edit.requested
+        ) from None
     if looks_binary(data):
-        raise ToolFailed(f"`{edit.requested}` is a binary file; edit changes text files only", path=edit.requested)
+        raise ToolFailed(
+            f"`{edit.requested}` is a binary file; edit changes text files only",
+            path=edit.requested,
+        )
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
@@ -77,7 +89,9 @@ def _apply(path: Path, edit: _Edit) -> int:
     try:
         path.write_text(text.replace(edit.old, edit.new), encoding="utf-8", newline="")
     except OSError as exc:
-        raise ToolFailed(f"cannot write `{edit.requested}`: {exc.strerror or exc}", path=edit.requested) from None
+        raise ToolFailed(
+            f"cannot write `{edit.requested}`: {exc.strerror or exc}", path=edit.requested
+        ) from None
     return count
 
 

@@ -38,7 +38,9 @@ class GlobTool(BuiltinTool):
         pattern = args.get("pattern") or "*"
         base_text, rest = globbing.split_pattern(pattern)
         if ".." in rest.split("/"):
-            raise ValidationFailed("args.pattern may use `..` only before the first wildcard", field="args.pattern")
+            raise ValidationFailed(
+                "args.pattern may use `..` only before the first wildcard", field="args.pattern"
+            )
         base = workspace_path(ctx, base_text, field="args.pattern")
         found = await trio.to_thread.run_sync(_find, base, rest, abandon_on_cancel=True)
         paths = sorted(shown(ctx, p) for p in found)
@@ -62,7 +64,9 @@ def _find(base: Path, rest: str) -> list[Path]:
     if not base.is_dir():
         return []
     found: list[Path] = []
-    for relative, _is_dir in globbing.walk(base, max_depth=globbing.pattern_depth(rest), limit=MAX_SCANNED):
+    for relative, _is_dir in globbing.walk(
+        base, max_depth=globbing.pattern_depth(rest), limit=MAX_SCANNED
+    ):
         if globbing.matches(rest, relative):
             found.append(base / relative)
     return found

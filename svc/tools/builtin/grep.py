@@ -48,8 +48,15 @@ class GrepTool(BuiltinTool):
     input_schema = {
         "type": "object",
         "properties": {
-            "pattern": {"type": "string", "minLength": 1, "description": "Regular expression to search for."},
-            "path": {"type": "string", "description": "File or directory to search (default: working directory)."},
+            "pattern": {
+                "type": "string",
+                "minLength": 1,
+                "description": "Regular expression to search for.",
+            },
+            "path": {
+                "type": "string",
+                "description": "File or directory to search (default: working directory).",
+            },
             "include": {"type": "string", "description": "Only search files matching this glob."},
         },
         "required": ["pattern"],
@@ -61,7 +68,9 @@ class GrepTool(BuiltinTool):
         try:
             regex = re.compile(args["pattern"])
         except re.error as exc:
-            raise ValidationFailed(f"args.pattern is not a valid regular expression: {exc}", field="args.pattern")
+            raise ValidationFailed(
+                f"args.pattern is not a valid regular expression: {exc}", field="args.pattern"
+            )
         root = workspace_path(ctx, args.get("path") or ".", must_exist=True)
         search = _Search(regex, args.get("include") or None, ctx.workspace)
         found = await trio.to_thread.run_sync(_search, root, search, abandon_on_cancel=True)

@@ -25,7 +25,10 @@ _QUESTION_SCHEMA = {
             "description": "Choices: strings or {label, description}.",
         },
         "multiple": {"type": "boolean", "description": "Allow several choices (default false)."},
-        "custom": {"type": "boolean", "description": "Allow a free-text answer (default: only without options)."},
+        "custom": {
+            "type": "boolean",
+            "description": "Allow a free-text answer (default: only without options).",
+        },
     },
     "required": ["question"],
     "additionalProperties": False,
@@ -40,11 +43,15 @@ def normalize_questions(args: dict[str, Any]) -> list[dict[str, Any]]:
             raise ValidationFailed("args.questions is required", field="args.questions")
         raw = [{"question": args["question"]}]
     elif "question" in args:
-        raise ValidationFailed("pass either args.questions or args.question, not both", field="args.question")
+        raise ValidationFailed(
+            "pass either args.questions or args.question, not both", field="args.question"
+        )
     questions: list[dict[str, Any]] = []
     for item in raw:
         options = [
-            {"label": o, "description": ""} if isinstance(o, str) else {"label": o["label"], "description": o.get("description", "")}
+            {"label": o, "description": ""}
+            if isinstance(o, str)
+            else {"label": o["label"], "description": o.get("description", "")}
             for o in item.get("options") or []
         ]
         questions.append(
@@ -71,7 +78,11 @@ class QuestionTool(BuiltinTool):
         "type": "object",
         "properties": {
             "questions": {"type": "array", "minItems": 1, "items": _QUESTION_SCHEMA},
-            "question": {"type": "string", "minLength": 1, "description": "Shorthand for one free-text question."},
+            "question": {
+                "type": "string",
+                "minLength": 1,
+                "description": "Shorthand for one free-text question.",
+            },
         },
         "additionalProperties": False,
     }

@@ -35,7 +35,11 @@ class ReadTool(BuiltinTool):
         "type": "object",
         "properties": {
             "path": {"type": "string", "description": "File to read."},
-            "offset": {"type": "integer", "minimum": 1, "description": "First line to return (1-based)."},
+            "offset": {
+                "type": "integer",
+                "minimum": 1,
+                "description": "First line to return (1-based).",
+            },
             "limit": {"type": "integer", "minimum": 1, "description": "How many lines to return."},
             "max_chars": {
                 "type": "integer",
@@ -64,7 +68,9 @@ class ReadTool(BuiltinTool):
                 text[:max_chars]
                 + f"\n\n[truncated at {max_chars} characters; use offset/limit to read the rest]"
             )
-        return ToolResult(text, {"path": shown(ctx, path), "bytes": read.size, "truncated": truncated})
+        return ToolResult(
+            text, {"path": shown(ctx, path), "bytes": read.size, "truncated": truncated}
+        )
 
 
 def _read_text(path: Path, requested: str) -> _Read:
@@ -76,9 +82,13 @@ def _read_text(path: Path, requested: str) -> _Read:
             raise ToolFailed(f"`{requested}` is too large to read ({size} bytes)", path=requested)
         data = path.read_bytes()
     except OSError as exc:
-        raise ToolFailed(f"cannot read `{requested}`: {exc.strerror or exc}", path=requested) from None
+        raise ToolFailed(
+            f"cannot read `{requested}`: {exc.strerror or exc}", path=requested
+        ) from None
     if looks_binary(data):
-        raise ToolFailed(f"`{requested}` is a binary file; read returns text files only", path=requested)
+        raise ToolFailed(
+            f"`{requested}` is a binary file; read returns text files only", path=requested
+        )
     return _Read(decode_text(data), len(data))
 
 

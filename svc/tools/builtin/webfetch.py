@@ -55,7 +55,9 @@ def is_text(content_type: str, body: bytes) -> bool:
     kind = content_type.split(";", 1)[0].strip().lower()
     if not kind:
         return not looks_binary(body)
-    return kind.startswith("text/") or any(word in kind for word in _TEXTUAL_TYPES) or "html" in kind
+    return (
+        kind.startswith("text/") or any(word in kind for word in _TEXTUAL_TYPES) or "html" in kind
+    )
 
 
 async def fetch_for(args: dict[str, Any], ctx: ToolContext) -> FetchResult:
@@ -69,7 +71,11 @@ async def fetch_for(args: dict[str, Any], ctx: ToolContext) -> FetchResult:
             time_limit=int(args.get("timeout_ms", DEFAULT_TIMEOUT_MS)) / 1000,
         )
     if result.status >= 400:
-        raise ToolFailed(f"HTTP {result.status} from {result.final_url}", url=result.url, http_status=result.status)
+        raise ToolFailed(
+            f"HTTP {result.status} from {result.final_url}",
+            url=result.url,
+            http_status=result.status,
+        )
     if not is_text(result.content_type, result.body):
         raise ToolFailed(
             f"{result.final_url} returned {result.content_type or 'binary data'}, not text",
@@ -91,7 +97,11 @@ def fetch_metadata(result: FetchResult) -> dict[str, Any]:
 
 
 def _truncation_note(result: FetchResult) -> str:
-    return f"\n\n[truncated: only the first {len(result.body)} bytes were fetched]" if result.truncated else ""
+    return (
+        f"\n\n[truncated: only the first {len(result.body)} bytes were fetched]"
+        if result.truncated
+        else ""
+    )
 
 
 class WebFetchTool(BuiltinTool):
@@ -152,7 +162,9 @@ class WebFetchHtmlTool(BuiltinTool):
         result = await fetch_for(args, ctx)
         metadata = fetch_metadata(result)
         metadata["format"] = "html"
-        return ToolResult(decode_text(result.body, result.encoding) + _truncation_note(result), metadata)
+        return ToolResult(
+            decode_text(result.body, result.encoding) + _truncation_note(result), metadata
+        )
 
 
 __all__ = ["WebFetchHtmlTool", "WebFetchTool"]

@@ -22,7 +22,7 @@ def format_hits(hits: list[SearchHit], query: str) -> str:
     for number, hit in enumerate(hits, start=1):
         lines.append(f"{number}. {hit.title} — {hit.url}")
         if hit.snippet:
-            lines.append(f"   {hit.snippet}")
+            lines.append(f"  {hit.snippet}")
     return "\n".join(lines)
 
 
@@ -59,9 +59,15 @@ class WebSearchTool(BuiltinTool):
                 hits = await backend.search(client, query, limit)
         if hits is None:
             raise ToolFailed(
-                f"{backend.name} search timed out after {config.timeout_ms} ms", backend=backend.name, retryable=True
+                f"{backend.name} search timed out after {config.timeout_ms} ms",
+                backend=backend.name,
+                retryable=True,
             )
-        metadata = {"backend": backend.name, "count": len(hits), "results": [h.to_dict() for h in hits]}
+        metadata = {
+            "backend": backend.name,
+            "count": len(hits),
+            "results": [h.to_dict() for h in hits],
+        }
         return ToolResult(format_hits(hits, query), metadata)
 
 

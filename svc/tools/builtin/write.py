@@ -23,7 +23,10 @@ class WriteTool(BuiltinTool):
         "properties": {
             "path": {"type": "string", "description": "File to write."},
             "content": {"type": "string", "description": "The complete new file content."},
-            "allow_empty": {"type": "boolean", "description": "Allow writing an empty file (default false)."},
+            "allow_empty": {
+                "type": "boolean",
+                "description": "Allow writing an empty file (default false).",
+            },
         },
         "required": ["path", "content"],
         "additionalProperties": False,
@@ -37,7 +40,8 @@ class WriteTool(BuiltinTool):
         if content == "" and not args.get("allow_empty", False):
             # An empty write is nearly always a model that lost its content on the way.
             raise ValidationFailed(
-                "args.content is empty; pass allow_empty: true to write an empty file", field="args.content"
+                "args.content is empty; pass allow_empty: true to write an empty file",
+                field="args.content",
             )
         path = workspace_path(ctx, args["path"])
         data = content.encode("utf-8")
@@ -52,7 +56,9 @@ def _write(path: Path, data: bytes, requested: str) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(data)
     except OSError as exc:
-        raise ToolFailed(f"cannot write `{requested}`: {exc.strerror or exc}", path=requested) from None
+        raise ToolFailed(
+            f"cannot write `{requested}`: {exc.strerror or exc}", path=requested
+        ) from None
 
 
 __all__ = ["WriteTool"]

@@ -39,7 +39,9 @@ async def request_json(
         raise ToolFailed(f"{backend} search timed out", backend=backend, retryable=True) from None
     except httpx.HTTPError as exc:
         detail = scrub(str(exc) or type(exc).__name__, secrets)
-        raise ToolFailed(f"{backend} search failed: {detail}", backend=backend, retryable=True) from None
+        raise ToolFailed(
+            f"{backend} search failed: {detail}", backend=backend, retryable=True
+        ) from None
     if response.status_code >= 400:
         # The body is not echoed: some services reflect request headers in error pages.
         raise ToolFailed(
@@ -51,7 +53,9 @@ async def request_json(
     try:
         return response.json()
     except (json.JSONDecodeError, UnicodeDecodeError):
-        raise ToolFailed(f"{backend} search returned a body that is not JSON", backend=backend) from None
+        raise ToolFailed(
+            f"{backend} search returned a body that is not JSON", backend=backend
+        ) from None
 
 
 __all__ = ["request_json", "scrub"]

@@ -40,7 +40,9 @@ def hits_from(items: Any, *, snippet_key: str, limit: int) -> list[SearchHit]:
         if not isinstance(item, dict) or not isinstance(item.get("url"), str) or not item["url"]:
             continue
         title = clean_snippet(item.get("title")) or item["url"]
-        hits.append(SearchHit(title=title, url=item["url"], snippet=clean_snippet(item.get(snippet_key))))
+        hits.append(
+            SearchHit(title=title, url=item["url"], snippet=clean_snippet(item.get(snippet_key)))
+        )
         if len(hits) >= limit:
             break
     return hits

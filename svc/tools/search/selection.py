@@ -45,7 +45,10 @@ def select_backend(config: SearchConfig) -> SearchBackend:
         return backend
     if name == "hosted":
         if not config.url:
-            raise ToolFailed("web search is not configured: the hosted backend needs SVC_SEARCH_URL", backend=name)
+            raise ToolFailed(
+                "web search is not configured: the hosted backend needs SVC_SEARCH_URL",
+                backend=name,
+            )
         return HostedSearch(config.url)
     if name == "brave":
         return _brave(config) or _missing(name, BRAVE_KEY_ENVS)
@@ -54,7 +57,8 @@ def select_backend(config: SearchConfig) -> SearchBackend:
     if name == "searxng":
         return _searxng(config) or _missing(name, SEARXNG_URL_ENVS)
     raise ToolFailed(
-        f"unknown search backend `{config.backend}`; use one of {', '.join(BACKENDS)}", backend=config.backend
+        f"unknown search backend `{config.backend}`; use one of {', '.join(BACKENDS)}",
+        backend=config.backend,
     )
 
 

@@ -37,7 +37,9 @@ async def test_no_output(ctx: ToolContext) -> None:
 
 async def test_runs_in_the_effective_cwd(workspace: Path) -> None:
     (workspace / "sub").mkdir()
-    result = await bash.execute({"command": "pwd; ls"}, ToolContext(workspace=workspace, cwd=workspace / "sub"))
+    result = await bash.execute(
+        {"command": "pwd; ls"}, ToolContext(workspace=workspace, cwd=workspace / "sub")
+    )
     assert result.output == str((workspace / "sub").resolve())
 
 
@@ -67,15 +69,22 @@ async def test_timeout_is_reported_and_kills_children(
         nursery.start_soon(run)
         process_watch.watch(*await pid_pipe.read())
     [result] = results
-    assert result.output == "before\n[command timed out after 1500 ms; it and its child processes were killed]"
+    assert (
+        result.output
+        == "before\n[command timed out after 1500 ms; it and its child processes were killed]"
+    )
     assert result.metadata == {"exit_code": None, "timed_out": True, "truncated": False}
     await process_watch.all_exited()
 
 
-async def test_cancelled_call_leaves_no_process(ctx: ToolContext, pid_pipe: PidPipe, process_watch: ProcessWatch) -> None:
+async def test_cancelled_call_leaves_no_process(
+    ctx: ToolContext, pid_pipe: PidPipe, process_watch: ProcessWatch
+) -> None:
     with trio.fail_after(30):
         async with trio.open_nursery() as nursery:
-            nursery.start_soon(bash.execute, {"command": f"sleep 600 & echo $$ $! > {pid_pipe.path}; wait"}, ctx)
+            nursery.start_soon(
+                bash.execute, {"command": f"sleep 600 & echo $$ $! > {pid_pipe.path}; wait"}, ctx
+            )
             process_watch.watch(*await pid_pipe.read())
             nursery.cancel_scope.cancel()
     await process_watch.all_exited()

@@ -22,7 +22,9 @@ from svc.tools.builtin import BatchTool
 batch = BatchTool()
 
 
-def dispatching(workspace: Path, allowed: set[str], log: list[tuple[str, dict[str, Any]]]) -> ToolContext:
+def dispatching(
+    workspace: Path, allowed: set[str], log: list[tuple[str, dict[str, Any]]]
+) -> ToolContext:
     """A context whose invoke() runs real built-ins, gated by a simple allow set (the test's own policy)."""
     registry = ToolRegistry()
     register_builtins(registry)
@@ -56,14 +58,26 @@ async def test_runs_each_call_in_order_and_collects_results(workspace: Path) -> 
     assert log[3] == ("nope", {})
     results = result.metadata["results"]
     assert [r["ok"] for r in results] == [True, False, False, False, True]
-    assert results[0] == {"tool": "read", "ok": True, "output": "alpha", "metadata": {"path": "a.txt", "bytes": 5, "truncated": False}}
-    assert results[1] == {"tool": "write", "ok": False, "error": "tool `write` requires approval", "code": "TOOL_DISPATCH_DENIED"}
+    assert results[0] == {
+        "tool": "read",
+        "ok": True,
+        "output": "alpha",
+        "metadata": {"path": "a.txt", "bytes": 5, "truncated": False},
+    }
+    assert results[1] == {
+        "tool": "write",
+        "ok": False,
+        "error": "tool `write` requires approval",
+        "code": "TOOL_DISPATCH_DENIED",
+    }
     assert results[2]["code"] == "TOOL_EXECUTION_FAILED"
     assert results[3]["code"] == "TOOL_NOT_FOUND"
     assert not (workspace / "b.txt").exists()  # the refused call had no effect
     assert result.output.splitlines()[0] == "batch: 5 calls, 2 ok, 3 failed"
     assert "[1] read: ok\nalpha" in result.output
-    assert "[2] write: failed (TOOL_DISPATCH_DENIED): tool `write` requires approval" in result.output
+    assert (
+        "[2] write: failed (TOOL_DISPATCH_DENIED): tool `write` requires approval" in result.output
+    )
 
 
 async def test_nested_batch_is_refused_before_anything_runs(workspace: Path) -> None:
@@ -99,6 +113,8 @@ async def test_bad_arguments(workspace: Path, args: dict[str, Any], field: str) 
 
 async def test_twenty_calls_are_allowed(workspace: Path) -> None:
     log: list[tuple[str, dict[str, Any]]] = []
-    result = await batch.execute({"tool_calls": [{"tool": "glob"}] * 20}, dispatching(workspace, {"glob"}, log))
+    result = await batch.execute(
+        {"tool_calls": [{"tool": "glob"}] * 20}, dispatching(workspace, {"glob"}, log)
+    )
     assert len(log) == 20
     assert result.output.startswith("batch: 20 calls, 20 ok, 0 failed")

@@ -48,7 +48,9 @@ def test_every_tool_has_a_description_and_an_object_schema(tool: Any) -> None:
 
 
 def test_default_permissions_of_the_builtins() -> None:
-    actions = {t.name: evaluate(DEFAULT_RULES, t.permission, session_id=None) for t in builtin_tools()}
+    actions = {
+        t.name: evaluate(DEFAULT_RULES, t.permission, session_id=None) for t in builtin_tools()
+    }
     assert actions == {
         "read": "allow", "write": "ask", "edit": "ask", "glob": "allow", "grep": "allow", "bash": "ask",
         "webfetch": "allow", "webfetch_html": "allow", "websearch": "allow", "todo_write": "allow",

@@ -39,7 +39,9 @@ async def test_several_occurrences_need_replace_all(workspace: Path, ctx: ToolCo
         await edit.execute({"path": "a.txt", "old": "foo", "new": "bar"}, ctx)
     assert "occurs 3 times" in info.value.message
     assert (workspace / "a.txt").read_text() == "foo foo foo"
-    result = await edit.execute({"path": "a.txt", "old": "foo", "new": "bar", "replace_all": True}, ctx)
+    result = await edit.execute(
+        {"path": "a.txt", "old": "foo", "new": "bar", "replace_all": True}, ctx
+    )
     assert result.metadata["replacements"] == 3
     assert (workspace / "a.txt").read_text() == "bar bar bar"
 
@@ -56,7 +58,9 @@ async def test_bad_arguments(workspace: Path, ctx: ToolContext) -> None:
         await edit.execute({"path": "a.txt", "old": "abc", "new": "abc"}, ctx)
 
 
-async def test_missing_binary_and_outside(tmp_path: Path, workspace: Path, ctx: ToolContext) -> None:
+async def test_missing_binary_and_outside(
+    tmp_path: Path, workspace: Path, ctx: ToolContext
+) -> None:
     with pytest.raises(ToolFailed, match="no such file"):
         await edit.execute({"path": "missing.txt", "old": "a", "new": "b"}, ctx)
     (workspace / "bin").write_bytes(b"a\0b")

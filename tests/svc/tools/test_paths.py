@@ -33,9 +33,18 @@ def test_relative_paths_resolve_against_the_workspace(workspace: Path) -> None:
 
 def test_relative_paths_resolve_against_cwd(workspace: Path) -> None:
     (workspace / "sub").mkdir()
-    assert resolve_in_workspace(workspace, "x.txt", cwd=workspace / "sub") == workspace.resolve() / "sub" / "x.txt"
-    assert resolve_in_workspace(workspace, "x.txt", cwd=Path("sub")) == workspace.resolve() / "sub" / "x.txt"
-    assert resolve_in_workspace(workspace, "../y.txt", cwd=workspace / "sub") == workspace.resolve() / "y.txt"
+    assert (
+        resolve_in_workspace(workspace, "x.txt", cwd=workspace / "sub")
+        == workspace.resolve() / "sub" / "x.txt"
+    )
+    assert (
+        resolve_in_workspace(workspace, "x.txt", cwd=Path("sub"))
+        == workspace.resolve() / "sub" / "x.txt"
+    )
+    assert (
+        resolve_in_workspace(workspace, "../y.txt", cwd=workspace / "sub")
+        == workspace.resolve() / "y.txt"
+    )
 
 
 def test_absolute_path_inside_is_allowed(workspace: Path) -> None:
@@ -75,7 +84,10 @@ def test_symlink_inside_the_workspace_is_fine(workspace: Path) -> None:
     (workspace / "real").mkdir()
     (workspace / "real" / "f.txt").write_text("x")
     (workspace / "alias").symlink_to(workspace / "real")
-    assert resolve_in_workspace(workspace, "alias/f.txt", must_exist=True) == (workspace / "real" / "f.txt").resolve()
+    assert (
+        resolve_in_workspace(workspace, "alias/f.txt", must_exist=True)
+        == (workspace / "real" / "f.txt").resolve()
+    )
 
 
 def test_workspace_reached_through_a_symlink(tmp_path: Path, workspace: Path) -> None:

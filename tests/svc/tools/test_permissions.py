@@ -16,8 +16,12 @@ from svc.tools import (
 )
 
 
-def rule(permission: str, action: str, *, pattern: str = "*", session: str | None = None, n: int = 0) -> PermissionRule:
-    return PermissionRule(id=f"r{n}", permission=permission, pattern=pattern, action=action, session_id=session)  # type: ignore[arg-type]
+def rule(
+    permission: str, action: str, *, pattern: str = "*", session: str | None = None, n: int = 0
+) -> PermissionRule:
+    return PermissionRule(
+        id=f"r{n}", permission=permission, pattern=pattern, action=action, session_id=session
+    )  # type: ignore[arg-type]
 
 
 def test_no_matching_rule_asks() -> None:
@@ -105,7 +109,15 @@ def test_a_session_rule_overrides_a_default() -> None:
 
 @pytest.mark.parametrize("reply", ["always", "allow"])
 def test_always_and_allow_leave_a_session_allow_rule(reply: str) -> None:
-    made = reply_to_rule(reply, "write", "s1", rule_id="rid", now_ms=1234, created_by="owner", source_request_id="req")
+    made = reply_to_rule(
+        reply,
+        "write",
+        "s1",
+        rule_id="rid",
+        now_ms=1234,
+        created_by="owner",
+        source_request_id="req",
+    )
     assert made == PermissionRule(
         id="rid", permission="write", action="allow", session_id="s1", created_at_ms=1234,
         created_by="owner", source_request_id="req", provenance="permission_reply",
@@ -148,8 +160,15 @@ def test_reply_allows() -> None:
 
 def test_to_wire_has_the_reference_shape() -> None:
     minimal = PermissionRule(id="r1", permission="read", action="allow")
-    assert minimal.to_wire() == {"id": "r1", "permission": "read", "pattern": "*", "action": "allow"}
-    full = reply_to_rule("always", "write", "s1", rule_id="r2", now_ms=99, created_by="u", source_request_id="q")
+    assert minimal.to_wire() == {
+        "id": "r1",
+        "permission": "read",
+        "pattern": "*",
+        "action": "allow",
+    }
+    full = reply_to_rule(
+        "always", "write", "s1", rule_id="r2", now_ms=99, created_by="u", source_request_id="q"
+    )
     assert full is not None
     assert full.to_wire() == {
         "id": "r2", "permission": "write", "pattern": "*", "action": "allow", "sessionID": "s1",

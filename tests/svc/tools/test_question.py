@@ -14,7 +14,9 @@ from svc.tools.builtin import QuestionTool
 question = QuestionTool()
 
 
-def interactive(workspace: Path, answers: list[list[str]], asked: list[list[dict[str, Any]]]) -> ToolContext:
+def interactive(
+    workspace: Path, answers: list[list[str]], asked: list[list[dict[str, Any]]]
+) -> ToolContext:
     async def ask(questions: list[dict[str, Any]]) -> list[list[str]]:
         asked.append(questions)
         return answers
@@ -27,7 +29,11 @@ async def test_asks_and_returns_answers(workspace: Path) -> None:
     ctx = interactive(workspace, [["Postgres"], ["tests", "docs"]], asked)
     args = {
         "questions": [
-            {"question": "Which DB?", "header": "Database", "options": ["Postgres", {"label": "SQLite", "description": "file"}]},
+            {
+                "question": "Which DB?",
+                "header": "Database",
+                "options": ["Postgres", {"label": "SQLite", "description": "file"}],
+            },
             {"question": "What else?", "options": ["tests", "docs"], "multiple": True},
         ]
     }
@@ -37,14 +43,20 @@ async def test_asks_and_returns_answers(workspace: Path) -> None:
             {
                 "header": "Database",
                 "question": "Which DB?",
-                "options": [{"label": "Postgres", "description": ""}, {"label": "SQLite", "description": "file"}],
+                "options": [
+                    {"label": "Postgres", "description": ""},
+                    {"label": "SQLite", "description": "file"},
+                ],
                 "multiple": False,
                 "custom": False,
             },
             {
                 "header": "Question",
                 "question": "What else?",
-                "options": [{"label": "tests", "description": ""}, {"label": "docs", "description": ""}],
+                "options": [
+                    {"label": "tests", "description": ""},
+                    {"label": "docs", "description": ""},
+                ],
                 "multiple": True,
                 "custom": False,
             },
@@ -56,13 +68,25 @@ async def test_asks_and_returns_answers(workspace: Path) -> None:
 
 async def test_single_question_shorthand_is_free_text(workspace: Path) -> None:
     asked: list[list[dict[str, Any]]] = []
-    result = await question.execute({"question": "Your name?"}, interactive(workspace, [["Ada"]], asked))
-    assert asked[0] == [{"header": "Question", "question": "Your name?", "options": [], "multiple": False, "custom": True}]
+    result = await question.execute(
+        {"question": "Your name?"}, interactive(workspace, [["Ada"]], asked)
+    )
+    assert asked[0] == [
+        {
+            "header": "Question",
+            "question": "Your name?",
+            "options": [],
+            "multiple": False,
+            "custom": True,
+        }
+    ]
     assert result.output == "Q: Your name?\nA: Ada"
 
 
 async def test_unanswered_questions_are_marked(workspace: Path) -> None:
-    result = await question.execute({"questions": [{"question": "A?"}, {"question": "B?"}]}, interactive(workspace, [[]], []))
+    result = await question.execute(
+        {"questions": [{"question": "A?"}, {"question": "B?"}]}, interactive(workspace, [[]], [])
+    )
     assert result.output == "Q: A?\nA: (no answer)\nQ: B?\nA: (no answer)"
 
 
@@ -74,7 +98,9 @@ async def test_needs_an_interactive_session(workspace: Path, ctx: ToolContext) -
         raise AssertionError("must not be asked outside an interactive session")
 
     with pytest.raises(ToolFailed, match="interactive session"):
-        await question.execute({"question": "Hello?"}, ToolContext(workspace=workspace, ask_question=ask))
+        await question.execute(
+            {"question": "Hello?"}, ToolContext(workspace=workspace, ask_question=ask)
+        )
 
 
 @pytest.mark.parametrize(
@@ -83,7 +109,10 @@ async def test_needs_an_interactive_session(workspace: Path, ctx: ToolContext) -
         ({}, "args.questions"),
         ({"questions": []}, "args.questions"),
         ({"questions": [{"header": "x"}]}, "args.questions[0].question"),
-        ({"questions": [{"question": "q", "options": [{"description": "no label"}]}]}, "args.questions[0].options[0].label"),
+        (
+            {"questions": [{"question": "q", "options": [{"description": "no label"}]}]},
+            "args.questions[0].options[0].label",
+        ),
         ({"questions": [{"question": "q", "options": [3]}]}, "args.questions[0].options[0]"),
         ({"question": "a", "questions": [{"question": "b"}]}, "args.question"),
     ],

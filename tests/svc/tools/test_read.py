@@ -17,12 +17,18 @@ async def test_reads_a_text_file(workspace: Path, ctx: ToolContext) -> None:
     (workspace / "notes.txt").write_text("héllo\nworld\n", encoding="utf-8")
     result = await read.execute({"path": "notes.txt"}, ctx)
     assert result.output == "héllo\nworld\n"
-    assert result.metadata == {"path": "notes.txt", "bytes": len("héllo\nworld\n".encode()), "truncated": False}
+    assert result.metadata == {
+        "path": "notes.txt",
+        "bytes": len("héllo\nworld\n".encode()),
+        "truncated": False,
+    }
 
 
 async def test_line_ranges_are_one_based(workspace: Path, ctx: ToolContext) -> None:
     (workspace / "lines.txt").write_text("".join(f"line {i}\n" for i in range(1, 11)))
-    assert (await read.execute({"path": "lines.txt", "offset": 3, "limit": 2}, ctx)).output == "line 3\nline 4\n"
+    assert (
+        await read.execute({"path": "lines.txt", "offset": 3, "limit": 2}, ctx)
+    ).output == "line 3\nline 4\n"
     assert (await read.execute({"path": "lines.txt", "offset": 10}, ctx)).output == "line 10\n"
     assert (await read.execute({"path": "lines.txt", "limit": 1}, ctx)).output == "line 1\n"
     assert (await read.execute({"path": "lines.txt", "offset": 50}, ctx)).output == ""
@@ -39,7 +45,9 @@ async def test_max_chars_truncates_and_says_so(workspace: Path, ctx: ToolContext
 async def test_relative_to_the_effective_cwd(workspace: Path) -> None:
     (workspace / "sub").mkdir()
     (workspace / "sub" / "a.txt").write_text("in sub")
-    result = await read.execute({"path": "a.txt"}, ToolContext(workspace=workspace, cwd=workspace / "sub"))
+    result = await read.execute(
+        {"path": "a.txt"}, ToolContext(workspace=workspace, cwd=workspace / "sub")
+    )
     assert result.output == "in sub"
     assert result.metadata["path"] == "sub/a.txt"
 

@@ -30,7 +30,13 @@ TODO_SCHEMA: dict[str, Any] = {
         "name": {"type": "string", "minLength": 1},
         "nested": {
             "type": "object",
-            "properties": {"deep": {"type": "object", "properties": {"x": {"type": "integer"}}, "required": ["x"]}},
+            "properties": {
+                "deep": {
+                    "type": "object",
+                    "properties": {"x": {"type": "integer"}},
+                    "required": ["x"],
+                }
+            },
         },
         "calls": {"type": "array", "maxItems": 2, "minItems": 1},
     },
@@ -91,13 +97,17 @@ def test_additional_properties_false_at_top_and_nested() -> None:
 
 
 def test_type_lists() -> None:
-    validate_args(TODO_SCHEMA, {"todos": [{"id": "x", "status": "pending"}, {"id": 7, "status": "pending"}]})
+    validate_args(
+        TODO_SCHEMA, {"todos": [{"id": "x", "status": "pending"}, {"id": 7, "status": "pending"}]}
+    )
     err = failure({"todos": [{"id": 1.5, "status": "pending"}]})
     assert err.message == "args.todos[0].id must be a string or an integer, not number"
 
 
 def test_integer_versus_number() -> None:
-    assert validate_args(TODO_SCHEMA, {"todos": [], "limit": 4.0})["limit"] == 4.0  # 4.0 is a JSON integer
+    assert (
+        validate_args(TODO_SCHEMA, {"todos": [], "limit": 4.0})["limit"] == 4.0
+    )  # 4.0 is a JSON integer
     err = failure({"todos": [], "limit": 2.5})
     assert err.extra["field"] == "args.limit"
     assert err.message == "args.limit must be an integer, not number"
@@ -105,7 +115,10 @@ def test_integer_versus_number() -> None:
 
 
 def test_booleans_are_not_numbers_and_numbers_are_not_booleans() -> None:
-    assert failure({"todos": [], "limit": True}).message == "args.limit must be an integer, not boolean"
+    assert (
+        failure({"todos": [], "limit": True}).message
+        == "args.limit must be an integer, not boolean"
+    )
     assert failure({"todos": [], "ratio": False}).extra["field"] == "args.ratio"
     assert failure({"todos": [], "flag": 1}).message == "args.flag must be a boolean, not integer"
 
@@ -147,5 +160,8 @@ def test_schema_without_type_is_treated_as_object() -> None:
 
 
 def test_unknown_keywords_are_ignored() -> None:
-    schema = {"type": "object", "properties": {"a": {"anyOf": [{"type": "string"}], "description": "d"}}}
+    schema = {
+        "type": "object",
+        "properties": {"a": {"anyOf": [{"type": "string"}], "description": "d"}},
+    }
     assert validate_args(schema, {"a": 3}) == {"a": 3}

@@ -17,7 +17,9 @@ if TYPE_CHECKING:  # fixture types only; pytest loads the conftest itself
 
 async def test_output_and_exit_code(tmp_path: Path) -> None:
     result = await run_shell("echo out; echo err >&2; exit 3", cwd=tmp_path, time_limit=30)
-    assert result == ShellResult(output=b"out\nerr\n", exit_code=3, timed_out=False, truncated=False, total_bytes=8)
+    assert result == ShellResult(
+        output=b"out\nerr\n", exit_code=3, timed_out=False, truncated=False, total_bytes=8
+    )
 
 
 async def test_runs_in_cwd_with_stdin_closed(tmp_path: Path) -> None:
@@ -26,14 +28,18 @@ async def test_runs_in_cwd_with_stdin_closed(tmp_path: Path) -> None:
 
 
 async def test_output_cap(tmp_path: Path) -> None:
-    result = await run_shell("head -c 300000 /dev/zero | tr '\\0' a", cwd=tmp_path, time_limit=30, output_cap=1000)
+    result = await run_shell(
+        "head -c 300000 /dev/zero | tr '\\0' a", cwd=tmp_path, time_limit=30, output_cap=1000
+    )
     assert result.output == b"a" * 1000
     assert result.truncated is True
     assert result.total_bytes == 300_000
     assert result.exit_code == 0
 
 
-async def test_timeout_kills_the_whole_process_group(tmp_path: Path, pid_pipe: PidPipe, process_watch: ProcessWatch) -> None:
+async def test_timeout_kills_the_whole_process_group(
+    tmp_path: Path, pid_pipe: PidPipe, process_watch: ProcessWatch
+) -> None:
     results: list[ShellResult] = []
 
     async def run() -> None:
@@ -49,14 +55,18 @@ async def test_timeout_kills_the_whole_process_group(tmp_path: Path, pid_pipe: P
     await process_watch.all_exited()  # the shell and its background sleep
 
 
-async def test_cancelled_caller_leaves_no_process(tmp_path: Path, pid_pipe: PidPipe, process_watch: ProcessWatch) -> None:
+async def test_cancelled_caller_leaves_no_process(
+    tmp_path: Path, pid_pipe: PidPipe, process_watch: ProcessWatch
+) -> None:
     finished = False
     with trio.fail_after(30):
         async with trio.open_nursery() as nursery:
 
             async def run() -> None:
                 nonlocal finished
-                await run_shell(f"sleep 600 & echo $$ $! > {pid_pipe.path}; wait", cwd=tmp_path, time_limit=600)
+                await run_shell(
+                    f"sleep 600 & echo $$ $! > {pid_pipe.path}; wait", cwd=tmp_path, time_limit=600
+                )
                 finished = True
 
             nursery.start_soon(run)
@@ -70,7 +80,9 @@ async def test_background_jobs_do_not_outlive_the_command(
     tmp_path: Path, pid_pipe: PidPipe, process_watch: ProcessWatch
 ) -> None:
     with trio.fail_after(30):
-        result = await run_shell(f"sleep 600 & echo $! > {pid_pipe.path}; echo started", cwd=tmp_path, time_limit=600)
+        result = await run_shell(
+            f"sleep 600 & echo $! > {pid_pipe.path}; echo started", cwd=tmp_path, time_limit=600
+        )
     assert result.output == b"started\n"
     assert result.exit_code == 0 and not result.timed_out
     process_watch.watch(*await pid_pipe.read())

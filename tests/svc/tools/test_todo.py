@@ -42,7 +42,13 @@ async def test_normalises_and_stores(ctx: ToolContext) -> None:
 
 async def test_generated_ids_avoid_given_ones(ctx: ToolContext) -> None:
     result = await todo.execute(
-        {"todos": [{"content": "x", "status": "pending"}, {"id": "todo-1", "content": "y", "status": "pending"}]}, ctx
+        {
+            "todos": [
+                {"content": "x", "status": "pending"},
+                {"id": "todo-1", "content": "y", "status": "pending"},
+            ]
+        },
+        ctx,
     )
     assert [t["id"] for t in result.metadata["todos"]] == ["todo-2", "todo-1"]
 

@@ -134,7 +134,16 @@ async def test_size_cap_truncates_and_says_so(ctx: ToolContext) -> None:
     assert whole.metadata["truncated"] is False
 
 
-@pytest.mark.parametrize("url", ["file:///etc/passwd", "ftp://example.org/x", "javascript:alert(1)", "no-scheme.org", "http://"])
+@pytest.mark.parametrize(
+    "url",
+    [
+        "file:///etc/passwd",
+        "ftp://example.org/x",
+        "javascript:alert(1)",
+        "no-scheme.org",
+        "http://",
+    ],
+)
 async def test_only_http_and_https(ctx: ToolContext, url: str) -> None:
     with pytest.raises(ValidationFailed) as info:
         await webfetch.execute({"url": url}, ctx)
@@ -178,7 +187,10 @@ async def test_connection_refused_is_a_tool_failure(ctx: ToolContext) -> None:
 
 
 async def test_uses_the_engine_http_client_when_there_is_one(workspace: object) -> None:
-    async with open_web_server({"/p": text("hi")}) as server, httpx.AsyncClient(headers={"X-Client": "engine"}) as client:
+    async with (
+        open_web_server({"/p": text("hi")}) as server,
+        httpx.AsyncClient(headers={"X-Client": "engine"}) as client,
+    ):
         ctx = ToolContext(workspace=workspace, engine=SimpleNamespace(http=client))  # type: ignore[arg-type]
         result = await webfetch.execute({"url": f"{server.url}/p"}, ctx)
         assert not client.is_closed  # borrowed, not closed

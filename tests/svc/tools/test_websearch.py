@@ -30,9 +30,9 @@ EXA_KEY = "exa-secret-key-654321"
 
 EXPECTED_OUTPUT = (
     "1. Trio documentation — https://trio.readthedocs.io/\n"
-    "   Trio: a friendly Python library for async concurrency\n"
+    "  Trio: a friendly Python library for async concurrency\n"
     "2. Structured concurrency — https://example.org/structured\n"
-    "   Notes on nurseries & cancel scopes"
+    "  Notes on nurseries & cancel scopes"
 )
 
 
@@ -42,7 +42,9 @@ def ctx_for(workspace: Path, engine: Any) -> ToolContext:
 
 def assert_no_secret(result: ToolResult | ToolFailed, *secrets: str) -> None:
     rendered = repr(result) + (
-        json.dumps(result.to_body()) if isinstance(result, ToolFailed) else result.output + json.dumps(dict(result.metadata))
+        json.dumps(result.to_body())
+        if isinstance(result, ToolFailed)
+        else result.output + json.dumps(dict(result.metadata))
     )
     for secret in secrets:
         assert secret not in rendered
@@ -69,15 +71,21 @@ async def test_brave(workspace: Path, engine_with: Callable[..., Any]) -> None:
     assert_no_secret(result, BRAVE_KEY)
 
 
-async def test_brave_conventional_key_name_and_bad_key(workspace: Path, engine_with: Callable[..., Any]) -> None:
+async def test_brave_conventional_key_name_and_bad_key(
+    workspace: Path, engine_with: Callable[..., Any]
+) -> None:
     async with open_brave_server(BRAVE_KEY) as server:
         good = {"BRAVE_SEARCH_API_KEY": BRAVE_KEY, "SVC_BRAVE_SEARCH_URL": server.url}
-        result = await websearch.execute({"query": "q"}, ctx_for(workspace, engine_with(good, search_backend="brave")))
+        result = await websearch.execute(
+            {"query": "q"}, ctx_for(workspace, engine_with(good, search_backend="brave"))
+        )
         assert result.metadata["count"] == 3
         wrong = "brv-wrong-key-000000"
         bad = {"SVC_BRAVE_SEARCH_API_KEY": wrong, "SVC_BRAVE_SEARCH_URL": server.url}
         with pytest.raises(ToolFailed) as info:
-            await websearch.execute({"query": "q"}, ctx_for(workspace, engine_with(bad, search_backend="brave")))
+            await websearch.execute(
+                {"query": "q"}, ctx_for(workspace, engine_with(bad, search_backend="brave"))
+            )
     assert info.value.message == "brave search failed: HTTP 401"
     assert info.value.extra["http_status"] == 401
     assert_no_secret(info.value, wrong, BRAVE_KEY)
@@ -87,7 +95,8 @@ async def test_exa(workspace: Path, engine_with: Callable[..., Any]) -> None:
     async with open_exa_server(EXA_KEY) as server:
         env = {"EXA_API_KEY": EXA_KEY, "SVC_EXA_SEARCH_URL": server.url}
         result = await websearch.execute(
-            {"query": "trio nurseries", "limit": 2}, ctx_for(workspace, engine_with(env, search_backend="exa"))
+            {"query": "trio nurseries", "limit": 2},
+            ctx_for(workspace, engine_with(env, search_backend="exa")),
         )
     assert result.output == EXPECTED_OUTPUT
     assert result.metadata["backend"] == "exa"
@@ -113,10 +122,17 @@ async def test_searxng(workspace: Path, engine_with: Callable[..., Any]) -> None
 
 async def test_hosted(workspace: Path, engine_with: Callable[..., Any]) -> None:
     async with open_hosted_server() as server:
-        engine = engine_with(search_url=f"{server.url}/search")  # backend "auto" with a URL → hosted
-        result = await websearch.execute({"query": "trio nurseries", "limit": 2}, ctx_for(workspace, engine))
+        engine = engine_with(
+            search_url=f"{server.url}/search"
+        )  # backend "auto" with a URL → hosted
+        result = await websearch.execute(
+            {"query": "trio nurseries", "limit": 2}, ctx_for(workspace, engine)
+        )
         explicit = await websearch.execute(
-            {"query": "x"}, ctx_for(workspace, engine_with(search_backend="hosted", search_url=f"{server.url}/search"))
+            {"query": "x"},
+            ctx_for(
+                workspace, engine_with(search_backend="hosted", search_url=f"{server.url}/search")
+            ),
         )
     assert result.output == EXPECTED_OUTPUT
     assert result.metadata["backend"] == "hosted"
@@ -124,7 +140,9 @@ async def test_hosted(workspace: Path, engine_with: Callable[..., Any]) -> None:
     assert json.loads(server.requests[0].body) == {"query": "trio nurseries", "limit": 2}
 
 
-async def test_auto_falls_back_to_a_direct_backend_with_a_key(workspace: Path, engine_with: Callable[..., Any]) -> None:
+async def test_auto_falls_back_to_a_direct_backend_with_a_key(
+    workspace: Path, engine_with: Callable[..., Any]
+) -> None:
     async with open_exa_server(EXA_KEY) as server:
         env = {"SVC_EXA_API_KEY": EXA_KEY, "SVC_EXA_SEARCH_URL": server.url}
         result = await websearch.execute({"query": "q"}, ctx_for(workspace, engine_with(env)))
@@ -132,7 +150,11 @@ async def test_auto_falls_back_to_a_direct_backend_with_a_key(workspace: Path, e
 
 
 def test_auto_prefers_hosted_then_brave_then_exa_then_searxng() -> None:
-    everything = {"SVC_BRAVE_SEARCH_API_KEY": BRAVE_KEY, "SVC_EXA_API_KEY": EXA_KEY, "SVC_SEARXNG_URL": "http://s"}
+    everything = {
+        "SVC_BRAVE_SEARCH_API_KEY": BRAVE_KEY,
+        "SVC_EXA_API_KEY": EXA_KEY,
+        "SVC_SEARXNG_URL": "http://s",
+    }
     assert select_backend(SearchConfig(url="http://hosted", environ=everything)).name == "hosted"
     assert select_backend(SearchConfig(environ=everything)).name == "brave"
     del everything["SVC_BRAVE_SEARCH_API_KEY"]
@@ -142,7 +164,9 @@ def test_auto_prefers_hosted_then_brave_then_exa_then_searxng() -> None:
 
 
 def test_backend_records_never_show_their_key() -> None:
-    backend = select_backend(SearchConfig(backend="brave", environ={"SVC_BRAVE_SEARCH_API_KEY": BRAVE_KEY}))
+    backend = select_backend(
+        SearchConfig(backend="brave", environ={"SVC_BRAVE_SEARCH_API_KEY": BRAVE_KEY})
+    )
     assert isinstance(backend, BraveSearch)
     assert BRAVE_KEY not in repr(backend)
     assert BRAVE_KEY not in repr(SearchConfig(environ={"SVC_BRAVE_SEARCH_API_KEY": BRAVE_KEY}))
@@ -153,20 +177,30 @@ async def test_not_configured(workspace: Path, engine_with: Callable[..., Any]) 
         await websearch.execute({"query": "q"}, ctx_for(workspace, engine_with()))
     assert info.value.message.startswith("web search is not configured")
     with pytest.raises(ToolFailed, match="not configured"):
-        await websearch.execute({"query": "q"}, ToolContext(workspace=workspace))  # no engine at all
+        await websearch.execute(
+            {"query": "q"}, ToolContext(workspace=workspace)
+        )  # no engine at all
     with pytest.raises(ToolFailed, match="hosted backend needs SVC_SEARCH_URL"):
-        await websearch.execute({"query": "q"}, ctx_for(workspace, engine_with(search_backend="hosted")))
+        await websearch.execute(
+            {"query": "q"}, ctx_for(workspace, engine_with(search_backend="hosted"))
+        )
 
 
 @pytest.mark.parametrize(
     ("backend", "message"),
-    [("brave", "SVC_BRAVE_SEARCH_API_KEY or BRAVE_SEARCH_API_KEY"), ("exa", "SVC_EXA_API_KEY"), ("searxng", "SVC_SEARXNG_URL")],
+    [
+        ("brave", "SVC_BRAVE_SEARCH_API_KEY or BRAVE_SEARCH_API_KEY"),
+        ("exa", "SVC_EXA_API_KEY"),
+        ("searxng", "SVC_SEARXNG_URL"),
+    ],
 )
 async def test_direct_backend_without_its_key(
     workspace: Path, engine_with: Callable[..., Any], backend: str, message: str
 ) -> None:
     with pytest.raises(ToolFailed) as info:
-        await websearch.execute({"query": "q"}, ctx_for(workspace, engine_with(search_backend=backend)))
+        await websearch.execute(
+            {"query": "q"}, ctx_for(workspace, engine_with(search_backend=backend))
+        )
     assert f"`{backend}` is not configured" in info.value.message
     assert message in info.value.message
 
@@ -175,15 +209,21 @@ async def test_direct_backend_without_its_key(
 async def test_disabled(workspace: Path, engine_with: Callable[..., Any], backend: str) -> None:
     env = {"SVC_BRAVE_SEARCH_API_KEY": BRAVE_KEY}
     with pytest.raises(ToolFailed, match="web search is disabled"):
-        await websearch.execute({"query": "q"}, ctx_for(workspace, engine_with(env, search_backend=backend)))
+        await websearch.execute(
+            {"query": "q"}, ctx_for(workspace, engine_with(env, search_backend=backend))
+        )
 
 
 async def test_unknown_backend(workspace: Path, engine_with: Callable[..., Any]) -> None:
     with pytest.raises(ToolFailed, match="unknown search backend `bing`"):
-        await websearch.execute({"query": "q"}, ctx_for(workspace, engine_with(search_backend="bing")))
+        await websearch.execute(
+            {"query": "q"}, ctx_for(workspace, engine_with(search_backend="bing"))
+        )
 
 
-async def test_timeout_comes_from_settings(workspace: Path, engine_with: Callable[..., Any]) -> None:
+async def test_timeout_comes_from_settings(
+    workspace: Path, engine_with: Callable[..., Any]
+) -> None:
     release = trio.Event()
 
     async def stall(request: Request) -> Reply:
@@ -199,10 +239,14 @@ async def test_timeout_comes_from_settings(workspace: Path, engine_with: Callabl
     assert info.value.retryable is True
 
 
-async def test_bad_payloads_and_empty_results(workspace: Path, engine_with: Callable[..., Any]) -> None:
+async def test_bad_payloads_and_empty_results(
+    workspace: Path, engine_with: Callable[..., Any]
+) -> None:
     routes = {
         "/empty": json_reply({"results": []}),
-        "/odd": json_reply({"results": [{"title": "no url"}, "junk", {"url": "https://ok.example/"}]}),
+        "/odd": json_reply(
+            {"results": [{"title": "no url"}, "junk", {"url": "https://ok.example/"}]}
+        ),
         "/html": Reply(200, b"<html>oops</html>", (("content-type", "text/html"),)),
         "/down": json_reply({"error": "maintenance"}, 503),
     }
@@ -224,19 +268,28 @@ async def test_bad_payloads_and_empty_results(workspace: Path, engine_with: Call
     assert down.value.retryable is True
 
 
-async def test_unreachable_backend_error_hides_the_key(workspace: Path, engine_with: Callable[..., Any]) -> None:
+async def test_unreachable_backend_error_hides_the_key(
+    workspace: Path, engine_with: Callable[..., Any]
+) -> None:
     async with open_web_server() as server:
         url = server.url
     env = {"SVC_BRAVE_SEARCH_API_KEY": BRAVE_KEY, "SVC_BRAVE_SEARCH_URL": url}
     with pytest.raises(ToolFailed) as info:
-        await websearch.execute({"query": "q"}, ctx_for(workspace, engine_with(env, search_backend="brave")))
+        await websearch.execute(
+            {"query": "q"}, ctx_for(workspace, engine_with(env, search_backend="brave"))
+        )
     assert info.value.message.startswith("brave search failed:")
     assert_no_secret(info.value, BRAVE_KEY)
 
 
 @pytest.mark.parametrize(
     ("args", "field"),
-    [({}, "args.query"), ({"query": ""}, "args.query"), ({"query": "q", "limit": 21}, "args.limit"), ({"query": "q", "limit": 0}, "args.limit")],
+    [
+        ({}, "args.query"),
+        ({"query": ""}, "args.query"),
+        ({"query": "q", "limit": 21}, "args.limit"),
+        ({"query": "q", "limit": 0}, "args.limit"),
+    ],
 )
 async def test_bad_arguments(ctx: ToolContext, args: dict[str, object], field: str) -> None:
     with pytest.raises(ValidationFailed) as info:
