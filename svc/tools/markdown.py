@@ -3,13 +3,25 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
-from bs4 import BeautifulSoup
 from markdownify import ATX, MarkdownConverter
 
-# Elements whose text is never page content.
-_DROPPED = ("script", "style", "noscript", "template")
 _BLANK_RUNS = re.compile(r"\n{3,}")
+
+
+class _PageConverter(MarkdownConverter):
+    """markdownify, minus elements whose text is never page content.
+
+    markdownify already drops ``<script>`` and ``<style>``; ``<noscript>`` and
+    ``<template>`` would otherwise leak their text into the page.
+    """
+
+    def convert_noscript(self, el: Any, text: str, *args: Any, **kwargs: Any) -> str:
+        return ""
+
+    def convert_template(self, el: Any, text: str, *args: Any, **kwargs: Any) -> str:
+        return ""
 
 
 def html_to_markdown(html: str) -> str:
@@ -17,10 +29,7 @@ def html_to_markdown(html: str) -> str:
         # No markup at all; also keeps BeautifulSoup from warning that the text
         # "looks like a URL/filename".
         return html.strip()
-    soup = BeautifulSoup(html, "html.parser")
-    for element in soup(_DROPPED):
-        element.decompose()
-    text = MarkdownConverter(heading_style=ATX, bullets="-").convert_soup(soup)
+    text = _PageConverter(heading_style=ATX, bullets="-").convert(html)
     return _BLANK_RUNS.sub("\n\n", text).strip()
 
 
