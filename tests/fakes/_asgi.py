@@ -58,11 +58,19 @@ class DroppedConnection(Exception):
 
 
 class StreamWriter:
-    """Sends one streamed body, applying the turn's pacing rules."""
+    """Sends one streamed body, applying the turn's pacing rules.
 
-    def __init__(self, send: Send, turn: Turn) -> None:
+    ``stop`` is set when the client disconnects or the server closes; a
+    response waiting on its ``delay`` or ``gate`` then ends at once (the
+    connection is closed mid-body). Cancellation is deliberately not used for
+    this: a cancel landing inside hypercorn's own ``send`` machinery leaves the
+    connection half-recycled, and shutdown then waits for the graceful timeout.
+    """
+
+    def __init__(self, send: Send, turn: Turn, stop: trio.Event) -> None:
         self._send = send
         self._turn = turn
+        self._stop = stop
         self._buffer = bytearray()
         self._sent = 0
         self._gated = turn.gate is None
@@ -84,7 +92,9 @@ class StreamWriter:
         await self._checkpoint()
         if self._turn.delay:
             await self.flush()
-            await trio.sleep(self._turn.delay)
+            with trio.move_on_after(self._turn.delay):
+                await self._stop.wait()
+            self._raise_if_stopped()
         self._buffer += frame
         self._sent += 1
         if len(self._buffer) >= BATCH_BYTES:
@@ -114,10 +124,26 @@ class StreamWriter:
             self._gated = True
             await self.flush()
             assert turn.gate is not None
-            await turn.gate.wait()
+            await _first_of(turn.gate, self._stop)
+            self._raise_if_stopped()
         if turn.drop_after is not None and self._sent >= turn.drop_after:
             await self.flush()
             raise DroppedConnection
+
+    def _raise_if_stopped(self) -> None:
+        if self._stop.is_set():
+            raise DroppedConnection
+
+
+async def _first_of(*events: trio.Event) -> None:
+    """Return once any of ``events`` is set."""
+    async with trio.open_nursery() as nursery:
+        for event in events:
+            async def wait(event: trio.Event = event) -> None:
+                await event.wait()
+                nursery.cancel_scope.cancel()
+
+            nursery.start_soon(wait)
 
 
 def sse(data: Any, event: str | None = None) -> bytes:
@@ -159,7 +185,7 @@ class FakeServer:
         self.default: Callable[[RecordedRequest], Turn] = self.echo
         self._queue: deque[Turn] = deque()
         self._waiters: list[tuple[int, trio.Event]] = []
-        self._scopes: set[trio.CancelScope] = set()
+        self._stops: set[trio.Event] = set()
 
     # ------------------------------------------------------------------ scripting
     def enqueue(self, *turns: Turn) -> None:
@@ -194,7 +220,8 @@ class FakeServer:
         return last_user_text(body.get("messages"))
 
     # ------------------------------------------------------------------ ASGI
-    async def handle(self, request: RecordedRequest, send: Send) -> None:
+    async def handle(self, request: RecordedRequest, send: Send, stop: trio.Event) -> None:
+        """Answer ``request``; ``stop`` is for the :class:`StreamWriter` (see there)."""
         raise NotImplementedError
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -215,25 +242,25 @@ class FakeServer:
         self.requests.append(request)
         self._wake_waiters()
         # The response ends early if the client goes away or the server closes.
-        cancel_scope = trio.CancelScope()
-        self._scopes.add(cancel_scope)
+        stop = trio.Event()
+        self._stops.add(stop)
         try:
-            with cancel_scope:
-                async with trio.open_nursery() as nursery:
-                    nursery.start_soon(_cancel_on_disconnect, receive, cancel_scope)
-                    await self.handle(request, send)
-                    nursery.cancel_scope.cancel()
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(_watch_disconnect, receive, stop)
+                await self.handle(request, send, stop)
+                # Only the watcher (blocked in receive) is cancelled here.
+                nursery.cancel_scope.cancel()
         except* DroppedConnection:
             # Returning without finishing the body makes hypercorn close the
             # connection: the client sees a truncated chunked response.
             pass
         finally:
-            self._scopes.discard(cancel_scope)
+            self._stops.discard(stop)
 
     def close(self) -> None:
-        """End every response still in flight (delays and gates included)."""
-        for scope in list(self._scopes):
-            scope.cancel()
+        """End every response still waiting on a delay or a gate."""
+        for stop in list(self._stops):
+            stop.set()
 
     def _wake_waiters(self) -> None:
         remaining = []
@@ -255,11 +282,11 @@ async def _lifespan(receive: Receive, send: Send) -> None:
             return
 
 
-async def _cancel_on_disconnect(receive: Receive, cancel_scope: trio.CancelScope) -> None:
+async def _watch_disconnect(receive: Receive, stop: trio.Event) -> None:
     while True:
         message = await receive()
         if message["type"] == "http.disconnect":
-            cancel_scope.cancel()
+            stop.set()
             return
 
 

@@ -19,6 +19,8 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
+import trio
+
 from ._asgi import FakeServer, RecordedRequest, Send, StreamWriter, send_json, serve_fake, sse
 from .turns import HttpError, argument_pieces, resolve_usage, wire_tool_name
 
@@ -38,14 +40,14 @@ class FakeAnthropic(FakeServer):
         super().__init__()
         self._ids = itertools.count(1)
 
-    async def handle(self, request: RecordedRequest, send: Send) -> None:
+    async def handle(self, request: RecordedRequest, send: Send, stop: trio.Event) -> None:
         if request.method == "POST" and request.path.endswith("/messages"):
-            await self._messages(request, send)
+            await self._messages(request, send, stop)
         else:
             await send_json(send, 404, {"type": "error", "error": {"type": "not_found_error",
                                                                    "message": f"no route {request.path}"}})
 
-    async def _messages(self, request: RecordedRequest, send: Send) -> None:
+    async def _messages(self, request: RecordedRequest, send: Send, stop: trio.Event) -> None:
         turn = self.next_turn(request)
         if turn.error is not None:
             await _send_error(send, turn.error)
@@ -68,7 +70,7 @@ class FakeAnthropic(FakeServer):
             await send_json(send, 200, message)
             return
 
-        writer = StreamWriter(send, turn)
+        writer = StreamWriter(send, turn, stop)
         await writer.start()
         start: dict[str, Any] = {"id": "msg_fake", "type": "message", "role": "assistant", "model": model,
                                  "content": [], "stop_reason": None, "stop_sequence": None}

@@ -22,6 +22,8 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
+import trio
+
 from ._asgi import FakeServer, RecordedRequest, Send, StreamWriter, send_json, serve_fake, sse
 from .turns import (
     FakeUsage,
@@ -48,13 +50,13 @@ class FakeCohere(FakeServer):
         super().__init__()
         self._ids = itertools.count(1)
 
-    async def handle(self, request: RecordedRequest, send: Send) -> None:
+    async def handle(self, request: RecordedRequest, send: Send, stop: trio.Event) -> None:
         if request.method == "POST" and request.path.endswith("/chat"):
-            await self._chat(request, send)
+            await self._chat(request, send, stop)
         else:
             await send_json(send, 404, {"message": f"no route {request.path}"})
 
-    async def _chat(self, request: RecordedRequest, send: Send) -> None:
+    async def _chat(self, request: RecordedRequest, send: Send, stop: trio.Event) -> None:
         turn = self.next_turn(request)
         if turn.error is not None:
             await _send_error(send, turn.error)
@@ -82,7 +84,7 @@ class FakeCohere(FakeServer):
             await send_json(send, 200, response)
             return
 
-        writer = StreamWriter(send, turn)
+        writer = StreamWriter(send, turn, stop)
         await writer.start()
         await writer.preamble(_event({"type": "message-start", "id": "fake", "delta": {"message": {
             "role": "assistant", "content": [], "tool_plan": "", "tool_calls": [], "citations": []}}}))

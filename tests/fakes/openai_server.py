@@ -21,6 +21,8 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
+import trio
+
 from ._asgi import FakeServer, RecordedRequest, Send, StreamWriter, send_json, serve_fake, sse
 from .turns import (
     FakeToolCall,
@@ -49,17 +51,17 @@ class FakeOpenAI(FakeServer):
         self.models = list(models)
         self._ids = itertools.count(1)
 
-    async def handle(self, request: RecordedRequest, send: Send) -> None:
+    async def handle(self, request: RecordedRequest, send: Send, stop: trio.Event) -> None:
         if request.method == "GET" and request.path.endswith("/models"):
             await send_json(send, 200, {"object": "list", "data": [
                 {"id": model, "object": "model", "owned_by": "fake"} for model in self.models]})
         elif request.method == "POST" and request.path.endswith("/chat/completions"):
-            await self._chat(request, send)
+            await self._chat(request, send, stop)
         else:
             await send_json(send, 404, {"error": {"message": f"no route {request.path}",
                                                   "type": "invalid_request_error"}})
 
-    async def _chat(self, request: RecordedRequest, send: Send) -> None:
+    async def _chat(self, request: RecordedRequest, send: Send, stop: trio.Event) -> None:
         turn = self.next_turn(request)
         if turn.error is not None:
             await _send_error(send, turn.error)
@@ -79,7 +81,7 @@ class FakeOpenAI(FakeServer):
             return sse({"id": "chatcmpl-fake", "object": "chat.completion.chunk", "created": 0, "model": model,
                         "choices": [{"index": 0, "delta": delta, "finish_reason": finish_reason}]})
 
-        writer = StreamWriter(send, turn)
+        writer = StreamWriter(send, turn, stop)
         await writer.start()
         await writer.preamble(chunk({"role": "assistant", "content": ""}))
         for text in turn.chunks:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ssl
 from collections.abc import AsyncIterator
 
 import httpx
@@ -17,9 +18,15 @@ from tests.fakes import (
 )
 
 
+# Building an SSL context (reading the CA bundle) costs ~50 ms; every test
+# needs a fresh client, none needs a fresh context.
+_SSL = ssl.create_default_context()
+
+
 @pytest.fixture
 async def http() -> AsyncIterator[httpx.AsyncClient]:
-    async with httpx.AsyncClient() as client:
+    # trust_env=False: a proxy configured in the environment must not see loopback traffic.
+    async with httpx.AsyncClient(verify=_SSL, trust_env=False) as client:
         yield client
 
 
