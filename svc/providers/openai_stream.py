@@ -75,11 +75,17 @@ class OpenAIStream:
 
     # ------------------------------------------------------------------ chunks
     def _on_event(self, event: SSEEvent) -> list[StreamEvent]:
-        if event.data.strip() == "[DONE]":
+        data = event.data
+        if data[:1] == "{":  # the hot path: one JSON chunk
+            try:
+                return self._on_chunk(json.loads(data))
+            except ValueError:
+                pass  # several chunks in one event; handled below
+        if data.strip() == "[DONE]":
             self._done = True
             return self._final_events()
         events: list[StreamEvent] = []
-        for chunk in json_payloads(event.data):
+        for chunk in json_payloads(data):
             events += self._on_chunk(chunk)
         return events
 
@@ -94,23 +100,27 @@ class OpenAIStream:
                     str(error.get("message") or json.dumps(error)),
                 )
             raise error_for_event(self._provider, "", str(error))
-        if isinstance(chunk.get("model"), str) and chunk["model"]:
-            self._model = chunk["model"]
-        if isinstance(chunk.get("usage"), dict):
-            self._usage = usage_from(chunk["usage"])
+        model = chunk.get("model")
+        if model and isinstance(model, str):
+            self._model = model
+        usage = chunk.get("usage")
+        if usage and isinstance(usage, dict):
+            self._usage = usage_from(usage)
         events: list[StreamEvent] = []
         for choice in chunk.get("choices") or ():
             if not isinstance(choice, dict) or choice.get("index", 0) != 0:
                 continue  # we ask for one choice; ignore any others
             delta = choice.get("delta") or choice.get("message") or {}
             content = delta.get("content")
-            if isinstance(content, str) and content:
+            if content and isinstance(content, str):
                 self._text.append(content)
                 events.append(TextDelta(content))
-            for call in delta.get("tool_calls") or ():
-                event = self._on_tool_call(call)
-                if event is not None:
-                    events.append(event)
+            calls = delta.get("tool_calls")
+            if calls:
+                for call in calls:
+                    event = self._on_tool_call(call)
+                    if event is not None:
+                        events.append(event)
             reason = choice.get("finish_reason")
             if reason:
                 self._finish = _FINISH.get(reason, reason)

@@ -9,13 +9,13 @@ so every wire parser sees whole events.
 from __future__ import annotations
 
 import json
-from typing import Any
-
-import attrs
+from typing import Any, NamedTuple
 
 
-@attrs.frozen
-class SSEEvent:
+class SSEEvent(NamedTuple):
+    """One dispatched event (a NamedTuple, not an attrs record: one is built per
+    streamed delta, and tuple construction is about twice as fast)."""
+
     data: str
     event: str = "message"
     id: str | None = None
@@ -34,6 +34,9 @@ class SSEDecoder:
     def feed(self, line: str) -> SSEEvent | None:
         if not line:
             return self._dispatch()
+        if line.startswith("data: "):  # the hot path: one per streamed delta
+            self._data.append(line[6:])
+            return None
         if line[0] == ":":
             return None
         field, colon, value = line.partition(":")
@@ -56,7 +59,8 @@ class SSEDecoder:
         if not self._data:
             self._event = ""
             return None
-        event = SSEEvent(data="\n".join(self._data), event=self._event or "message", id=self._id)
+        data = self._data[0] if len(self._data) == 1 else "\n".join(self._data)
+        event = SSEEvent(data, self._event or "message", self._id)
         self._data = []
         self._event = ""
         return event

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import AsyncIterator, Callable, Iterable, Mapping
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from typing import Any, Protocol, TypeVar
 
 import attrs
@@ -53,15 +53,15 @@ class WireStream(Protocol):
         """The wire's terminator arrived (``[DONE]``, ``message_stop`` ...)."""
         ...
 
-    def feed(self, line: str) -> Iterable[StreamEvent]:
+    def feed(self, line: str) -> Sequence[StreamEvent]:
         """One response line; raise :class:`ProviderError` for an in-stream error."""
         ...
 
-    def feed_body(self, body: Any) -> Iterable[StreamEvent]:
+    def feed_body(self, body: Any) -> Sequence[StreamEvent]:
         """A whole non-streaming JSON response (servers that ignore ``stream: true``)."""
         ...
 
-    def close(self) -> Iterable[StreamEvent]:
+    def close(self) -> Sequence[StreamEvent]:
         """The body ended cleanly: flush pending state (may set :attr:`finished`)."""
         ...
 
@@ -111,8 +111,13 @@ class _Attempt:
     def on_line(self, line: str) -> bool:
         # After the terminator, keep draining (ignoring) what follows so the
         # connection can go back to the pool.
-        if not self.wire.finished:
-            self.deliver(self.wire.feed(line))
+        wire = self.wire
+        if not wire.finished:
+            events = wire.feed(line)
+            if events:  # most lines (blank separators) yield nothing
+                self.emitted = True
+                for event in events:
+                    self.emit(event)
         return True
 
 

@@ -12,7 +12,8 @@
   server stops, and in-flight responses end, when the block exits.
 * ``server.enqueue(*turns)`` scripts responses (:class:`Turn`: text ``chunks``,
   ``tool_calls``, ``usage``, ``finish_reason``, HTTP ``error`` with
-  ``retry_after``, ``stream_error``, ``delay``, ``drop_after``, ``gate``);
+  ``retry_after``, ``stream_error``, ``delay``, ``drop_after``, ``gate``,
+  ``omit_terminator``);
   with the queue empty, ``server.default(request)`` answers (echo of the last
   user message).
 * ``server.requests``: :class:`RecordedRequest` (method, path, query, headers

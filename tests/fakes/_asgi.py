@@ -312,7 +312,7 @@ ServerT = TypeVar("ServerT", bound=FakeServer)
 async def serve_fake(server: ServerT) -> AsyncIterator[ServerT]:
     """Serve ``server`` on ``127.0.0.1:<free port>`` until the block exits.
 
-    On exit, responses still in flight are cancelled, the listener closes and
+    On exit, responses waiting on a delay or gate end, the listener closes and
     idle keep-alive connections are shut; no task or port outlives the block.
     """
     config = hypercorn.config.Config()

@@ -100,6 +100,9 @@ class FakeAnthropic(FakeServer):
                 "type": turn.stream_error.type, "message": turn.stream_error.message}}))
             await writer.finish()
             return
+        if turn.omit_terminator:
+            await writer.finish()
+            return
         delta: dict[str, Any] = {"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": None}}
         if usage is not None:
             delta["usage"] = {"output_tokens": usage.output_tokens}

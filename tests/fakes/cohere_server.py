@@ -105,6 +105,9 @@ class FakeCohere(FakeServer):
                 await writer.content(_event({"type": "tool-call-delta", "index": index, "delta": {"message": {
                     "tool_calls": {"function": {"arguments": piece}}}}}))
             await writer.frame(_event({"type": "tool-call-end", "index": index}))
+        if turn.omit_terminator:
+            await writer.finish()
+            return
         end: dict[str, Any] = {"finish_reason": finish}
         if usage is not None:
             end["usage"] = _usage(usage)

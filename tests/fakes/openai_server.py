@@ -96,6 +96,9 @@ class FakeOpenAI(FakeServer):
                                                  "message": turn.stream_error.message}}))
             await writer.finish()
             return
+        if turn.omit_terminator:
+            await writer.finish()
+            return
         await writer.frame(chunk({}, finish))
         if usage is not None and (body.get("stream_options") or {}).get("include_usage"):
             await writer.frame(sse({"id": "chatcmpl-fake", "object": "chat.completion.chunk", "created": 0,

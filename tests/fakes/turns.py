@@ -99,6 +99,10 @@ class Turn:
     gate: trio.Event | None = None
     """Hold the response after ``gate_after`` content chunks until the event is set."""
     gate_after: int = 0
+    omit_terminator: bool = False
+    """End the body cleanly but without the wire's closing events (OpenAI: finish
+    chunk, usage and ``[DONE]``; Anthropic: ``message_delta``/``message_stop``;
+    Cohere: ``message-end``), as a server that gave up mid-answer would."""
     argument_chunk: int = 8
     """Tool-call arguments are streamed in pieces of this many characters."""
     model: str | None = None

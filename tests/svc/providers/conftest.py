@@ -17,7 +17,6 @@ from tests.fakes import (
     open_fake_openai,
 )
 
-
 # Building an SSL context (reading the CA bundle) costs ~50 ms; every test
 # needs a fresh client, none needs a fresh context.
 _SSL = ssl.create_default_context()

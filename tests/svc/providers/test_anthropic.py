@@ -111,3 +111,12 @@ async def test_context_length_error_from_http_400(anthropic_server: FakeAnthropi
     with pytest.raises(ProviderError) as info:
         await provider(anthropic_server, http).chat(ChatRequest(model="m", messages=(ChatMessage("user", "x"),)))
     assert info.value.code == "CONTEXT_LENGTH_EXCEEDED"
+
+
+async def test_stream_without_message_stop_is_interrupted(
+    anthropic_server: FakeAnthropic, http: httpx.AsyncClient
+) -> None:
+    anthropic_server.enqueue(Turn(chunks=["almost"], omit_terminator=True))
+    with pytest.raises(ProviderError) as info:
+        await provider(anthropic_server, http).chat(ChatRequest(model="m", messages=(ChatMessage("user", "x"),)))
+    assert info.value.code == "PROVIDER_STREAM_INTERRUPTED" and info.value.partial_text == "almost"

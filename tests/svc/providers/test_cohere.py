@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import httpx
+import pytest
 
 from svc.providers import CohereProvider
 from svc.providers.endpoint import Endpoint
 from svc.providers.types import (
+    PROVIDER_STREAM_INTERRUPTED,
     ChatMessage,
     ChatRequest,
+    ProviderError,
     StreamEvent,
     TextDelta,
     ToolCall,
@@ -65,3 +68,10 @@ async def test_tool_call_stream(cohere_server: FakeCohere, http: httpx.AsyncClie
             {"id": "q_0", "type": "function", "function": {"name": "db_query", "arguments": '{"sql":"select 0"}'}}]},
         {"role": "tool", "tool_call_id": "q_0", "content": "0"},
     ]
+
+
+async def test_stream_without_message_end_is_interrupted(cohere_server: FakeCohere, http: httpx.AsyncClient) -> None:
+    cohere_server.enqueue(Turn(chunks=["almost"], omit_terminator=True))
+    with pytest.raises(ProviderError) as info:
+        await provider(cohere_server, http).chat(ChatRequest(model="m", messages=(ChatMessage("user", "x"),)))
+    assert info.value.code == PROVIDER_STREAM_INTERRUPTED and info.value.partial_text == "almost"

@@ -229,3 +229,20 @@ async def test_api_key_never_appears_in_errors_or_logs(
     for record in caplog.records:
         assert key not in record.getMessage()
         assert key not in str(record.__dict__)
+
+
+async def test_clean_end_without_terminator_is_interrupted(openai_server: FakeOpenAI, http: httpx.AsyncClient) -> None:
+    openai_server.enqueue(Turn(chunks=["cut ", "short"], omit_terminator=True))
+    with pytest.raises(ProviderError) as info:
+        await provider(openai_server.url, http).chat(REQUEST)
+    assert info.value.code == PROVIDER_STREAM_INTERRUPTED and info.value.partial_text == "cut short"
+    assert "ended before the stream was complete" in info.value.message
+    assert len(openai_server.requests) == 1
+
+
+async def test_empty_stream_is_retried_then_interrupted(openai_server: FakeOpenAI, http: httpx.AsyncClient) -> None:
+    openai_server.enqueue(*[Turn(omit_terminator=True)] * 3)
+    with pytest.raises(ProviderError) as info:
+        await provider(openai_server.url, http).chat(REQUEST)
+    assert info.value.code == PROVIDER_STREAM_INTERRUPTED and info.value.partial_text == ""
+    assert len(openai_server.requests) == 3
