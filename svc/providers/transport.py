@@ -147,6 +147,7 @@ async def stream_chat(
         last = attempt >= retry.attempts
         state = _Attempt(new_stream(), sink or _discard)
         wire = state.wire
+        status_error: tuple[ProviderError, float] | None = None
         try:
             async with http.stream(
                 "POST", url, headers=request_headers, content=payload, timeout=TIMEOUT
@@ -155,11 +156,11 @@ async def stream_chat(
                 if response.status_code >= 400:
                     raw = await _read_bounded(response)
                     error = error_for_status(provider, response.status_code, raw, secret=secret)
-                    if error.retryable and not last:
-                        await _backoff(provider, attempt, retry_delay(retry, attempt, response.headers), error)
-                        continue
-                    raise error
-                if _is_json(response):
+                    if not error.retryable or last:
+                        raise error
+                    # Back off after the response is closed, not while holding its connection.
+                    status_error = (error, retry_delay(retry, attempt, response.headers))
+                elif _is_json(response):
                     try:
                         data = json.loads(await response.aread())
                     except ValueError:
@@ -194,6 +195,9 @@ async def stream_chat(
                 await _backoff(provider, attempt, retry_delay(retry, attempt), exc)
                 continue
             raise
+        if status_error is not None:
+            await _backoff(provider, attempt, status_error[1], status_error[0])
+            continue
         if wire.finished:
             return wire.completion()
         if not state.emitted and not last:
