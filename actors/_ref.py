@@ -143,7 +143,7 @@ class ActorRef:
 
     # A per-call timeout is the API contract here: an ask without a bound would let one stuck
     # actor hang its callers, and the default must apply without callers opening scopes.
-    async def ask(self, message: object, *, timeout: float = 30.0) -> object:  # noqa: ASYNC109
+    async def ask(self, message: object, *, timeout: float = 30.0) -> object:
         """Send ``message`` and wait for the handler's return value.
 
         Waits for mailbox space and for the reply within ``timeout`` seconds of trio time, else

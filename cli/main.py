@@ -6,7 +6,7 @@ import asyncclick as click
 
 from svc import __version__
 
-from . import basic, serve
+from . import basic, models, serve, tool
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -15,7 +15,9 @@ async def cli() -> None:
     """svc-engine: a local or headless agent automation runtime."""
 
 
-for command in (serve.serve, basic.status, basic.token, basic.providers, basic.chat):
+for command in (
+    serve.serve, basic.status, models.run, models.parallel, tool.tool, basic.token, basic.providers, basic.chat,
+):
     cli.add_command(command)
 
 

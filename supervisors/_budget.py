@@ -49,8 +49,11 @@ class BudgetScope:
     ``max_duration_ms`` gives a deadline, never later than the parent's. A child's effective
     limits are capped by what its parent has left at creation.
 
-    The first exhaustion (usage >= limit, checked in the order tokens, steps, tool calls,
-    duration, cost) records an Exhaustion, calls ``on_exhausted``, and cancels this scope and
+    A limit is a number of units that may be used: charging past it (usage > limit; for
+    duration, reaching the deadline) exhausts the scope. Charge discrete work (a step, a tool
+    call) *before* doing it, so the call that would go over is the one refused. The first
+    exhaustion (checked in the order tokens, steps, tool calls, duration, cost) records an
+    Exhaustion, calls ``on_exhausted``, and cancels this scope and
     every descendant. Ancestors are checked first: an exhausted ancestor is reported as the
     ancestor's exhaustion, and the descendants only get ``cancelled_by``.
 
@@ -253,15 +256,15 @@ class BudgetScope:
 
     def _first_exceeded(self, now: float) -> LimitName | None:
         limits = self.limits
-        if limits.max_tokens is not None and self._tokens >= limits.max_tokens:
+        if limits.max_tokens is not None and self._tokens > limits.max_tokens:
             return "max_tokens"
-        if limits.max_steps is not None and self._steps >= limits.max_steps:
+        if limits.max_steps is not None and self._steps > limits.max_steps:
             return "max_steps"
-        if limits.max_tool_calls is not None and self._tool_calls >= limits.max_tool_calls:
+        if limits.max_tool_calls is not None and self._tool_calls > limits.max_tool_calls:
             return "max_tool_calls"
         if now >= self.deadline:
             return "max_duration_ms"
-        if limits.max_cost_usd is not None and self._cost_usd >= limits.max_cost_usd:
+        if limits.max_cost_usd is not None and self._cost_usd > limits.max_cost_usd:
             return "max_cost_usd"
         return None
 

@@ -23,6 +23,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 
 import attrs
+import httpx
 import hypercorn.config
 import hypercorn.trio
 import trio
@@ -41,8 +42,19 @@ from ._version import __version__
 from .clock import Clock, SystemClock
 from .errors import ConfigError
 from .events import EventLog, open_event_log
+from .providers import ProviderRegistry
+from .sessions import (
+    PermissionService,
+    QuestionService,
+    SessionRepository,
+    SessionService,
+    SessionServices,
+    ToolDispatcher,
+)
 from .settings import Settings
 from .store import Database, KeyValueRepository, open_database
+from .tools import ToolRegistry
+from .tools.builtin import register_builtins
 
 log = logging.getLogger("svc.engine")
 
@@ -68,7 +80,15 @@ class Engine:
     ready: bool = False
     url: str | None = None
     """Base URL of the HTTP API when it is served (the real port when bound to 0)."""
+    http: httpx.AsyncClient = attrs.field(default=None)
+    """Shared outbound HTTP client (providers, web tools, MCP)."""
     supervisors: dict[str, DynamicSupervisor] = attrs.field(factory=dict)
+    providers: ProviderRegistry = attrs.field(default=None)
+    tools: ToolRegistry = attrs.field(factory=ToolRegistry)
+    permissions: PermissionService = attrs.field(default=None)
+    questions: QuestionService = attrs.field(default=None)
+    dispatcher: ToolDispatcher = attrs.field(default=None)
+    sessions: SessionService = attrs.field(default=None)
     version: str = __version__
     _http_shutdown: trio.Event = attrs.field(factory=trio.Event)
     _settings_listeners: list[Callable[[Settings], None]] = attrs.field(factory=list)
@@ -92,10 +112,47 @@ class Engine:
         """
         fresh = await trio.to_thread.run_sync(self.settings.reload)
         self.settings = fresh
+        self._apply_settings(fresh)
         for listener in self._settings_listeners:
             listener(fresh)
         self.events.publish("config.reloaded", {"ok": True})
         return fresh
+
+    def _apply_settings(self, settings: Settings) -> None:
+        self.providers.rebuild(settings)
+        self.permissions.wait_timeout_s = settings.permission_wait_timeout_ms / 1000
+        self.questions.wait_timeout_s = settings.question_wait_timeout_ms / 1000
+        self.dispatcher.exec_timeout_s = settings.tool_exec_timeout_ms / 1000
+
+    async def _build_services(self) -> None:
+        """Wire the domain services (before any actor or route can use them)."""
+        settings = self.settings
+        self.providers = ProviderRegistry(settings, self.http)
+        register_builtins(self.tools)
+        self.permissions = PermissionService(
+            self.db, self.events, self.clock, wait_timeout_s=settings.permission_wait_timeout_ms / 1000,
+            apply_defaults=settings.apply_default_permission_rules,
+        )
+        await self.permissions.load()
+        self.questions = QuestionService(
+            self.db, self.events, self.clock, wait_timeout_s=settings.question_wait_timeout_ms / 1000
+        )
+        await self.questions.load()
+        self.dispatcher = ToolDispatcher(self.tools, self.permissions,
+                                         exec_timeout_s=settings.tool_exec_timeout_ms / 1000)
+        self.sessions = SessionService(
+            SessionServices(
+                repo=SessionRepository(self.db), events=self.events, clock=self.clock, providers=self.providers,
+                tools=self.tools, dispatcher=self.dispatcher, permissions=self.permissions,
+                questions=self.questions, settings=lambda: self.settings, engine=self,
+            ),
+            self.actors,
+        )
+        await self.sessions.recover()
+
+    def _install_actor_factories(self) -> None:
+        system = self.actors
+        self.sessions.install(spawner=self.supervisors["sessions"].actor_spawner(system))
 
     # ------------------------------------------------------------ supervision
     async def _run_entity_supervisor(
@@ -170,11 +227,13 @@ async def open_engine(
         open_database(state_dir / DB_FILENAME) as db,
         open_event_log(db, clock) as events,
         open_actor_system() as system,
+        httpx.AsyncClient(timeout=httpx.Timeout(30.0, connect=10.0), follow_redirects=False) as http,
     ):
         engine = Engine(
             settings=settings, clock=clock, db=db, events=events, actors=system,
-            kv=KeyValueRepository(db), started_at_ms=clock.now_ms(),
+            kv=KeyValueRepository(db), started_at_ms=clock.now_ms(), http=http,
         )
+        await engine._build_services()
         children: list[ChildSpec] = [
             ChildSpec(id=key, start=engine._run_entity_supervisor, args=(key,), restart=Restart.PERMANENT)
             for key in ENTITY_SUPERVISORS
@@ -194,6 +253,7 @@ async def open_engine(
         async with open_supervisor(
             children, strategy=Strategy.ONE_FOR_ALL, max_restarts=3, max_seconds=60.0, name="engine"
         ):
+            engine._install_actor_factories()
             engine.ready = True
             log.info("engine ready", extra={"state_dir": str(state_dir), "url": engine.url})
             try:

@@ -91,6 +91,14 @@ class Settings(BaseSettings):
     persona: str | None = _env("PERSONA", default=None)
     identity: dict[str, Any] = Field(default_factory=dict)
 
+    # --- runs
+    run_timeout_ms: int = _env("RUN_TIMEOUT_MS", default=600_000, ge=1)
+    max_tool_iterations: int = _env("MAX_TOOL_ITERATIONS", default=25, ge=1, le=1000)
+    tool_exec_timeout_ms: int = _env("TOOL_EXEC_TIMEOUT_MS", default=300_000, ge=1)
+    permission_wait_timeout_ms: int = _env("PERMISSION_WAIT_TIMEOUT_MS", default=120_000, ge=1)
+    question_wait_timeout_ms: int = _env("QUESTION_WAIT_TIMEOUT_MS", default=600_000, ge=1)
+    apply_default_permission_rules: bool = _env("APPLY_DEFAULT_PERMISSION_RULES", default=True)
+
     # --- tools
     search_backend: str = _env("SEARCH_BACKEND", default="auto")
     search_url: str | None = _env("SEARCH_URL", default=None)

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 from quart import request
 from quart_trio import QuartTrio
 
-from ..errors import AuthRequired, EngineStarting
+from ..errors import AuthRequired, EngineStarting, PayloadTooLarge
 from .auth import is_public, presented_token, token_matches
 from .errors import error_response, install_error_handlers
 from .routes import BLUEPRINTS
@@ -41,6 +41,10 @@ def create_app(engine: Engine) -> QuartTrio:
             return error_response(AuthRequired())
         if not engine.ready:
             return error_response(EngineStarting("Engine starting"))
+        # Refuse an oversized body before reading it (chunked bodies are capped
+        # by MAX_CONTENT_LENGTH while they are read).
+        if request.content_length is not None and request.content_length > MAX_BODY_BYTES:
+            return error_response(PayloadTooLarge())
         return None
 
     for blueprint in BLUEPRINTS:

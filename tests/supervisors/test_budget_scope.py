@@ -12,8 +12,8 @@ from supervisors import BudgetLimits, BudgetScope, BudgetUsage, Exhaustion
 @pytest.mark.parametrize(
     ("limits", "field", "below", "reaching", "limit_name"),
     [
-        (BudgetLimits(max_tokens=100), "tokens", 60, 40, "max_tokens"),
-        (BudgetLimits(max_steps=3), "steps", 2, 1, "max_steps"),
+        (BudgetLimits(max_tokens=100), "tokens", 60, 41, "max_tokens"),
+        (BudgetLimits(max_steps=3), "steps", 3, 1, "max_steps"),
         (BudgetLimits(max_tool_calls=2), "tool_calls", 1, 5, "max_tool_calls"),
         (BudgetLimits(max_cost_usd=0.5), "cost_usd", 0.25, 0.5, "max_cost_usd"),
     ],
@@ -65,7 +65,7 @@ async def test_duration_is_also_noticed_by_charge(autojump_clock: trio.testing.M
 
 async def test_limits_are_checked_in_a_fixed_order() -> None:
     budget = BudgetScope(BudgetLimits(max_tokens=10, max_steps=1, max_cost_usd=0.1))
-    exhaustion = budget.charge(tokens=10, steps=1, cost_usd=1.0)
+    exhaustion = budget.charge(tokens=11, steps=2, cost_usd=1.0)
     assert exhaustion is not None and exhaustion.limit == "max_tokens"
 
 
@@ -152,7 +152,7 @@ async def test_cancel_cancels_the_scope_and_its_descendants_without_exhaustion()
 
 async def test_entering_a_finished_scope_is_cancelled_at_once() -> None:
     budget = BudgetScope(BudgetLimits(max_steps=1))
-    budget.charge(steps=1)
+    budget.charge(steps=2)
     with budget:
         await trio.lowlevel.checkpoint()
         pytest.fail("not cancelled")  # pragma: no cover
@@ -173,7 +173,7 @@ async def test_a_scope_can_be_entered_concurrently_from_several_tasks() -> None:
     async with trio.open_nursery() as nursery:
         for i in range(3):
             await nursery.start(worker, i)
-        budget.charge(tool_calls=1)
+        budget.charge(tool_calls=2)
     assert sorted(ended) == [0, 1, 2]
 
 
@@ -184,7 +184,7 @@ async def test_attach_governs_an_existing_cancel_scope(
     with trio.CancelScope() as external:
         detach = budget.attach(external)
         assert external.deadline == budget.deadline
-        budget.charge(tokens=5)
+        budget.charge(tokens=6)
         await trio.lowlevel.checkpoint()
     assert external.cancelled_caught
 
@@ -192,7 +192,7 @@ async def test_attach_governs_an_existing_cancel_scope(
     with trio.CancelScope() as detached_scope:
         detach = other.attach(detached_scope)
         detach()
-        other.charge(tokens=5)
+        other.charge(tokens=6)
         await trio.lowlevel.checkpoint()
     assert not detached_scope.cancelled_caught
 
@@ -207,7 +207,7 @@ async def test_initial_usage_counts_towards_the_limits(
     assert budget.remaining() == BudgetLimits(max_tokens=10, max_duration_ms=1000)
     await trio.sleep(0.25)
     assert budget.usage.duration_ms == 9_250
-    assert budget.charge(tokens=10) is not None
+    assert budget.charge(tokens=11) is not None
 
 
 async def test_on_exhausted_is_called_once_even_if_charged_again() -> None:

@@ -2,9 +2,12 @@
 
 from quart import Blueprint
 
-from . import events, global_
+from . import approvals, events, global_, sessions, tools
 
 BLUEPRINTS: list[Blueprint] = [
     global_.bp,
     events.bp,
+    sessions.bp,
+    tools.bp,
+    approvals.bp,
 ]

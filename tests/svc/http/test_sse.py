@@ -10,23 +10,10 @@ import trio
 
 import svc
 from svc.clock import TrioClock
-from svc.events import KEEPALIVE, EventFilter, open_event_log, parse_frames
+from svc.events import KEEPALIVE, EventFilter, open_event_log
 from svc.http.sse import event_frames
 from svc.store import open_database
-
-
-async def read_frames(response: httpx.Response, count: int) -> list[dict[str, str]]:
-    """Read until ``count`` data frames arrived (keep-alive comments are skipped)."""
-    buffer = ""
-    frames: list[dict[str, str]] = []
-    async for chunk in response.aiter_text():
-        buffer += chunk
-        while "\n\n" in buffer:
-            block, buffer = buffer.split("\n\n", 1)
-            frames.extend(parse_frames(block + "\n\n"))
-            if len(frames) >= count:
-                return frames
-    return frames
+from tests.helpers import read_sse
 
 
 async def test_event_stream_frames_carry_seq_ids_and_envelopes(
@@ -38,7 +25,7 @@ async def test_event_stream_frames_carry_seq_ids_and_envelopes(
         await engine.events.wait_for_subscribers(lambda n: n >= 1)
         engine.events.publish("test.other", {"sessionID": "s2"})
         published = engine.events.publish("test.mine", {"sessionID": "s1", "n": 1})
-        frames = await read_frames(response, 3)
+        frames = await read_sse(response, 3)
     assert json.loads(frames[0]["data"])["type"] == "server.connected"
     assert json.loads(frames[1]["data"])["type"] == "engine.lifecycle.ready"
     assert frames[2]["id"] == str(published.seq)
@@ -53,7 +40,7 @@ async def test_stream_resumes_after_last_event_id(client: httpx.AsyncClient, eng
     await engine.events.flush()
     headers = {"Last-Event-ID": str(seqs[1])}
     async with client.stream("GET", "/event", params={"sessionID": "s1"}, headers=headers) as response:
-        frames = await read_frames(response, 5)
+        frames = await read_sse(response, 5)
     replayed = [int(f["id"]) for f in frames if "id" in f]
     assert replayed == seqs[2:]
 
@@ -63,7 +50,7 @@ async def test_cursor_query_resumes_like_last_event_id(client: httpx.AsyncClient
     await engine.events.flush()
     params = {"sessionID": "s9", "cursor": str(seqs[0])}
     async with client.stream("GET", "/event", params=params) as response:
-        frames = await read_frames(response, 4)
+        frames = await read_sse(response, 4)
     assert [int(f["id"]) for f in frames if "id" in f] == seqs[1:]
 
 
@@ -88,8 +75,8 @@ async def test_200_dropped_streams_leave_no_subscriber_behind(
 
 async def _open_and_drop(client: httpx.AsyncClient) -> None:
     async with client.stream("GET", "/event") as response:
-        async for _ in response.aiter_bytes():
-            break  # first chunk arrived: the server holds a subscription; drop it
+        # First frames arrived: the server holds a subscription; drop it.
+        await read_sse(response, 1)
 
 
 async def test_keepalive_after_ten_idle_seconds(tmp_path: Path, autojump_clock: trio.testing.MockClock) -> None:

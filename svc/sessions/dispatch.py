@@ -1,0 +1,124 @@
+"""The one path every tool call takes: existence, allowlist, gates, permission, arguments, execution.
+
+Session runs, ``POST /tool/execute``, the CLI ``tool`` command and ``batch``
+sub-calls all dispatch through :class:`ToolDispatcher`, so a policy enforced
+in one place is enforced everywhere. Outside an interactive session an
+``ask`` rule cannot be answered, so it fails closed.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Literal
+
+import attrs
+import trio
+
+from ..errors import SvcError, ValidationFailed
+from ..tools import ToolContext, ToolRegistry, ToolView
+from ..tools.schema import validate_args
+from .permissions import PermissionService
+from .requests import ToolGate
+
+log = logging.getLogger("svc.tools")
+
+State = Literal["completed", "failed", "denied"]
+
+
+@attrs.frozen
+class ToolOutcome:
+    tool: str
+    state: State
+    output: str | None = None
+    error: str | None = None
+    code: str | None = None
+    metadata: Mapping[str, Any] = attrs.field(factory=dict)
+    permission_request_id: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.state == "completed"
+
+
+StateListener = Callable[[str, Mapping[str, Any]], None]
+"""Called with ``("pending"|"running", extra)`` as a call moves through the gates."""
+
+
+class ToolDispatcher:
+    def __init__(self, registry: ToolRegistry, permissions: PermissionService, *, exec_timeout_s: float) -> None:
+        self.registry = registry
+        self.permissions = permissions
+        self.exec_timeout_s = exec_timeout_s
+
+    async def dispatch(
+        self,
+        name: str,
+        args: Mapping[str, Any],
+        ctx: ToolContext,
+        *,
+        view: ToolView | None = None,
+        gates: Sequence[ToolGate] = (),
+        on_state: StateListener | None = None,
+    ) -> ToolOutcome:
+        tool = self.registry.get(name)
+        if tool is None:
+            return ToolOutcome(name, "failed", error=f"unknown tool `{name}`", code="TOOL_NOT_FOUND")
+        canonical = tool.name
+        if view is not None and not view.allows(canonical):
+            return ToolOutcome(canonical, "denied", error=f"tool `{canonical}` is not allowed in this run",
+                               code="TOOL_NOT_ALLOWED")
+        for gate in gates:
+            reason = await gate(canonical, args)
+            if reason:
+                return ToolOutcome(canonical, "denied", error=reason, code="TOOL_CAPABILITY_DENIED")
+
+        request_id: str | None = None
+        action = self.permissions.evaluate(tool.permission, session_id=ctx.session_id)
+        if action == "deny":
+            return ToolOutcome(canonical, "denied", error=f"tool `{canonical}` is denied by permission rule",
+                               code="TOOL_DISPATCH_DENIED")
+        if action == "ask":
+            if not ctx.interactive:
+                return ToolOutcome(
+                    canonical, "denied", code="TOOL_DISPATCH_DENIED",
+                    error=f"tool `{canonical}` requires approval and cannot run without an interactive approval",
+                )
+            if on_state is not None:
+                on_state("pending", {})
+            outcome, request = await self.permissions.request(
+                tool=canonical, permission=tool.permission, args=args, session_id=ctx.session_id,
+                run_id=ctx.run_id, call_id=ctx.call_id, message_id=ctx.message_id,
+            )
+            request_id = request.id
+            if outcome == "denied":
+                return ToolOutcome(canonical, "denied", error="Permission denied by user",
+                                   code="PERMISSION_DENIED", permission_request_id=request_id)
+            if outcome == "timeout":
+                timeout_ms = int(self.permissions.wait_timeout_s * 1000)
+                return ToolOutcome(canonical, "failed", error=f"Permission request timed out after {timeout_ms} ms",
+                                   code="PERMISSION_TIMEOUT", permission_request_id=request_id)
+
+        try:
+            checked = validate_args(tool.input_schema, args)
+        except ValidationFailed as exc:
+            return ToolOutcome(canonical, "failed", error=exc.message, code=exc.code,
+                               metadata={"field": exc.extra.get("field")}, permission_request_id=request_id)
+
+        if on_state is not None:
+            on_state("running", {})
+        with trio.move_on_after(self.exec_timeout_s) as timer:
+            try:
+                result = await tool.execute(checked, ctx)
+            except SvcError as exc:
+                return ToolOutcome(canonical, "failed", error=exc.message, code=exc.code,
+                                   metadata=dict(exc.extra), permission_request_id=request_id)
+            except Exception as exc:
+                log.exception("tool %s raised", canonical)
+                return ToolOutcome(canonical, "failed", error=f"tool `{canonical}` failed: {type(exc).__name__}",
+                                   code="TOOL_EXECUTION_FAILED", permission_request_id=request_id)
+        if timer.cancelled_caught:
+            return ToolOutcome(canonical, "failed", code="TOOL_TIMEOUT", permission_request_id=request_id,
+                               error=f"tool `{canonical}` timed out after {int(self.exec_timeout_s * 1000)} ms")
+        return ToolOutcome(canonical, "completed", output=result.output, metadata=dict(result.metadata),
+                           permission_request_id=request_id)

@@ -1,0 +1,247 @@
+"""The sessions facade: what routes, the CLI and other domains call.
+
+Reads go straight to the store; anything that changes a session or starts a
+run is a message to that session's actor (activated lazily, rehydrated from
+the store after a restart).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import uuid
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+import attrs
+import trio
+
+from actors import ActorDead, ActorError, ActorNotFound, ActorRef, ActorSystem, AskTimeout
+
+from ..clock import Clock
+from ..errors import SvcError, ValidationFailed
+from ..events import EventLog
+from ..providers import ProviderRegistry
+from ..settings import Settings
+from ..tools import ToolRegistry
+from .actor import SessionActor
+from .dispatch import ToolDispatcher
+from .parts import validate_parts
+from .permissions import PermissionService
+from .questions import QuestionService
+from .records import DEFAULT_TITLE, Message, Run, Session
+from .repository import SessionRepository
+from .requests import (
+    AppendMessage,
+    CancelRun,
+    DeleteSession,
+    GetActiveRun,
+    GetSession,
+    RunRequest,
+    RunStarted,
+    SessionNotFound,
+    StartRun,
+    UpdateSession,
+)
+
+log = logging.getLogger("svc.sessions")
+
+ASK_TIMEOUT = 30.0
+SESSION_PREFIX = "session/"
+
+
+@attrs.define(eq=False)
+class SessionServices:
+    """What a session actor and its runs need from the engine."""
+
+    repo: SessionRepository
+    events: EventLog
+    clock: Clock
+    providers: ProviderRegistry
+    tools: ToolRegistry
+    dispatcher: ToolDispatcher
+    permissions: PermissionService
+    questions: QuestionService
+    settings: Callable[[], Settings]
+    engine: Any = None
+
+
+@attrs.frozen
+class CreateSession:
+    title: str | None = None
+    directory: str | None = None
+    project_id: str | None = None
+    parent_id: str | None = None
+    provider_id: str | None = None
+    model_id: str | None = None
+    temperature: float | None = None
+    top_p: float | None = None
+    max_tokens: int | None = None
+    source_kind: str | None = None
+    source_metadata: Mapping[str, Any] | None = None
+
+
+def request_hash(body: Any) -> str:
+    return hashlib.sha256(json.dumps(body, sort_keys=True, default=str).encode()).hexdigest()
+
+
+class SessionService:
+    def __init__(self, services: SessionServices, actors: ActorSystem) -> None:
+        self.s = services
+        self.repo = services.repo
+        self.actors = actors
+
+    # ------------------------------------------------------------------ lifecycle
+    def install(self, spawner: Any = None) -> None:
+        """Register lazy activation of ``session/<id>`` actors."""
+        self.actors.register_factory(SESSION_PREFIX, self._activate, spawner=spawner)
+
+    async def _activate(self, name: str) -> SessionActor | None:
+        session = await self.repo.get(name[len(SESSION_PREFIX):])
+        if session is None:
+            return None
+        await self._settle_orphans(session.id)
+        return SessionActor(self.s, session)
+
+    async def recover(self) -> int:
+        """At start-up: runs left 'running' by a crash end as errors, with their terminal event."""
+        orphans = await self.repo.runs(status="running", limit=10_000)
+        for run in orphans:
+            await self._settle(run)
+        return len(orphans)
+
+    async def _settle_orphans(self, session_id: str) -> None:
+        for run in await self.repo.runs(session_id=session_id, status="running", limit=100):
+            await self._settle(run)
+
+    async def _settle(self, run: Run) -> None:
+        now = self.s.clock.now_ms()
+        settled = attrs.evolve(
+            run, status="error", error_code="ENGINE_RESTARTED", failure_category="runtime", finished_at_ms=now,
+            error_message="the engine stopped while this run was active; the work committed so far is kept",
+        )
+        await self.repo.save_run(settled)
+        self.s.events.publish("session.run.finished", {
+            "sessionID": run.session_id, "runID": run.id, "finishedAtMs": now, "status": "error",
+            "error": {"code": "ENGINE_RESTARTED", "message": settled.error_message}, "failureCategory": "runtime",
+        })
+
+    async def ref(self, session_id: str) -> ActorRef:
+        try:
+            return await self.actors.get_or_spawn(SESSION_PREFIX + session_id)
+        except ActorNotFound:
+            raise SessionNotFound(sessionID=session_id) from None
+
+    # ------------------------------------------------------------------ sessions
+    async def create(self, body: CreateSession) -> Session:
+        settings = self.s.settings()
+        workspace = settings.resolved_workspace
+        directory = Path(body.directory).expanduser() if body.directory else workspace
+        if not directory.is_absolute():
+            directory = workspace / directory
+        directory = directory.resolve()
+        if not directory.is_dir():
+            raise ValidationFailed(f"`directory` {directory} is not a directory", field="directory")
+        if (body.provider_id is None) != (body.model_id is None) and body.model_id is not None:
+            raise ValidationFailed("`model.providerID` is required with `model.modelID`", field="model.providerID")
+        now = self.s.clock.now_ms()
+        sampling = {k: v for k, v in (("temperature", body.temperature), ("top_p", body.top_p),
+                                      ("max_tokens", body.max_tokens)) if v is not None}
+        session = Session(
+            id=str(uuid.uuid4()), title=(body.title or "").strip() or DEFAULT_TITLE, directory=str(directory),
+            created_at_ms=now, updated_at_ms=now, project_id=body.project_id, parent_id=body.parent_id,
+            provider_id=body.provider_id, model_id=body.model_id, settings=sampling, source_kind=body.source_kind,
+            source_metadata=body.source_metadata,
+        )
+        await self.repo.create(session)
+        self.s.events.publish("session.created", {"sessionID": session.id, "title": session.title})
+        return session
+
+    async def get(self, session_id: str) -> Session:
+        ref = self.actors.lookup(SESSION_PREFIX + session_id)
+        if ref is not None and ref.alive:
+            try:
+                return await ask(ref, GetSession())  # type: ignore[return-value]
+            except (ActorDead, AskTimeout):
+                pass  # the actor just stopped or is busy; the store has the truth
+        session = await self.repo.get(session_id)
+        if session is None:
+            raise SessionNotFound(sessionID=session_id)
+        return session
+
+    async def list(self, **filters: Any) -> list[Session]:
+        return await self.repo.list(**filters)
+
+    async def messages(self, session_id: str) -> list[Message]:
+        await self.get(session_id)
+        return await self.repo.messages(session_id)
+
+    async def update(self, session_id: str, changes: Mapping[str, Any]) -> Session:
+        return await self._ask(session_id, UpdateSession(changes))  # type: ignore[return-value]
+
+    async def delete(self, session_id: str) -> dict[str, Any]:
+        return await self._ask(session_id, DeleteSession())  # type: ignore[return-value]
+
+    async def append_message(self, session_id: str, parts: list[Any]) -> Message:
+        return await self._ask(session_id, AppendMessage(tuple(parts)))  # type: ignore[return-value]
+
+    # ------------------------------------------------------------------ runs
+    def validate_parts(self, session: Session, raw: Any) -> tuple[dict[str, Any], ...]:
+        return validate_parts(raw, workspace=Path(session.directory))
+
+    async def prompt(self, session_id: str, request: RunRequest) -> RunStarted:
+        return await self._ask(session_id, StartRun(request))  # type: ignore[return-value]
+
+    async def active_run(self, session_id: str) -> Run | None:
+        await self.get(session_id)
+        ref = self.actors.lookup(SESSION_PREFIX + session_id)
+        if ref is None or not ref.alive:
+            return None
+        return await ask(ref, GetActiveRun())  # type: ignore[return-value]
+
+    async def cancel(self, session_id: str, run_id: str | None = None, reason: str = "user_cancelled") -> bool:
+        await self.get(session_id)
+        ref = self.actors.lookup(SESSION_PREFIX + session_id)
+        if ref is None or not ref.alive:
+            return False
+        return bool(await ask(ref, CancelRun(run_id, reason)))
+
+    async def wait(self, started: RunStarted, *, timeout: float | None = None) -> Run:
+        """Wait for a run to end and return its final record."""
+        if timeout is None:
+            await started.done.wait()
+        else:
+            with trio.fail_after(timeout):
+                await started.done.wait()
+        run = await self.repo.get_run(started.run.id)
+        return run or started.run
+
+    async def run_to_end(self, session_id: str, request: RunRequest, *, timeout: float | None = None) -> tuple[Run, str]:
+        """Start a run, wait for it, and return it with its final reply text."""
+        started = await self.prompt(session_id, request)
+        run = await self.wait(started, timeout=timeout)
+        return run, await self.reply_text(run)
+
+    async def reply_text(self, run: Run) -> str:
+        if not run.assistant_message_id:
+            return ""
+        for message in await self.repo.messages(run.session_id):
+            if message.id == run.assistant_message_id:
+                return message.text()
+        return ""
+
+    async def _ask(self, session_id: str, message: object) -> object:
+        ref = await self.ref(session_id)
+        return await ask(ref, message)
+
+
+async def ask(ref: ActorRef, message: object, *, timeout: float = ASK_TIMEOUT) -> object:
+    """``ref.ask`` with a domain error re-raised as itself (the actor stays up)."""
+    try:
+        return await ref.ask(message, timeout=timeout)
+    except ActorError as exc:
+        if isinstance(exc.error, SvcError):
+            raise exc.error from None
+        raise
