@@ -18,9 +18,10 @@ from __future__ import annotations
 
 import ipaddress
 import logging
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Any
 
 import attrs
 import httpx
@@ -36,10 +37,12 @@ from supervisors import (
     Strategy,
     open_dynamic_supervisor,
     open_supervisor,
+    run_supervisor,
 )
 
 from ._version import __version__
 from .clock import Clock, SystemClock
+from .component import Component, default_components
 from .errors import ConfigError
 from .events import EventLog, open_event_log
 from .providers import ProviderRegistry
@@ -89,7 +92,16 @@ class Engine:
     questions: QuestionService = attrs.field(default=None)
     dispatcher: ToolDispatcher = attrs.field(default=None)
     sessions: SessionService = attrs.field(default=None)
+    # Domain services set by their components (see svc/component.py).
+    mcp: Any = None
+    memory: Any = None
+    identity: Any = None
+    teams: Any = None
+    automations: Any = None
+    goals: Any = None
+    components: list[Component] = attrs.field(factory=list)
     version: str = __version__
+    _background: trio.Nursery | None = None
     _http_shutdown: trio.Event = attrs.field(factory=trio.Event)
     _settings_listeners: list[Callable[[Settings], None]] = attrs.field(factory=list)
 
@@ -100,6 +112,22 @@ class Engine:
     @property
     def workspace(self) -> Path:
         return self.settings.resolved_workspace
+
+    def spawn_background(self, fn: Callable[..., Awaitable[object]], *args: object) -> None:
+        """Run ``fn(*args)`` as a background task of the engine (cancelled at shutdown).
+
+        For best-effort work such as reconnecting connectors: an exception is
+        logged, never propagated into the engine.
+        """
+        assert self._background is not None, "the engine is not running"
+
+        async def guarded() -> None:
+            try:
+                await fn(*args)
+            except Exception:
+                log.exception("background task %s failed", getattr(fn, "__qualname__", fn))
+
+        self._background.start_soon(guarded)
 
     def on_settings_changed(self, listener: Callable[[Settings], None]) -> None:
         """Call ``listener(new_settings)`` after every successful reload."""
@@ -149,10 +177,28 @@ class Engine:
             self.actors,
         )
         await self.sessions.recover()
+        for component in self.components:
+            await component.setup(self)
 
     def _install_actor_factories(self) -> None:
         system = self.actors
         self.sessions.install(spawner=self.supervisors["sessions"].actor_spawner(system))
+        for component in self.components:
+            component.install(self)
+
+    async def _run_services(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
+        children = [child for component in self.components for child in component.children(self)]
+        if not children:
+            task_status.started()
+            await trio.sleep_forever()
+        await run_supervisor(children, strategy=Strategy.ONE_FOR_ONE, max_restarts=5, max_seconds=60.0,
+                             name="services", task_status=task_status)
+
+    async def _run_background(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
+        async with trio.open_nursery() as nursery:
+            self._background = nursery
+            task_status.started()
+            await trio.sleep_forever()
 
     # ------------------------------------------------------------ supervision
     async def _run_entity_supervisor(
@@ -214,6 +260,7 @@ async def open_engine(
     *,
     serve_http: bool = False,
     clock: Clock | None = None,
+    components: list[Component] | None = None,
 ) -> AsyncIterator[Engine]:
     """Start an engine for the duration of the block (see the module docstring)."""
     settings = settings if settings is not None else Settings.load()
@@ -232,12 +279,15 @@ async def open_engine(
         engine = Engine(
             settings=settings, clock=clock, db=db, events=events, actors=system,
             kv=KeyValueRepository(db), started_at_ms=clock.now_ms(), http=http,
+            components=components if components is not None else default_components(),
         )
         await engine._build_services()
         children: list[ChildSpec] = [
             ChildSpec(id=key, start=engine._run_entity_supervisor, args=(key,), restart=Restart.PERMANENT)
             for key in ENTITY_SUPERVISORS
         ]
+        children.append(ChildSpec(id="background", start=engine._run_background, restart=Restart.PERMANENT))
+        children.append(ChildSpec(id="services", start=engine._run_services, restart=Restart.PERMANENT))
         if serve_http:
             children.append(
                 ChildSpec(
@@ -255,11 +305,18 @@ async def open_engine(
         ):
             engine._install_actor_factories()
             engine.ready = True
+            for component in engine.components:
+                await component.started(engine)
             log.info("engine ready", extra={"state_dir": str(state_dir), "url": engine.url})
             try:
                 yield engine
             finally:
                 engine.ready = False
+                with trio.CancelScope(shield=True), trio.move_on_after(10):
+                    # Shielded and bounded: components get a short chance to
+                    # wind down (stop schedulers, persist) even on cancellation.
+                    for component in reversed(engine.components):
+                        await component.stopping(engine)
                 # Open SSE streams end now, so the HTTP server's graceful
                 # shutdown is not held up by clients that never disconnect.
                 events.end_streams()
