@@ -62,3 +62,24 @@ async def engine(settings: Settings) -> AsyncIterator[svc.Engine]:
 async def client(engine: svc.Engine) -> AsyncIterator[httpx.AsyncClient]:
     async with httpx.AsyncClient(base_url=engine.url or "", timeout=30.0) as c:
         yield c
+
+
+@pytest.fixture
+async def fake_model() -> AsyncIterator[Any]:
+    """A scripted OpenAI-compatible model server on loopback (see tests/fakes/openai_server.py).
+
+    Unscripted requests are answered by echoing the last user message.
+    """
+    from tests.fakes.openai_server import open_fake_openai
+
+    async with open_fake_openai() as server:
+        yield server
+
+
+@pytest.fixture
+def model_settings(make_settings: Callable[..., Settings], fake_model: Any) -> Settings:
+    """Settings whose default provider is the fake model server (override ``settings`` with it)."""
+    return make_settings(
+        default_provider="openai",
+        providers={"openai": {"url": fake_model.url, "api_key": "sk-test-key-0001", "default_model": "fake-model"}},
+    )
