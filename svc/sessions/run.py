@@ -44,6 +44,7 @@ from ..providers.types import (
 )
 from ..tools import ToolContext, ToolFailed, ToolResult, ToolView
 from .context import clip_for_model, history_messages, system_prompt
+from .deltas import DeltaCoalescer
 from .dispatch import ToolOutcome
 from .parts import model_content
 from .records import Message, Run, Session, environment
@@ -113,6 +114,7 @@ class RunExecution:
         )
         self.provider: Provider | None = None
         self.model: str | None = None
+        self._inflight: list[str] | None = None
 
     # ------------------------------------------------------------------ control
     def cancel(self, reason: str = "user_cancelled") -> None:
@@ -148,9 +150,8 @@ class RunExecution:
                 outcome = Outcome("completed")
         except ProviderError as exc:
             outcome = Outcome("error", exc.code, exc.message, _FAILURE_CATEGORIES.get(exc.code, "provider"))
-            partial = getattr(exc, "partial_text", None)
-            if partial:
-                self._append_text(partial)
+            if exc.partial_text:
+                self._append_text(exc.partial_text)
         except SvcError as exc:
             outcome = Outcome("error", exc.code, exc.message, _FAILURE_CATEGORIES.get(exc.code, "runtime"))
         except Exception:
@@ -254,17 +255,22 @@ class RunExecution:
         publish = self.events.publish
         session_id, run_id, message_id = self.session.id, self.run.id, self.assistant.id
 
+        def emit_text(text: str) -> None:
+            publish("message.part.updated", {
+                "part": {"id": text_part_id, "sessionID": session_id, "messageID": message_id, "type": "text",
+                         "text": text},
+                "delta": text, "sessionID": session_id, "runID": run_id,
+            })
+
+        deltas = DeltaCoalescer(emit_text)
+
         def sink(event: StreamEvent) -> None:
             if isinstance(event, TextDelta):
-                if not event.text:
-                    return
-                streamed.append(event.text)
-                publish("message.part.updated", {
-                    "part": {"id": text_part_id, "sessionID": session_id, "messageID": message_id, "type": "text",
-                             "text": event.text},
-                    "delta": event.text, "sessionID": session_id, "runID": run_id,
-                })
+                if event.text:
+                    streamed.append(event.text)
+                    deltas.add(event.text)
             elif isinstance(event, ToolCallDelta):
+                deltas.flush()  # keep text and tool events in the order they streamed
                 publish("message.part.updated", {
                     "part": {"id": event.id or f"{message_id}-call{event.index}", "sessionID": session_id,
                              "messageID": message_id, "type": "tool", "tool": event.name, "state": "pending"},
@@ -272,12 +278,29 @@ class RunExecution:
                     "sessionID": session_id, "runID": run_id,
                 })
 
+        failure: ProviderError | None = None
+        # What streamed so far belongs to the transcript even if the run is
+        # cancelled mid-stream (_finish keeps it).
+        self._inflight = streamed
         try:
-            completion = await self.provider.chat(request, sink)
-        except ProviderError as exc:
-            if not getattr(exc, "partial_text", None) and streamed:
-                exc.partial_text = "".join(streamed)  # type: ignore[attr-defined]
-            raise
+            async with trio.open_nursery() as nursery:
+                await nursery.start(deltas.run)
+                try:
+                    completion = await self.provider.chat(request, sink)
+                except ProviderError as exc:
+                    # Kept out of the nursery, so it reaches the loop as itself
+                    # rather than wrapped in an exception group.
+                    failure = exc
+                finally:
+                    # The stream is over: the window timer is no longer needed.
+                    nursery.cancel_scope.cancel()
+        finally:
+            deltas.flush()
+        self._inflight = None
+        if failure is not None:
+            if not failure.partial_text and streamed:
+                failure.partial = Completion(text="".join(streamed))
+            raise failure
         self._touch()
         self._account(completion, messages)
         return completion
@@ -410,6 +433,9 @@ class RunExecution:
 
     async def _finish(self, outcome: Outcome) -> None:
         now = self.s.clock.now_ms()
+        if self._inflight:
+            self._append_text("".join(self._inflight))
+            self._inflight = None
         if outcome.status == "error" and outcome.error_code:
             self._append_text(("\n" if self.parts else "") + f"ENGINE_ERROR: {outcome.error_code}: {outcome.error_message}")
         self.run = attrs.evolve(

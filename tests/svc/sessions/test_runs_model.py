@@ -128,6 +128,8 @@ async def test_cancel_mid_stream(client: httpx.AsyncClient, engine: svc.Engine, 
     gate.set()
     assert finished.properties["status"] == "cancelled"
     assert types(await run_events(engine, run_id)).count("session.run.finished") == 1
+    reply = (await client.get(f"/session/{sid}/message")).json()[1]
+    assert reply["parts"][0]["text"] == "partial "  # what streamed before the cancel is kept
 
 
 async def test_run_timeout_is_reported_as_timeout(make_settings: Any, fake_model: Any) -> None:
