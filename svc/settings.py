@@ -108,6 +108,23 @@ class Settings(BaseSettings):
     browser: dict[str, Any] = Field(default_factory=dict)
     channels: dict[str, Any] = Field(default_factory=dict)
 
+    # --- automations
+    automation_scheduler_enabled: bool = _env("AUTOMATION_SCHEDULER_ENABLED", default=True)
+    automation_max_concurrent_runs: int = _env("AUTOMATION_MAX_CONCURRENT_RUNS", default=4, ge=1, le=100_000)
+    """Routine (v1) runs executing at once; a routine's own runs always run one at a time."""
+    automation_v2_max_concurrent_runs: int = _env("AUTOMATION_V2_MAX_CONCURRENT_RUNS", default=8, ge=1, le=10_000)
+    automation_misfire_grace_ms: int = _env("AUTOMATION_MISFIRE_GRACE_MS", default=60_000, ge=0)
+    """A single due fire later than this counts as missed (its misfire policy applies)."""
+    agent_automation_creation_enabled: bool = _env("AGENT_AUTOMATION_CREATION_ENABLED", default=True)
+    agent_automation_creation_daily_limit: int = _env("AGENT_AUTOMATION_CREATION_DAILY_LIMIT", default=10, ge=0)
+    agent_automation_active_cap: int = _env("AGENT_AUTOMATION_ACTIVE_CAP", default=50, ge=0)
+    agent_automation_depth_limit: int = _env("AGENT_AUTOMATION_DEPTH_LIMIT", default=3, ge=1)
+    agent_automation_creation_review_threshold: int = _env(
+        "AGENT_AUTOMATION_CREATION_REVIEW_THRESHOLD", default=5, ge=0)
+    """Agent creations allowed since the last human review (0: no review needed)."""
+    agent_automation_weekly_spend_cap_usd: float | None = _env(
+        "AGENT_AUTOMATION_WEEKLY_SPEND_CAP_USD", default=None, ge=0)
+
     # ------------------------------------------------------------------ loading
     @classmethod
     def settings_customise_sources(
