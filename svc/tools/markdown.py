@@ -2,26 +2,33 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any
-
-from markdownify import ATX, MarkdownConverter
 
 _BLANK_RUNS = re.compile(r"\n{3,}")
 
 
-class _PageConverter(MarkdownConverter):
-    """markdownify, minus elements whose text is never page content.
+@functools.cache
+def _converter() -> Any:
+    # Imported on first use: markdownify pulls in BeautifulSoup, which costs
+    # tens of milliseconds at engine start-up for a tool many runs never use.
+    from markdownify import ATX, MarkdownConverter
 
-    markdownify already drops ``<script>`` and ``<style>``; ``<noscript>`` and
-    ``<template>`` would otherwise leak their text into the page.
-    """
+    class PageConverter(MarkdownConverter):
+        """markdownify, minus elements whose text is never page content.
 
-    def convert_noscript(self, el: Any, text: str, *args: Any, **kwargs: Any) -> str:
-        return ""
+        markdownify already drops ``<script>`` and ``<style>``; ``<noscript>`` and
+        ``<template>`` would otherwise leak their text into the page.
+        """
 
-    def convert_template(self, el: Any, text: str, *args: Any, **kwargs: Any) -> str:
-        return ""
+        def convert_noscript(self, el: Any, text: str, *args: Any, **kwargs: Any) -> str:
+            return ""
+
+        def convert_template(self, el: Any, text: str, *args: Any, **kwargs: Any) -> str:
+            return ""
+
+    return PageConverter(heading_style=ATX, bullets="-")
 
 
 def html_to_markdown(html: str) -> str:
@@ -29,7 +36,7 @@ def html_to_markdown(html: str) -> str:
         # No markup at all; also keeps BeautifulSoup from warning that the text
         # "looks like a URL/filename".
         return html.strip()
-    text = _PageConverter(heading_style=ATX, bullets="-").convert(html)
+    text = _converter().convert(html)
     return _BLANK_RUNS.sub("\n\n", text).strip()
 
 
