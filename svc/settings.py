@@ -125,6 +125,15 @@ class Settings(BaseSettings):
     agent_automation_weekly_spend_cap_usd: float | None = _env(
         "AGENT_AUTOMATION_WEEKLY_SPEND_CAP_USD", default=None, ge=0)
 
+    # --- workflows
+    workflow_max_concurrent_runs: int = _env("WORKFLOW_MAX_CONCURRENT_RUNS", default=8, ge=1, le=10_000)
+    """Workflow runs executing at once; more wait as ``queued``."""
+    workflow_gate_ttl_ms: int = _env("WORKFLOW_GATE_TTL_MS", default=900_000, ge=1_000)
+    """How long a workflow approval gate waits for a decision before the run is cancelled."""
+    workflow_planner_timeout_ms: int = _env("WORKFLOW_PLANNER_TIMEOUT_MS", default=120_000, ge=1_000)
+    workflow_planner_max_steps: int = _env("WORKFLOW_PLANNER_MAX_STEPS", default=8, ge=1, le=64)
+    """Steps a planner-drafted plan may have; larger plans are authored by hand or imported."""
+
     # ------------------------------------------------------------------ loading
     @classmethod
     def settings_customise_sources(
