@@ -134,6 +134,12 @@ class Settings(BaseSettings):
     workflow_planner_max_steps: int = _env("WORKFLOW_PLANNER_MAX_STEPS", default=8, ge=1, le=64)
     """Steps a planner-drafted plan may have; larger plans are authored by hand or imported."""
 
+    # --- memory
+    memory_exchanges: bool = _env("MEMORY_EXCHANGES", default=True)
+    """Keep a compact, searchable record of every completed user/assistant exchange."""
+    memory_exchange_chars: int = _env("MEMORY_EXCHANGE_CHARS", default=600, ge=80, le=8_000)
+    """Characters kept of each side of an exchange record."""
+
     # ------------------------------------------------------------------ loading
     @classmethod
     def settings_customise_sources(
