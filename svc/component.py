@@ -46,4 +46,7 @@ class Component:
 
 def default_components() -> list[Component]:
     """The engine's domain components, in dependency order."""
-    return []
+    # Workflows stay after automations: applying a plan creates an automation v2.
+    from .workflows import WorkflowsComponent
+
+    return [WorkflowsComponent()]

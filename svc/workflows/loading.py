@@ -123,6 +123,16 @@ def _construct_sequence(loader: _LineLoader, node: yaml.SequenceNode) -> _Seq:
 _LineLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
 _LineLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_SEQUENCE_TAG, _construct_sequence)
 
+# YAML 1.2 booleans: only true/false. YAML 1.1 also reads yes/no/on/off as
+# booleans, which silently turns an id such as `off` or an event named `on`
+# into False; those stay strings here.
+_LineLoader.yaml_implicit_resolvers = {
+    first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:bool"]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+_LineLoader.add_implicit_resolver(
+    "tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF"))
+
 
 def parse_yaml(text: str) -> Any:
     """Parse one YAML document; raise :class:`DefinitionError` with the line of a syntax error."""

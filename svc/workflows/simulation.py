@@ -48,14 +48,20 @@ def hook_matches(hook_event: str, names: Iterable[str]) -> bool:
     return any(name.lower() == expected for name in names)
 
 
-class HookIndex:
-    """Enabled hooks by lowercased event name, plus the wildcard ones: a cheap per-event lookup."""
+def hook_active(registry: WorkflowRegistry, hook: WorkflowHook) -> bool:
+    """A hook fires when it is enabled and its workflow exists and is enabled."""
+    workflow = registry.workflows.get(hook.workflow_id)
+    return hook.enabled and workflow is not None and workflow.enabled
 
-    def __init__(self, hooks: Iterable[WorkflowHook]) -> None:
+
+class HookIndex:
+    """Active hooks by lowercased event name, plus the wildcard ones: a cheap per-event lookup."""
+
+    def __init__(self, hooks: Iterable[WorkflowHook], registry: WorkflowRegistry | None = None) -> None:
         self.exact: dict[str, list[WorkflowHook]] = {}
         self.wildcard: list[WorkflowHook] = []
         for hook in hooks:
-            if not hook.enabled:
+            if not hook.enabled or (registry is not None and not hook_active(registry, hook)):
                 continue
             key = hook.event.strip().lower()
             if key.endswith("*"):
@@ -90,7 +96,7 @@ class Simulation:
     planned_actions: tuple[WorkflowAction, ...]
     canonical_events: tuple[str, ...]
     skipped_bindings: tuple[WorkflowHook, ...] = ()
-    """Bindings that match the event but are disabled."""
+    """Bindings that match the event but are disabled (or whose workflow is disabled or unknown)."""
 
     def to_wire(self) -> dict[str, Any]:
         return {
@@ -105,13 +111,13 @@ def simulate(registry: WorkflowRegistry, event_type: str) -> Simulation:
     """What an event of ``event_type`` would trigger; no side effects."""
     names = canonical_event_names(event_type)
     matching = [h for h in registry.hooks_for() if hook_matches(h.event, names)]
-    matched = tuple(h for h in matching if h.enabled)
+    matched = tuple(h for h in matching if hook_active(registry, h))
     return Simulation(
         matched_bindings=matched,
         planned_actions=tuple(a for h in matched for a in h.actions),
         canonical_events=names,
-        skipped_bindings=tuple(h for h in matching if not h.enabled),
+        skipped_bindings=tuple(h for h in matching if not hook_active(registry, h)),
     )
 
 
-__all__ = ["HookIndex", "Simulation", "canonical_event_names", "hook_matches", "simulate"]
+__all__ = ["HookIndex", "Simulation", "canonical_event_names", "hook_active", "hook_matches", "simulate"]

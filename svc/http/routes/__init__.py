@@ -2,7 +2,7 @@
 
 from quart import Blueprint
 
-from . import approvals, events, global_, sessions, tools
+from . import approvals, events, global_, sessions, tools, workflows
 
 BLUEPRINTS: list[Blueprint] = [
     global_.bp,
@@ -10,4 +10,5 @@ BLUEPRINTS: list[Blueprint] = [
     sessions.bp,
     tools.bp,
     approvals.bp,
+    workflows.bp,
 ]

@@ -143,3 +143,11 @@ def test_empty_and_non_mapping_files_are_errors(tmp_path: Path) -> None:
     messages = load_registry([workspace_source(tmp_path)]).messages
     assert sorted(m.message.split(": ", 1)[1] for m in messages) == [
         "the document must be a mapping with a `workflow` or `hooks` key", "the file is empty"]
+
+
+def test_yes_no_on_off_stay_strings(tmp_path: Path) -> None:
+    write(tmp_path / "workflows" / "x.yaml", "workflow:\n  id: off\n  enabled: true\n  steps:\n    - id: on\n"
+                                             "      action: event:yes\n      with: {flag: no, real: false}\n")
+    spec = load_registry([workspace_source(tmp_path)]).registry.workflows["off"]
+    assert spec.enabled is True
+    assert spec.steps[0].step_id == "on" and spec.steps[0].with_ == {"flag": "no", "real": False}

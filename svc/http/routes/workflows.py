@@ -1,0 +1,171 @@
+"""Workflows, hooks, workflow runs and their events; the workflow planner; multiplexed run events."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import attrs
+from quart import Blueprint, request
+
+from ...convert import aliases, structure
+from ...errors import ValidationFailed
+from ...events import EventFilter, json_frame
+from ...workflows import WorkflowService, requester_from_headers, workflows_of
+from ..request import engine, json_body, query_int, query_str
+from ..sse import event_frames, resume_cursor, sse_response
+
+bp = Blueprint("workflows", __name__)
+
+
+def service() -> WorkflowService:
+    return workflows_of(engine())
+
+
+# ---------------------------------------------------------------- bodies
+@attrs.frozen
+class ValidateBody:
+    reload: bool = True
+
+
+@attrs.frozen
+class SimulateBody:
+    event_type: str = aliases("eventType", "type")
+    properties: dict[str, Any] = attrs.field(factory=dict)
+
+
+@attrs.frozen
+class RunBody:
+    dry_run: bool = aliases("dryRun", default=False)
+    workspace_root: str | None = aliases("workspaceRoot", default=None)
+
+
+@attrs.frozen
+class GateBody:
+    decision: str
+    reason: str | None = None
+
+
+@attrs.frozen
+class CancelBody:
+    reason: str | None = None
+
+
+@attrs.frozen
+class HookPatchBody:
+    enabled: bool
+
+
+def absolute_dir(value: str | None, field: str) -> str | None:
+    """A client-supplied workspace root: absolute and an existing directory, or a 400 naming the field."""
+    if value is None:
+        return None
+    path = Path(value).expanduser()
+    if not path.is_absolute():
+        raise ValidationFailed(f"`{field}` must be an absolute path", field=field)
+    if not path.is_dir():
+        raise ValidationFailed(f"`{field}` {path} is not a directory", field=field)
+    return str(path.resolve())
+
+
+# ---------------------------------------------------------------- workflows
+@bp.get("/workflows")
+async def list_workflows() -> Any:
+    workflows = service()
+    specs = await workflows.list_workflows()
+    return {
+        "workflows": [s.to_wire() for s in specs],
+        "automation_previews": {s.workflow_id: workflows.automation_preview(s) for s in specs},
+        "count": len(specs),
+    }
+
+
+@bp.post("/workflows/validate")
+async def validate_workflows() -> Any:
+    body = structure(ValidateBody, await json_body())
+    workflows = service()
+    messages = await workflows.validate(reload=body.reload)
+    return {"messages": [m.to_wire() for m in messages], "registry": workflows.registry.to_wire()}
+
+
+@bp.post("/workflows/simulate")
+async def simulate_workflow_event() -> Any:
+    body = structure(SimulateBody, await json_body(allow_empty=False))
+    if not body.event_type.strip():
+        raise ValidationFailed("`event_type` must not be empty", field="event_type")
+    simulation = await service().simulate(body.event_type.strip())
+    return {"simulation": simulation.to_wire()}
+
+
+@bp.get("/workflows/events")
+async def workflow_events() -> Any:
+    eng = engine()
+    workflow_id = query_str("workflow_id", "workflowID", "workflowId")
+    run_id = query_str("run_id", "runID", "runId")
+
+    def wanted(event: Any) -> bool:
+        return workflow_id is None or event.properties.get("workflowID") == workflow_id
+
+    flt = EventFilter(topic="workflows", run_id=run_id, type_prefixes=("workflow.",), predicate=wanted)
+    ready = json_frame({"status": "ready", "stream": "workflows", "timestamp_ms": eng.clock.now_ms()})
+    return sse_response(event_frames(eng.events, flt, after_seq=resume_cursor(), preamble=[ready]))
+
+
+@bp.get("/workflows/runs")
+async def list_workflow_runs() -> Any:
+    limit = query_int("limit", default=50, minimum=1, maximum=500, clamp=True) or 50
+    runs = await service().list_runs(workflow_id=query_str("workflow_id", "workflowID"), limit=limit)
+    return {"runs": [r.to_wire() for r in runs], "count": len(runs)}
+
+
+@bp.get("/workflows/runs/<run_id>")
+async def get_workflow_run(run_id: str) -> Any:
+    return {"run": (await service().get_run(run_id)).to_wire()}
+
+
+@bp.post("/workflows/runs/<run_id>/gate")
+async def decide_workflow_gate(run_id: str) -> Any:
+    body = structure(GateBody, await json_body(allow_empty=False))
+    run = await service().decide_gate(run_id, body.decision, reason=body.reason,
+                                      requester=requester_from_headers(request.headers))
+    return {"ok": True, "run": run.to_wire()}
+
+
+@bp.post("/workflows/runs/<run_id>/cancel")
+async def cancel_workflow_run(run_id: str) -> Any:
+    body = structure(CancelBody, await json_body())
+    run = await service().cancel_run(run_id, reason=body.reason)
+    return {"ok": True, "run": run.to_wire()}
+
+
+@bp.get("/workflows/<workflow_id>")
+async def get_workflow(workflow_id: str) -> Any:
+    workflows = service()
+    spec = await workflows.get_workflow(workflow_id)
+    return {
+        "workflow": spec.to_wire(),
+        "hooks": [h.to_wire() for h in await workflows.hooks(workflow_id)],
+        "automation_preview": workflows.automation_preview(spec),
+    }
+
+
+@bp.post("/workflows/<workflow_id>/run")
+async def run_workflow(workflow_id: str) -> Any:
+    body = structure(RunBody, await json_body())
+    run = await service().start_run(workflow_id, dry_run=body.dry_run,
+                                    workspace_root=absolute_dir(body.workspace_root, "workspace_root"))
+    return {"run": run.to_wire()}
+
+
+# ---------------------------------------------------------------- hooks
+@bp.get("/workflow-hooks")
+async def list_workflow_hooks() -> Any:
+    hooks = await service().hooks(query_str("workflow_id", "workflowID", "workflowId"))
+    return {"hooks": [h.to_wire() for h in hooks], "count": len(hooks)}
+
+
+@bp.patch("/workflow-hooks/<binding_id>")
+async def patch_workflow_hook(binding_id: str) -> Any:
+    body = structure(HookPatchBody, await json_body(allow_empty=False))
+    hook = await service().set_hook_enabled(binding_id, body.enabled)
+    return {"hook": hook.to_wire()}
