@@ -47,6 +47,7 @@ class Component:
 def default_components() -> list[Component]:
     """The engine's domain components, in dependency order."""
     # Workflows stay after automations: applying a plan creates an automation v2.
+    from .teams import TeamsComponent
     from .workflows import WorkflowsComponent
 
-    return [WorkflowsComponent()]
+    return [TeamsComponent(), WorkflowsComponent()]

@@ -11,7 +11,7 @@ import hashlib
 import json
 import logging
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -87,11 +87,22 @@ def request_hash(body: Any) -> str:
     return hashlib.sha256(json.dumps(body, sort_keys=True, default=str).encode()).hexdigest()
 
 
+PromptDelegate = Callable[[str, RunRequest], Awaitable[RunStarted | None]]
+"""Another domain's claim on a session's runs: start the run itself (returning it) or pass (None)."""
+
+
 class SessionService:
     def __init__(self, services: SessionServices, actors: ActorSystem) -> None:
         self.s = services
         self.repo = services.repo
         self.actors = actors
+        self._delegates: list[PromptDelegate] = []
+
+    def add_prompt_delegate(self, delegate: PromptDelegate) -> Callable[[], None]:
+        """Let ``delegate`` see every prompt first (agent teams run their sessions' prompts under
+        the instance's budget and capabilities); returns a function that removes it."""
+        self._delegates.append(delegate)
+        return lambda: self._delegates.remove(delegate) if delegate in self._delegates else None
 
     # ------------------------------------------------------------------ lifecycle
     def install(self, spawner: Any = None) -> None:
@@ -192,6 +203,10 @@ class SessionService:
         return validate_parts(raw, workspace=Path(session.directory))
 
     async def prompt(self, session_id: str, request: RunRequest) -> RunStarted:
+        for delegate in list(self._delegates):
+            started = await delegate(session_id, request)
+            if started is not None:
+                return started
         return await self._ask(session_id, StartRun(request))  # type: ignore[return-value]
 
     async def active_run(self, session_id: str) -> Run | None:

@@ -2,7 +2,7 @@
 
 from quart import Blueprint
 
-from . import approvals, events, global_, sessions, tools, workflows
+from . import approvals, events, global_, sessions, teams, tools, workflows
 
 BLUEPRINTS: list[Blueprint] = [
     global_.bp,
@@ -11,4 +11,5 @@ BLUEPRINTS: list[Blueprint] = [
     tools.bp,
     approvals.bp,
     workflows.bp,
+    teams.bp,
 ]
