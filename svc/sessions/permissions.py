@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 import uuid
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any, Literal
 
 import apsw
@@ -167,6 +167,9 @@ class PermissionService:
         self._defaults = list(DEFAULT_RULES) if apply_defaults else []
         self._rules: list[PermissionRule] = []
         self._waiters: dict[str, _Waiter] = {}
+        # In-memory pre-approvals for unattended runs (automations): they turn
+        # an "ask" into "allow" for one session; a deny rule still wins.
+        self._session_grants: dict[str, frozenset[str]] = {}
 
     async def load(self) -> None:
         """Load standing rules; requests left pending by a previous process expire."""
@@ -185,7 +188,17 @@ class PermissionService:
         return [*self._defaults, *self._rules]
 
     def evaluate(self, permission: str, *, session_id: str | None) -> str:
-        return evaluate(self.rules, permission, session_id=session_id)
+        action = evaluate(self.rules, permission, session_id=session_id)
+        if action == "ask" and session_id is not None and permission in self._session_grants.get(session_id, ()):
+            return "allow"
+        return action
+
+    def grant_session(self, session_id: str, permissions: Iterable[str]) -> None:
+        """Pre-approve ``permissions`` in one session (not persisted; a deny rule still wins)."""
+        self._session_grants[session_id] = frozenset(permissions) | self._session_grants.get(session_id, frozenset())
+
+    def revoke_session(self, session_id: str) -> None:
+        self._session_grants.pop(session_id, None)
 
     async def add_rule(self, rule: PermissionRule) -> None:
         await self._db.write(_insert_rule, rule)

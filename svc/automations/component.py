@@ -1,0 +1,51 @@
+"""How the automations domain plugs into the engine (see ``svc/component.py``).
+
+* ``setup``: build :class:`AutomationService` (``engine.automations``), load
+  definitions and unsettled runs from the store.
+* ``children``: the run pools and the scheduler, supervised one-for-one under
+  the engine's ``services`` supervisor (a crashed scheduler restarts and
+  reloads its heap from the services' state).
+* ``started``: queued runs left by a previous process start executing.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from supervisors import ChildSpec, Restart
+
+from ..component import Component
+from .service import AutomationService
+
+if TYPE_CHECKING:
+    from ..engine import Engine
+
+
+class AutomationsComponent(Component):
+    name = "automations"
+
+    def __init__(self) -> None:
+        self.service: AutomationService | None = None
+
+    async def setup(self, engine: Engine) -> None:
+        self.service = AutomationService(engine)
+        await self.service.load()
+        engine.automations = self.service
+
+    def children(self, engine: Engine) -> list[ChildSpec]:
+        service = self.service
+        assert service is not None
+        children = [
+            ChildSpec(id="automations-v2-runs", start=service.v2_pool.run, restart=Restart.PERMANENT),
+        ]
+        if engine.settings.automation_scheduler_enabled:
+            children.append(ChildSpec(id="automations-scheduler", start=service.scheduler.run,
+                                      restart=Restart.PERMANENT))
+        return children
+
+    async def started(self, engine: Engine) -> None:
+        assert self.service is not None
+        self.service.start()
+
+
+__all__ = ["AutomationsComponent"]

@@ -1,0 +1,147 @@
+"""The scheduler: one supervised child that fires routines and automations v2 on time.
+
+It keeps a heap of ``(next_fire_at_ms, kind, id)`` and sleeps until the
+earliest one, in trio time converted from wall time through the engine clock
+(``clock.to_trio_time``), so a MockClock drives it exactly. A *tick* takes
+every due entry, skips the ones whose target still has a run queued or running
+(they wait, and are reconsidered when that run settles, when the misfire policy
+decides how many of the missed fires to run), plans the rest with
+:func:`~svc.automations.scheduler.timing.plan_fires`, and hands each target
+service its decisions in one call, which records the new fire times and the
+runs created in one transaction. ``next_fire_at_ms`` is therefore always
+persisted with the fires it accounts for: after a restart, whatever was missed
+is due at once and the policy applies.
+
+Services never call into the scheduler: they mark changes on a
+:class:`~svc.automations.scheduler.signal.ScheduleSignal`, which wakes it.
+"""
+
+from __future__ import annotations
+
+import heapq
+import logging
+import math
+from collections.abc import Callable, Mapping
+from typing import Protocol
+
+import trio
+
+from ...clock import Clock
+from .signal import Key, ScheduleEntry, ScheduleSignal
+from .timing import FirePlan, plan_fires
+
+log = logging.getLogger("svc.automations")
+
+
+class Target(Protocol):
+    """A service whose records have schedules (routines, automations v2)."""
+
+    def schedule_entries(self) -> list[ScheduleEntry]: ...
+
+    def entry(self, target_id: str) -> ScheduleEntry | None: ...
+
+    def busy(self, target_id: str) -> bool: ...
+
+    async def fire(self, decisions: list[tuple[ScheduleEntry, FirePlan]], now_ms: int) -> None: ...
+
+
+class Scheduler:
+    def __init__(self, clock: Clock, targets: Mapping[str, Target], signal: ScheduleSignal,
+                 *, grace_ms: Callable[[], int]) -> None:
+        self.clock = clock
+        self.targets = targets
+        self.signal = signal
+        self.grace_ms = grace_ms
+        self._heap: list[tuple[int, str, str]] = []
+        self._scheduled: dict[Key, int] = {}
+        self.waiting: set[Key] = set()
+        """Due targets held back because a previous run is still queued or running."""
+        self.ticks = 0
+        self.fired = 0
+
+    # ------------------------------------------------------------------ life
+    def load(self) -> None:
+        self.signal.drain()
+        self._heap.clear()
+        self._scheduled.clear()
+        self.waiting.clear()
+        for target in self.targets.values():
+            for entry in target.schedule_entries():
+                self._push(entry)
+
+    async def run(self, *, task_status: trio.TaskStatus[Scheduler] = trio.TASK_STATUS_IGNORED) -> None:
+        self.load()
+        task_status.started(self)
+        while True:
+            self.absorb(self.signal.drain())
+            now = self.clock.now_ms()
+            if self._heap and self._heap[0][0] <= now:
+                await self.tick(now)
+                continue
+            deadline = self.clock.to_trio_time(self._heap[0][0]) if self._heap else math.inf
+            with trio.move_on_at(deadline):
+                await self.signal.wait()
+
+    # ------------------------------------------------------------------ bookkeeping
+    def _push(self, entry: ScheduleEntry) -> None:
+        self._scheduled[entry.key] = entry.next_fire_at_ms
+        heapq.heappush(self._heap, (entry.next_fire_at_ms, entry.kind, entry.target_id))
+
+    def absorb(self, keys: set[Key]) -> None:
+        """Re-read the entries of changed targets (new, edited, deleted, or no longer busy)."""
+        for key in keys:
+            kind, target_id = key
+            entry = self.targets[kind].entry(target_id)
+            if entry is None:
+                self._scheduled.pop(key, None)
+                self.waiting.discard(key)
+                continue
+            if key in self.waiting or self._scheduled.get(key) != entry.next_fire_at_ms:
+                self.waiting.discard(key)
+                self._push(entry)
+
+    @property
+    def next_due_ms(self) -> int | None:
+        return self._heap[0][0] if self._heap else None
+
+    # ------------------------------------------------------------------ tick
+    async def tick(self, now_ms: int) -> int:
+        """Fire everything due at ``now_ms``; returns the number of runs created."""
+        due: dict[str, list[ScheduleEntry]] = {}
+        heap = self._heap
+        while heap and heap[0][0] <= now_ms:
+            at, kind, target_id = heapq.heappop(heap)
+            key = (kind, target_id)
+            if self._scheduled.get(key) != at:
+                continue  # superseded by a later push
+            target = self.targets[kind]
+            entry = target.entry(target_id)
+            if entry is None:
+                del self._scheduled[key]
+                continue
+            if entry.next_fire_at_ms != at:
+                self._push(entry)
+                continue
+            del self._scheduled[key]
+            if target.busy(target_id):
+                self.waiting.add(key)
+                continue
+            due.setdefault(kind, []).append(entry)
+        grace = self.grace_ms()
+        created = 0
+        for kind, entries in due.items():
+            decisions = [(e, plan_fires(e.schedule, e.misfire, e.next_fire_at_ms, now_ms, grace_ms=grace))
+                         for e in entries]
+            target = self.targets[kind]
+            await target.fire(decisions, now_ms)
+            for entry, plan in decisions:
+                created += len(plan.fires)
+                fresh = target.entry(entry.target_id)
+                if fresh is not None:
+                    self._push(fresh)
+        self.ticks += 1
+        self.fired += created
+        return created
+
+
+__all__ = ["Scheduler", "Target"]

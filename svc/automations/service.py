@@ -1,0 +1,102 @@
+"""The automations facade: ``engine.automations``.
+
+Routes and other domains (goals, workflows, teams) use this object; the work
+is done by the services it holds: :class:`~svc.automations.v2.V2Service` for
+automations v2, the routine service for routines (automations v1), the
+mission service for missions, :class:`~svc.automations.governance.Governance`
+for agent governance, and the :class:`~svc.automations.scheduler.Scheduler`
+that fires both kinds of schedule.
+
+The interface other domains build on::
+
+    automation = await engine.automations.create_v2(spec)
+    run = await engine.automations.create_v2_run(automation.automation_id, context={"objective": "..."})
+    run = await engine.automations.get_v2_run(run.run_id)      # .status, .node_outputs, .usage
+    await engine.automations.cancel_v2_run(run.run_id, "no longer needed")
+    engine.automations.definition_hash(automation)              # "sha256:<hex>"
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from .governance import Actor, Governance, resolve_actor
+from .pool import RunPool
+from .scheduler.scheduler import Scheduler
+from .scheduler.signal import ScheduleSignal
+from .v2 import AutomationV2, AutomationV2Run, V2Repository, V2Service
+from .v2.records import definition_hash
+
+if TYPE_CHECKING:
+    from ..engine import Engine
+
+
+class AutomationService:
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        settings = engine.settings
+        self.signal = ScheduleSignal()
+        self.v2_pool = RunPool("automations-v2", settings.automation_v2_max_concurrent_runs)
+        self.v2_repo = V2Repository(engine.db)
+        self.governance = Governance(engine.db, self.v2_repo, engine.clock, lambda: engine.settings,
+                                     external_capability_check=self._external_capability)
+        self.v2 = V2Service(engine, self.v2_repo, self.governance, self.v2_pool, self.signal)
+        self.scheduler = Scheduler(engine.clock, {"v2": self.v2}, self.signal,
+                                   grace_ms=lambda: engine.settings.automation_misfire_grace_ms)
+
+    async def load(self) -> None:
+        await self.v2.load()
+
+    def start(self) -> None:
+        """Once the engine is ready: queued runs (left by a previous process) start."""
+        self.v2.start_pending()
+
+    async def _external_capability(self, agent_id: str, key: str) -> bool:
+        """An approved capability request in another domain's approvals store, if it offers one."""
+        check = getattr(self.engine.mcp, "has_approved_capability", None)
+        if check is None:
+            return False
+        result = check(agent_id, key)
+        if inspect.isawaitable(result):
+            result = await result
+        return bool(result)
+
+    # ------------------------------------------------------------------ automation v2 (the shared interface)
+    async def create_v2(self, spec: Mapping[str, Any], *, agent_id: str | None = None,
+                        request_source: str | None = None) -> AutomationV2:
+        """Validate and store an automation v2; raises ValidationFailed naming the field (and node)."""
+        return await self.v2.create(spec, actor=resolve_actor(agent_id, request_source))
+
+    async def get_v2(self, automation_id: str) -> AutomationV2 | None:
+        return await self.v2.get(automation_id)
+
+    def definition_hash(self, automation: AutomationV2 | Mapping[str, Any]) -> str:
+        """``sha256:`` + hex digest of the canonical JSON of the spec (or of the mapping given)."""
+        spec = automation.spec if isinstance(automation, AutomationV2) else automation
+        return definition_hash(spec)
+
+    async def create_v2_run(
+        self, automation_id: str, *, run_id: str | None = None, trigger_type: str = "manual",
+        trigger_reason: str = "", context: Mapping[str, Any] | None = None,
+        snapshot: Mapping[str, Any] | None = None,
+    ) -> AutomationV2Run:
+        """Persist a queued run and execute it in the background (idempotent on ``run_id``)."""
+        return await self.v2.create_run(automation_id, run_id=run_id, trigger_type=trigger_type,
+                                        trigger_reason=trigger_reason, context=context, snapshot=snapshot)
+
+    async def get_v2_run(self, run_id: str) -> AutomationV2Run | None:
+        return await self.v2.get_run(run_id)
+
+    async def cancel_v2_run(self, run_id: str, reason: str = "cancelled") -> bool:
+        """Cancel a run that has not ended (waits briefly for it to stop); False if it had ended."""
+        return await self.v2.cancel_run(run_id, reason)
+
+    # ------------------------------------------------------------------ helpers for routes
+    @staticmethod
+    def actor(agent_id: str | None, request_source: str | None, ancestor_ids: str | None = None) -> Actor:
+        return resolve_actor(agent_id, request_source, ancestor_ids)
+
+
+__all__ = ["AutomationService"]

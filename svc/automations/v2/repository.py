@@ -1,0 +1,136 @@
+"""Storage of automations v2 and their runs (tables ``automations_v2``, ``automations_v2_runs``)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+import apsw
+
+from ...store import Database, dumps, loads
+from .records import AutomationV2, AutomationV2Run
+
+_AUTOMATION_COLS = ("automation_id, name, status, spec, creator_kind, creator_id, provenance, next_fire_at_ms, "
+                    "last_fired_at_ms, created_at_ms, updated_at_ms")
+
+
+def _automation_row(a: AutomationV2) -> tuple[Any, ...]:
+    return (a.automation_id, a.name, a.status, dumps(a.spec), a.creator_kind, a.creator_id, dumps(a.provenance),
+            a.next_fire_at_ms, a.last_fired_at_ms, a.created_at_ms, a.updated_at_ms)
+
+
+def _automation(row: tuple[Any, ...]) -> AutomationV2:
+    return AutomationV2(
+        automation_id=row[0], name=row[1], status=row[2], spec=loads(row[3]), creator_kind=row[4],
+        creator_id=row[5], provenance=loads(row[6], {}), next_fire_at_ms=row[7], last_fired_at_ms=row[8],
+        created_at_ms=row[9], updated_at_ms=row[10],
+    )
+
+
+def _run_row(r: AutomationV2Run) -> tuple[Any, ...]:
+    return (r.run_id, r.automation_id, r.status, r.trigger_type, r.created_at_ms, r.updated_at_ms,
+            dumps(r.to_record()))
+
+
+class V2Repository:
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    # ------------------------------------------------------------------ automations
+    async def all(self) -> list[AutomationV2]:
+        def q(conn: apsw.Connection) -> list[AutomationV2]:
+            return [_automation(r) for r in conn.execute(
+                f"SELECT {_AUTOMATION_COLS} FROM automations_v2 ORDER BY created_at_ms, rowid")]
+        return await self.db.read(q)
+
+    async def save(self, automation: AutomationV2) -> None:
+        def q(conn: apsw.Connection) -> None:
+            conn.execute(f"INSERT OR REPLACE INTO automations_v2({_AUTOMATION_COLS}) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                         _automation_row(automation))
+        await self.db.write(q)
+
+    async def delete(self, automation_id: str) -> None:
+        await self.db.write(lambda conn: conn.execute("DELETE FROM automations_v2 WHERE automation_id = ?",
+                                                      (automation_id,)))
+
+    async def fire(self, automations: Iterable[AutomationV2], runs: Iterable[AutomationV2Run]) -> None:
+        """One scheduler decision: the fire times and the runs it created, in one transaction."""
+        moved = [(a.next_fire_at_ms, a.last_fired_at_ms, a.automation_id) for a in automations]
+        rows = [_run_row(r) for r in runs]
+
+        def q(conn: apsw.Connection) -> None:
+            conn.executemany("UPDATE automations_v2 SET next_fire_at_ms = ?, last_fired_at_ms = ? "
+                             "WHERE automation_id = ?", moved)
+            conn.executemany("INSERT INTO automations_v2_runs VALUES (?,?,?,?,?,?,?)", rows)
+        await self.db.write(q)
+
+    # ------------------------------------------------------------------ runs
+    async def save_run(self, run: AutomationV2Run) -> None:
+        row = _run_row(run)
+        await self.db.write(lambda conn: conn.execute(
+            "INSERT OR REPLACE INTO automations_v2_runs VALUES (?,?,?,?,?,?,?)", row))
+
+    async def get_run(self, run_id: str) -> AutomationV2Run | None:
+        def q(conn: apsw.Connection) -> AutomationV2Run | None:
+            for (record,) in conn.execute("SELECT record FROM automations_v2_runs WHERE run_id = ?", (run_id,)):
+                return AutomationV2Run.from_record(loads(record))
+            return None
+        return await self.db.read(q)
+
+    async def runs(self, *, automation_id: str | None = None, statuses: Iterable[str] | None = None,
+                   limit: int = 50) -> list[AutomationV2Run]:
+        """Newest first."""
+        clauses, params = [], []
+        if automation_id is not None:
+            clauses.append("automation_id = ?")
+            params.append(automation_id)
+        wanted = list(statuses or ())
+        if wanted:
+            clauses.append(f"status IN ({','.join('?' * len(wanted))})")
+            params.extend(wanted)
+        where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
+
+        def q(conn: apsw.Connection) -> list[AutomationV2Run]:
+            return [AutomationV2Run.from_record(loads(r[0])) for r in conn.execute(
+                f"SELECT record FROM automations_v2_runs {where} ORDER BY created_at_ms DESC, rowid DESC LIMIT ?",
+                (*params, limit))]
+        return await self.db.read(q)
+
+    async def save_agent_created(self, automation: AutomationV2) -> None:
+        """Store an agent-created automation and its entry in the agent's creation ledger."""
+        row = _automation_row(automation)
+
+        def q(conn: apsw.Connection) -> None:
+            conn.execute(f"INSERT INTO automations_v2({_AUTOMATION_COLS}) VALUES (?,?,?,?,?,?,?,?,?,?,?)", row)
+            conn.execute("INSERT INTO automations_agent_creations(agent_id, automation_id, created_at_ms) "
+                         "VALUES (?, ?, ?)", (automation.creator_id, automation.automation_id,
+                                              automation.created_at_ms))
+        await self.db.write(q)
+
+    async def creations_by(self, agent_id: str, since_ms: int) -> tuple[int, int, int]:
+        """(creations ever, creations since ``since_ms``, agent-authored automations not retired)."""
+        def q(conn: apsw.Connection) -> tuple[int, int, int]:
+            total, recent = next(conn.execute(
+                "SELECT COUNT(*), COALESCE(SUM(created_at_ms >= ?), 0) FROM automations_agent_creations "
+                "WHERE agent_id = ?", (since_ms, agent_id)))
+            (active,) = next(conn.execute(
+                "SELECT COUNT(*) FROM automations_v2 WHERE creator_kind = 'agent' AND creator_id = ? "
+                "AND status != 'retired'", (agent_id,)))
+            return int(total), int(recent), int(active)
+        return await self.db.read(q)
+
+    async def spend_by(self, creator_id: str, since_ms: int) -> float:
+        """Estimated cost of runs since ``since_ms`` of automations the agent created."""
+        def q(conn: apsw.Connection) -> float:
+            total = 0.0
+            for (record,) in conn.execute(
+                "SELECT r.record FROM automations_v2_runs r JOIN automations_v2 a USING (automation_id) "
+                "WHERE a.creator_kind = 'agent' AND a.creator_id = ? AND r.created_at_ms >= ?",
+                (creator_id, since_ms),
+            ):
+                total += float((loads(record).get("usage") or {}).get("estimated_cost_usd") or 0.0)
+            return total
+        return await self.db.read(q)
+
+
+__all__ = ["V2Repository"]

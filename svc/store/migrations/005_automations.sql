@@ -1,0 +1,104 @@
+-- Routines (automations v1). The definition is a JSON document; the fire times
+-- are columns because the scheduler updates many of them in one statement.
+CREATE TABLE automations_routines (
+    routine_id TEXT PRIMARY KEY,
+    status TEXT NOT NULL,                      -- active | paused
+    record TEXT NOT NULL,                      -- the routine definition (JSON)
+    next_fire_at_ms INTEGER,
+    last_fired_at_ms INTEGER,
+    created_at_ms INTEGER NOT NULL,
+    updated_at_ms INTEGER NOT NULL
+);
+
+-- One row per routine run. `snapshot` is the routine as it was when the run was
+-- created (entrypoint, args, allowed_tools, output_targets, ...).
+CREATE TABLE automations_routine_runs (
+    run_id TEXT PRIMARY KEY,
+    routine_id TEXT NOT NULL,
+    status TEXT NOT NULL,
+    trigger_type TEXT NOT NULL,
+    run_count INTEGER NOT NULL DEFAULT 1,
+    created_at_ms INTEGER NOT NULL,
+    updated_at_ms INTEGER NOT NULL,
+    fired_at_ms INTEGER NOT NULL,
+    scheduled_at_ms INTEGER,
+    started_at_ms INTEGER,
+    finished_at_ms INTEGER,
+    requires_approval INTEGER NOT NULL DEFAULT 0,
+    approval_reason TEXT,
+    denial_reason TEXT,
+    paused_reason TEXT,
+    detail TEXT,
+    snapshot TEXT NOT NULL,
+    artifacts TEXT NOT NULL DEFAULT '[]',
+    session_ids TEXT NOT NULL DEFAULT '[]',
+    latest_session_id TEXT,
+    model TEXT,
+    prompt_tokens INTEGER NOT NULL DEFAULT 0,
+    completion_tokens INTEGER NOT NULL DEFAULT 0,
+    total_tokens INTEGER NOT NULL DEFAULT 0,
+    estimated_cost_usd REAL NOT NULL DEFAULT 0
+);
+CREATE INDEX automations_routine_runs_by_routine ON automations_routine_runs(routine_id, created_at_ms);
+CREATE INDEX automations_routine_runs_by_created ON automations_routine_runs(created_at_ms);
+CREATE INDEX automations_routine_runs_unsettled ON automations_routine_runs(status)
+    WHERE status IN ('queued', 'running', 'pending_approval', 'paused');
+
+-- Automations v2 (multi-agent DAGs). `spec` is the canonical definition.
+CREATE TABLE automations_v2 (
+    automation_id TEXT PRIMARY KEY,
+    name TEXT NOT NULL,
+    status TEXT NOT NULL,
+    spec TEXT NOT NULL,
+    creator_kind TEXT NOT NULL,                -- human | agent | system
+    creator_id TEXT,
+    provenance TEXT NOT NULL DEFAULT '{}',
+    next_fire_at_ms INTEGER,
+    last_fired_at_ms INTEGER,
+    created_at_ms INTEGER NOT NULL,
+    updated_at_ms INTEGER NOT NULL
+);
+CREATE INDEX automations_v2_by_creator ON automations_v2(creator_kind, creator_id, created_at_ms);
+
+CREATE TABLE automations_v2_runs (
+    run_id TEXT PRIMARY KEY,
+    automation_id TEXT NOT NULL,
+    status TEXT NOT NULL,
+    trigger_type TEXT NOT NULL,
+    created_at_ms INTEGER NOT NULL,
+    updated_at_ms INTEGER NOT NULL,
+    record TEXT NOT NULL                       -- the run record (JSON)
+);
+CREATE INDEX automations_v2_runs_by_automation ON automations_v2_runs(automation_id, created_at_ms);
+CREATE INDEX automations_v2_runs_by_created ON automations_v2_runs(created_at_ms);
+CREATE INDEX automations_v2_runs_unsettled ON automations_v2_runs(status)
+    WHERE status IN ('queued', 'running', 'awaiting_approval');
+
+-- Governance state per agent that creates automations v2 (set by humans).
+CREATE TABLE automations_agent_governance (
+    agent_id TEXT PRIMARY KEY,
+    creation_paused INTEGER NOT NULL DEFAULT 0,
+    paused_reason TEXT,
+    reviewed_creations INTEGER NOT NULL DEFAULT 0,
+    quota_override_until_ms INTEGER,
+    capability_grants TEXT NOT NULL DEFAULT '{}',  -- capability key -> expires_at_ms (null: no expiry)
+    updated_at_ms INTEGER NOT NULL
+);
+
+-- Every automation an agent created (kept after deletion: quotas count creations).
+CREATE TABLE automations_agent_creations (
+    agent_id TEXT NOT NULL,
+    automation_id TEXT NOT NULL,
+    created_at_ms INTEGER NOT NULL
+);
+CREATE INDEX automations_agent_creations_by_agent ON automations_agent_creations(agent_id, created_at_ms);
+
+-- Missions and their work items (the mission model and reducer).
+CREATE TABLE automations_missions (
+    mission_id TEXT PRIMARY KEY,
+    status TEXT NOT NULL,
+    revision INTEGER NOT NULL,
+    record TEXT NOT NULL,
+    created_at_ms INTEGER NOT NULL,
+    updated_at_ms INTEGER NOT NULL
+);
