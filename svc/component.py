@@ -47,7 +47,8 @@ class Component:
 def default_components() -> list[Component]:
     """The engine's domain components, in dependency order."""
     # Workflows stay after automations: applying a plan creates an automation v2.
+    from .automations import AutomationsComponent
     from .teams import TeamsComponent
     from .workflows import WorkflowsComponent
 
-    return [TeamsComponent(), WorkflowsComponent()]
+    return [TeamsComponent(), AutomationsComponent(), WorkflowsComponent()]
