@@ -140,6 +140,21 @@ class Settings(BaseSettings):
     memory_exchange_chars: int = _env("MEMORY_EXCHANGE_CHARS", default=600, ge=80, le=8_000)
     """Characters kept of each side of an exchange record."""
 
+    # --- mcp
+    mcp_call_timeout_ms: int = _env("MCP_CALL_TIMEOUT_MS", default=120_000, ge=1)
+    """Bound on one ``tools/call`` to an MCP server (the connector's own deadline)."""
+    mcp_connect_timeout_ms: int = _env("MCP_CONNECT_TIMEOUT_MS", default=20_000, ge=1)
+    """Bound on one discovery: ``initialize`` plus every ``tools/list`` page."""
+    mcp_auth_cooldown_ms: int = _env("MCP_AUTH_COOLDOWN_MS", default=15_000, ge=0)
+    """A tool that met an authorization challenge is answered locally for this long."""
+    mcp_startup_attempts: int = _env("MCP_STARTUP_ATTEMPTS", default=6, ge=1, le=100)
+    mcp_startup_backoff_ms: int = _env("MCP_STARTUP_BACKOFF_MS", default=2_000, ge=0)
+    """Start-up connects wait 0, 1, 2 ... times this between attempts."""
+    mcp_catalog_path: Path | None = _env("MCP_CATALOG_PATH", default=None)
+    """A catalog file replacing the packaged one (same JSON shape)."""
+    mcp_capability_ttl_ms: int = _env("MCP_CAPABILITY_TTL_MS", default=72 * 3_600_000, ge=1)
+    """How long a capability request stays open unless it names its own expiry."""
+
     # ------------------------------------------------------------------ loading
     @classmethod
     def settings_customise_sources(
