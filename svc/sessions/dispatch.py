@@ -100,7 +100,7 @@ class ToolDispatcher:
                                    code="PERMISSION_TIMEOUT", permission_request_id=request_id)
 
         try:
-            checked = validate_args(tool.input_schema, args)
+            checked = validate_args(tool.input_schema, tool.prepare_args(args))
         except ValidationFailed as exc:
             return ToolOutcome(canonical, "failed", error=exc.message, code=exc.code,
                                metadata={"field": exc.extra.get("field")}, permission_request_id=request_id)

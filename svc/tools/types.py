@@ -104,6 +104,14 @@ class Tool(ABC):
     def permission(self) -> str:
         return self.name
 
+    def prepare_args(self, args: Mapping[str, Any]) -> Mapping[str, Any]:
+        """Adjust the caller's arguments before they are checked against ``input_schema``.
+
+        The default keeps them as they are; remote (MCP) tools rename keys that
+        drifted from their schema (``listId`` -> ``list_id``).
+        """
+        return args
+
     def schema(self) -> dict[str, Any]:
         """The ``GET /tool`` entry."""
         return {"name": self.name, "description": self.description, "input_schema": dict(self.input_schema)}
