@@ -203,7 +203,7 @@ class InstanceActor(Actor):
     async def _prompt(self, request: RunRequest) -> RunStarted:
         assert self.scope is not None
         if self._ending or self.scope.cancelled or self._settled.is_set():
-            raise InstanceNotRunning(instanceID=self.instance.id, status=self.instance.status)
+            raise InstanceNotRunning(instanceID=self.instance.id, instanceStatus=self.instance.status)
         started = await self.ctx.engine.sessions.prompt(self.instance.session_id, self.shape(request))
         if started.replayed:
             return started

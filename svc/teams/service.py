@@ -389,11 +389,11 @@ class TeamsService:
         instance = await self.instance(instance_id)
         ref = self._live.get(instance_id)
         if instance.terminal or ref is None:
-            raise InstanceNotRunning(instanceID=instance_id, status=instance.status)
+            raise InstanceNotRunning(instanceID=instance_id, instanceStatus=instance.status)
         try:
             return await ask(ref, PromptInstance(request))  # type: ignore[return-value]
         except ActorDead:
-            raise InstanceNotRunning(instanceID=instance_id, status=(await self.instance(instance_id)).status) from None
+            raise InstanceNotRunning(instanceID=instance_id, instanceStatus=(await self.instance(instance_id)).status) from None
 
     async def _delegate_prompt(self, session_id: str, request: RunRequest) -> RunStarted | None:
         # A request that brings its own budget is already governed (the
