@@ -47,8 +47,10 @@ class Component:
 def default_components() -> list[Component]:
     """The engine's domain components, in dependency order."""
     # Workflows stay after automations: applying a plan creates an automation v2.
+    # Goals stay after automations: a goal's workflow runs are automation v2 runs.
     from .automations import AutomationsComponent
+    from .goals import GoalsComponent
     from .teams import TeamsComponent
     from .workflows import WorkflowsComponent
 
-    return [TeamsComponent(), AutomationsComponent(), WorkflowsComponent()]
+    return [TeamsComponent(), AutomationsComponent(), WorkflowsComponent(), GoalsComponent()]

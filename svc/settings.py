@@ -155,6 +155,12 @@ class Settings(BaseSettings):
     mcp_capability_ttl_ms: int = _env("MCP_CAPABILITY_TTL_MS", default=72 * 3_600_000, ge=1)
     """How long a capability request stays open unless it names its own expiry."""
 
+    # --- goals
+    goal_event_retention: int = _env("GOAL_EVENT_RETENTION", default=10_000, ge=1)
+    """Durable events kept per goal; older ones are pruned (their cursors answer 410 in projections)."""
+    goals_trust_tenant_headers: bool = _env("GOALS_TRUST_TENANT_HEADERS", default=False)
+    """Trust ``x-svc-org-id``/``x-svc-workspace-id``/``x-svc-actor-*`` headers (test and trusted-proxy mode)."""
+
     # ------------------------------------------------------------------ loading
     @classmethod
     def settings_customise_sources(

@@ -2,7 +2,7 @@
 
 from quart import Blueprint
 
-from . import approvals, events, global_, sessions, teams, tools, workflows
+from . import approvals, events, global_, goals, sessions, teams, tools, workflows
 
 BLUEPRINTS: list[Blueprint] = [
     global_.bp,
@@ -12,4 +12,5 @@ BLUEPRINTS: list[Blueprint] = [
     approvals.bp,
     workflows.bp,
     teams.bp,
+    goals.bp,
 ]

@@ -1,0 +1,421 @@
+"""The goals facade, ``engine.goals``: orchestrations, goal start, mutations routed to goal actors, read models.
+
+Reads go straight to the store (filtered by the caller's tenant, so another tenant's
+goal is a 404). Starting a goal commits it here (it has no actor yet); every later
+change of a goal is a message to its actor ``goal/<goal_id>``, activated on demand and
+rehydrated from the store after a restart.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import attrs
+
+from actors import ActorDead, ActorError, ActorNotFound, ActorRef
+
+from ..convert import structure
+from ..errors import Busy, SvcError, ValidationFailed
+from .actions import dispatch
+from .actor import (
+    GOAL_PREFIX,
+    Cancel,
+    Complete,
+    DecideHandoff,
+    DispatchAction,
+    GoalActor,
+    Pause,
+    ResolveWait,
+    Resume,
+    Transition,
+)
+from .artifacts import enforce_content_policy, parse_artifact
+from .errors import (
+    GoalNotFound,
+    GoalStateConflict,
+    GoalTerminal,
+    InvalidGoalRequest,
+    OrchestrationNotFound,
+)
+from .events import STARTED, WAIT_CREATED, GoalEvent, GoalEventFeed, NewEvent, events_page_wire
+from .goal import Goal, RunLink
+from .ids import goal_id_for, root_run_id_for
+from .kernel import CompletionRequest, TransitionRequest
+from .orchestration import normalize_metadata
+from .projection import DEFAULT_LIMIT, build_projection
+from .readmodels import artifacts_view, budgets, graph, handoffs_view, runs_view, waits_view
+from .repository import Commit, GoalExists, GoalRepository, StoredOrchestration
+from .runtime import GoalRuntime, PinnedVersion
+from .tenancy import Caller, owner_id_of
+from .versions import Orchestrations
+from .wait_ops import find_wait
+from .waits import check_resolution_input, gate_wait
+from .workflows import WorkflowRun, Workflows
+
+if TYPE_CHECKING:
+    from ..engine import Engine
+
+log = logging.getLogger("svc.goals")
+
+ASK_TIMEOUT = 60.0
+MAX_KEY_BYTES = 256
+MAX_METADATA_BYTES = 16 * 1024
+
+
+# ---------------------------------------------------------------------- request bodies
+@attrs.frozen
+class StartGoal:
+    orchestration_id: str
+    objective: str
+    idempotency_key: str
+    orchestration_version: int | None = None
+    metadata: Any = None
+
+
+@attrs.frozen
+class TransitionBody:
+    transition_key: str
+    idempotency_key: str
+    artifact: Any = None
+
+
+@attrs.frozen
+class CompletionBody:
+    transition_key: str | None = None
+    final_artifact: Any = None
+
+
+def _parse(cls: type, data: Any) -> Any:
+    try:
+        return structure(cls, data)
+    except ValidationFailed as exc:
+        raise InvalidGoalRequest(exc.message, field=exc.extra.get("field")) from None
+
+
+def _key(value: str, field: str = "idempotency_key") -> str:
+    key = value.strip()
+    if not key:
+        raise InvalidGoalRequest(f"`{field}` must not be blank", field=field)
+    if len(key.encode()) > MAX_KEY_BYTES:
+        raise InvalidGoalRequest(f"`{field}` exceeds {MAX_KEY_BYTES} bytes", field=field)
+    return key
+
+
+class GoalService:
+    def __init__(self, engine: Engine, *, event_retention: int = 10_000) -> None:
+        self._engine = engine
+        self.repo = GoalRepository(engine.db, event_retention=event_retention)
+        self.workflows = Workflows(engine)
+        self.feed = GoalEventFeed(self.repo, engine.clock.now_ms)
+        self.rt = GoalRuntime(self.repo, self.workflows, engine.clock, self.feed, engine.events)
+        self.orchestrations = Orchestrations(self.repo, self.workflows, engine.clock, self.rt.publish_bus)
+
+    # ------------------------------------------------------------------ lifecycle
+    def install(self, spawner: Any) -> None:
+        """Register lazy activation of ``goal/<id>`` actors under the goals supervisor."""
+        self._engine.actors.register_factory(GOAL_PREFIX, self._activate, spawner=spawner)
+
+    async def _activate(self, name: str) -> GoalActor | None:
+        goal = await self.repo.goal(name[len(GOAL_PREFIX):])
+        if goal is None:
+            return None
+        pinned = await self.rt.pinned_version(goal)
+        if pinned is None:
+            log.error("goal %s names orchestration %s v%s, which is gone", goal.goal_id, goal.orchestration_id,
+                      goal.orchestration_version)
+            return None
+        return GoalActor(self.rt, goal, pinned, dispatch)
+
+    async def activate_open_goals(self) -> int:
+        """At start-up: one actor per goal that has not ended (deadlines and run watches resume)."""
+        count = 0
+        for goal_id in await self.repo.open_goal_ids():
+            try:
+                await self._engine.actors.get_or_spawn(GOAL_PREFIX + goal_id)
+                count += 1
+            except (ActorNotFound, ActorError):
+                log.exception("goal %s could not be activated", goal_id)
+        return count
+
+    def close(self) -> None:
+        """Shutdown: end live goal event streams so HTTP can stop promptly."""
+        self.feed.close()
+
+    @property
+    def workspace(self) -> Path:
+        return self._engine.workspace
+
+    # ------------------------------------------------------------------ start
+    async def start(self, caller: Caller, body: StartGoal) -> dict[str, Any]:
+        """Start a goal at its orchestration's root node; the same key again replays it."""
+        key = _key(body.idempotency_key)
+        if not body.objective.strip():
+            raise InvalidGoalRequest("`objective` must not be blank", field="objective")
+        metadata = normalize_metadata(body.metadata) or {}
+        metadata["started_by"] = caller.principal.ref()
+        if len(json.dumps(metadata, separators=(",", ":"), default=str).encode()) > MAX_METADATA_BYTES:
+            raise InvalidGoalRequest(f"`metadata` exceeds {MAX_METADATA_BYTES} bytes", field="metadata")
+        stored = await self._version_to_start(caller, body.orchestration_id, body.orchestration_version)
+        spec = stored.spec
+        goal_id = goal_id_for(f"{caller.tenant.scope}:{spec.orchestration_id}", key)
+        root_run_id = root_run_id_for(goal_id, key)
+        existing = await self.repo.goal(goal_id, caller.tenant)
+        if existing is not None:
+            return self._replay(existing, spec.version, root_run_id)
+        root = spec.node(spec.root_node_id)
+        if root is None or not root.is_workflow:
+            raise InvalidGoalRequest("the orchestration's root node is not a workflow node", field="orchestration_id")
+        if (stored.snapshots or {}).get(root.automation_id or "") is None \
+                or await self.workflows.definition(root.automation_id or "") is None:
+            raise InvalidGoalRequest(f"root workflow automation {root.automation_id!r} no longer exists",
+                                     field="orchestration_id")
+        now = self.rt.now()
+        goal = Goal(
+            goal_id=goal_id, orchestration_id=spec.orchestration_id, orchestration_version=spec.version,
+            objective=body.objective, status="active", tenant_context=caller.tenant, policy=spec.goal_policy,
+            idempotency_key=key, created_at_ms=now, updated_at_ms=now, active_run_id=root_run_id,
+            current_node_id=root.node_id, metadata={**metadata, "orchestration_snapshot": spec.to_wire()},
+        )
+        link = RunLink(goal_id=goal_id, run_id=root_run_id, orchestration_node_id=root.node_id,
+                       orchestration_version=spec.version, hop_index=0, created_at_ms=now)
+        gate = gate_wait(goal, root, root_run_id, now, {})
+        events = [NewEvent(
+            event_id=f"goal:{goal_id}:{STARTED}:{now}", event_type=STARTED, actor=caller.principal.ref(),
+            payload={"goal_id": goal_id, "orchestration_id": spec.orchestration_id,
+                     "orchestration_version": spec.version, "root_run_id": root_run_id, "root_node_id": root.node_id,
+                     "objective": body.objective},
+        )]
+        if gate is not None:
+            events.append(NewEvent(event_id=f"{gate.wait_id}:created", event_type=WAIT_CREATED, run_id=root_run_id,
+                                   payload={"goal_id": goal_id, "wait_id": gate.wait_id,
+                                            "wait_kind": gate.wait_kind, "run_id": root_run_id}))
+        try:
+            await self.rt.commit(Commit(goal=goal, insert_goal=True, links=(link,), waits=(gate,) if gate else (),
+                                        events=tuple(events)))
+        except GoalExists:
+            # The same start raced itself: the first one won; answer like a replay.
+            raced = await self.repo.goal(goal_id, caller.tenant)
+            assert raced is not None
+            return self._replay(raced, spec.version, root_run_id)
+        self.rt.bus(goal, "orchestration.goal.started", {
+            "orchestrationID": spec.orchestration_id, "orchestrationVersion": spec.version,
+            "rootRunID": root_run_id,
+        })
+        # The actor starts the root run as it activates (unless a wait holds it).
+        await self._ref(goal_id)
+        started = await self.repo.goal(goal_id) or goal
+        return {"goal": started.to_wire(), "root_run_id": root_run_id, "replayed": False}
+
+    def _replay(self, goal: Goal, version: int, root_run_id: str) -> dict[str, Any]:
+        if goal.orchestration_version != version:
+            raise GoalStateConflict(
+                f"idempotency key is already bound to orchestration {goal.orchestration_id} version "
+                f"{goal.orchestration_version}", goal_id=goal.goal_id,
+            )
+        return {"goal": goal.to_wire(), "root_run_id": root_run_id, "replayed": True}
+
+    async def _version_to_start(self, caller: Caller, orchestration_id: str, version: int | None
+                                ) -> StoredOrchestration:
+        if version is not None:
+            if version < 1:
+                raise InvalidGoalRequest("`orchestration_version` must be a published version (1 or more)",
+                                         field="orchestration_version")
+            stored = await self.repo.orchestration(caller.tenant, orchestration_id, version)
+            if stored is None:
+                raise OrchestrationNotFound(f"orchestration {orchestration_id!r} version {version} not found")
+            return stored
+        stored = await self.repo.latest_published(caller.tenant, orchestration_id)
+        if stored is not None:
+            return stored
+        if await self.repo.orchestration(caller.tenant, orchestration_id, 0) is not None:
+            raise InvalidGoalRequest("orchestration has no published version", field="orchestration_id")
+        raise OrchestrationNotFound(f"orchestration {orchestration_id!r} not found")
+
+    # ------------------------------------------------------------------ mutations
+    async def transition(self, caller: Caller, goal_id: str, body: TransitionBody) -> dict[str, Any]:
+        goal = await self._open_goal(caller, goal_id, "emit transitions")
+        artifact = parse_artifact(body.artifact) if body.artifact is not None else None
+        enforce_content_policy(artifact, self.workspace)
+        request = TransitionRequest(transition_key=body.transition_key, idempotency_key=_key(body.idempotency_key),
+                                    artifact=artifact)
+        return await self._ask(goal.goal_id, Transition(caller, request))
+
+    async def complete(self, caller: Caller, goal_id: str, body: CompletionBody) -> dict[str, Any]:
+        goal = await self._open_goal(caller, goal_id, "be completed")
+        artifact = parse_artifact(body.final_artifact, field="final_artifact") \
+            if body.final_artifact is not None else None
+        enforce_content_policy(artifact, self.workspace, field="final_artifact")
+        request = CompletionRequest(transition_key=(body.transition_key or "").strip() or None,
+                                    final_artifact=artifact)
+        return await self._ask(goal.goal_id, Complete(caller, request))
+
+    async def pause(self, caller: Caller, goal_id: str, reason: str | None = None) -> dict[str, Any]:
+        await self.goal(caller, goal_id)
+        return await self._ask(goal_id, Pause(caller, reason or "operator pause"))
+
+    async def resume(self, caller: Caller, goal_id: str, reason: str | None = None) -> dict[str, Any]:
+        await self.goal(caller, goal_id)
+        return await self._ask(goal_id, Resume(caller, reason or "operator resume"))
+
+    async def cancel(self, caller: Caller, goal_id: str, reason: str | None = None) -> dict[str, Any]:
+        await self.goal(caller, goal_id)
+        return await self._ask(goal_id, Cancel(caller, reason or "operator cancel"))
+
+    async def decide_handoff(self, caller: Caller, goal_id: str, handoff_id: str, decision: Any,
+                             reason: str | None = None) -> dict[str, Any]:
+        await self.goal(caller, goal_id)
+        return await self._ask(goal_id, DecideHandoff(caller, handoff_id, decision, reason))
+
+    async def resolve_wait(self, caller: Caller, goal_id: str, wait_id: str, idempotency_key: Any,
+                           payload: Any) -> dict[str, Any]:
+        await self.goal(caller, goal_id)
+        key = check_resolution_input(idempotency_key, payload)
+        return await self._ask(goal_id, ResolveWait(caller, wait_id, key, payload))
+
+    async def dispatch_action(self, caller: Caller, goal_id: str, action_id: str, body: Any) -> dict[str, Any]:
+        await self.goal(caller, goal_id)
+        return await self._ask(goal_id, DispatchAction(caller, action_id, body))
+
+    async def _open_goal(self, caller: Caller, goal_id: str, what: str) -> Goal:
+        goal = await self.goal(caller, goal_id)
+        if goal.terminal:
+            raise GoalTerminal(f"terminal goals cannot {what}", goal_status=goal.status)
+        caller.require_goal_owner(owner_id_of(goal.started_by))
+        return goal
+
+    async def _ref(self, goal_id: str) -> ActorRef:
+        try:
+            return await self._engine.actors.get_or_spawn(GOAL_PREFIX + goal_id)
+        except ActorNotFound:
+            raise GoalNotFound(f"goal {goal_id!r} not found") from None
+
+    async def _ask(self, goal_id: str, message: object) -> Any:
+        # A goal's actor stops right after its goal ends; a message that was queued behind
+        # that gets ActorDead, and simply goes to the next incarnation.
+        for _ in range(3):
+            ref = await self._ref(goal_id)
+            try:
+                return await ref.ask(message, timeout=ASK_TIMEOUT)
+            except ActorDead:
+                continue
+            except ActorError as exc:
+                if isinstance(exc.error, SvcError):
+                    raise exc.error from None
+                raise
+        raise Busy("the goal's actor is restarting; retry shortly", goal_id=goal_id)
+
+    # ------------------------------------------------------------------ reads
+    async def goal(self, caller: Caller, goal_id: str) -> Goal:
+        goal = await self.repo.goal(goal_id, caller.tenant)
+        if goal is None:
+            raise GoalNotFound(f"goal {goal_id!r} not found")
+        return goal
+
+    async def list(self, caller: Caller, *, status: str | None = None, orchestration_id: str | None = None,
+                   limit: int = 100) -> list[Goal]:
+        return await self.repo.goals(caller.tenant, status=status, orchestration_id=orchestration_id, limit=limit)
+
+    async def view(self, caller: Caller, goal_id: str) -> dict[str, Any]:
+        goal = await self.goal(caller, goal_id)
+        return {"goal": goal.to_wire(), "goal_id": goal.goal_id, "status": goal.status,
+                "budgets": budgets(goal, self.rt.now())}
+
+    async def budgets(self, caller: Caller, goal_id: str) -> dict[str, Any]:
+        goal = await self.goal(caller, goal_id)
+        return {"goal_id": goal.goal_id, "status": goal.status, "budgets": budgets(goal, self.rt.now())}
+
+    async def _pinned(self, goal: Goal) -> PinnedVersion:
+        pinned = await self.rt.pinned_version(goal)
+        if pinned is None:
+            raise OrchestrationNotFound(
+                f"orchestration {goal.orchestration_id!r} version {goal.orchestration_version} not found")
+        return pinned
+
+    async def _runs(self, goal: Goal) -> tuple[list[RunLink], dict[str, WorkflowRun | None]]:
+        links = await self.repo.links(goal.goal_id)
+        return links, {lk.run_id: await self.workflows.run(lk.run_id) for lk in links}
+
+    async def graph(self, caller: Caller, goal_id: str) -> dict[str, Any]:
+        goal = await self.goal(caller, goal_id)
+        pinned = await self._pinned(goal)
+        links, runs = await self._runs(goal)
+        return graph(goal, pinned.spec, links, runs, await self.repo.waits(goal_id), pinned.snapshots,
+                     self.rt.now())
+
+    async def runs(self, caller: Caller, goal_id: str) -> dict[str, Any]:
+        goal = await self.goal(caller, goal_id)
+        links, runs = await self._runs(goal)
+        return runs_view(goal, links, runs)
+
+    async def artifacts(self, caller: Caller, goal_id: str) -> dict[str, Any]:
+        goal = await self.goal(caller, goal_id)
+        return artifacts_view(goal, await self.repo.handoffs(goal_id))
+
+    async def handoffs(self, caller: Caller, goal_id: str) -> dict[str, Any]:
+        goal = await self.goal(caller, goal_id)
+        return handoffs_view(goal, await self.repo.handoffs(goal_id))
+
+    async def waits(self, caller: Caller, goal_id: str) -> dict[str, Any]:
+        goal = await self.goal(caller, goal_id)
+        return waits_view(goal, await self.repo.waits(goal_id), await self.repo.links(goal_id))
+
+    async def wait(self, caller: Caller, goal_id: str, wait_id: str) -> dict[str, Any]:
+        goal = await self.goal(caller, goal_id)
+        return {"goal_id": goal.goal_id, "wait": (await find_wait(self.rt, goal, wait_id)).to_wire()}
+
+    async def summary(self, caller: Caller, goal_id: str) -> dict[str, Any]:
+        """The ``goal_get`` tool's view: goal, run links, handoffs, waits and budgets."""
+        goal = await self.goal(caller, goal_id)
+        links = await self.repo.links(goal_id)
+        return {"goal": goal.to_wire(), "run_links": [lk.to_wire() for lk in links],
+                "handoffs": [h.to_wire() for h in await self.repo.handoffs(goal_id)],
+                "waits": waits_view(goal, await self.repo.waits(goal_id), links)["waits"],
+                "budgets": budgets(goal, self.rt.now(), with_deadline=False)}
+
+    async def projection(self, caller: Caller, goal_id: str, *, cursor: int | None,
+                         limit: int = DEFAULT_LIMIT) -> dict[str, Any]:
+        goal = await self.goal(caller, goal_id)
+        return await build_projection(self.rt, goal, await self._pinned(goal), caller, cursor=cursor, limit=limit)
+
+    async def events(self, caller: Caller, goal_id: str, *, cursor: int = 0, limit: int = 250) -> dict[str, Any]:
+        goal = await self.goal(caller, goal_id)
+        return events_page_wire(goal.goal_id, await self.feed.page(goal.goal_id, after=cursor, limit=limit))
+
+    async def event_list(self, goal_id: str, *, cursor: int = 0, limit: int = 250) -> list[GoalEvent]:
+        """Durable events of a goal after ``cursor`` (no tenant check: for in-process callers)."""
+        return await self.feed.page(goal_id, after=cursor, limit=limit)
+
+
+def parse_start(data: Any) -> StartGoal:
+    return _parse(StartGoal, data)  # type: ignore[no-any-return]
+
+
+def parse_transition(data: Any) -> TransitionBody:
+    return _parse(TransitionBody, data)  # type: ignore[no-any-return]
+
+
+def parse_completion(data: Any) -> CompletionBody:
+    return _parse(CompletionBody, data if data is not None else {})  # type: ignore[no-any-return]
+
+
+def reason_of(data: Mapping[str, Any] | None) -> str | None:
+    value = (data or {}).get("reason")
+    if value is not None and not isinstance(value, str):
+        raise InvalidGoalRequest("`reason` must be a string", field="reason")
+    return value.strip() if value and value.strip() else None
+
+
+__all__ = [
+    "CompletionBody",
+    "GoalService",
+    "StartGoal",
+    "TransitionBody",
+    "parse_completion",
+    "parse_start",
+    "parse_transition",
+    "reason_of",
+]
