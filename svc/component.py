@@ -48,9 +48,11 @@ def default_components() -> list[Component]:
     """The engine's domain components, in dependency order."""
     # Workflows stay after automations: applying a plan creates an automation v2.
     # Goals stay after automations: a goal's workflow runs are automation v2 runs.
+    # MCP comes first: later domains' tool policies name the tools of connected servers.
     from .automations import AutomationsComponent
     from .goals import GoalsComponent
+    from .mcp import McpComponent
     from .teams import TeamsComponent
     from .workflows import WorkflowsComponent
 
-    return [TeamsComponent(), AutomationsComponent(), WorkflowsComponent(), GoalsComponent()]
+    return [McpComponent(), TeamsComponent(), AutomationsComponent(), WorkflowsComponent(), GoalsComponent()]

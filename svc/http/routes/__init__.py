@@ -2,7 +2,7 @@
 
 from quart import Blueprint
 
-from . import approvals, events, global_, goals, sessions, teams, tools, workflows
+from . import approvals, events, global_, goals, mcp, sessions, teams, tools, workflows
 
 BLUEPRINTS: list[Blueprint] = [
     global_.bp,
@@ -12,5 +12,6 @@ BLUEPRINTS: list[Blueprint] = [
     approvals.bp,
     workflows.bp,
     teams.bp,
+    mcp.bp,
     goals.bp,
 ]

@@ -1,0 +1,80 @@
+"""MCP connectors over HTTP: configure, connect, list tools, the catalog, capability requests."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from quart import Blueprint
+
+from ...convert import structure
+from ...mcp import CapabilityRequestInput, ConnectorInput, ConnectorPatch
+from ..request import engine, header, object_body, query_int, query_str
+
+bp = Blueprint("mcp", __name__)
+
+
+@bp.get("/mcp")
+async def list_servers() -> Any:
+    return {s.name: s.to_wire() for s in engine().mcp.list()}
+
+
+@bp.post("/mcp")
+async def add_server() -> Any:
+    body = structure(ConnectorInput, await object_body())
+    await engine().mcp.add(body)
+    return {"ok": True}
+
+
+@bp.patch("/mcp/<name>")
+async def patch_server(name: str) -> Any:
+    raw = await object_body()
+    patch = structure(ConnectorPatch, raw)
+    # An explicit `"allowed_tools": null` clears the allowlist like `clear_allowed_tools`.
+    cleared = any(key in raw and raw[key] is None for key in ("allowed_tools", "allowedTools"))
+    return await engine().mcp.patch(name, patch, clear_allowed_tools=cleared)
+
+
+@bp.delete("/mcp/<name>")
+async def delete_server(name: str) -> Any:
+    return await engine().mcp.delete(name)
+
+
+@bp.post("/mcp/<name>/connect")
+async def connect_server(name: str) -> Any:
+    return await engine().mcp.connect(name)
+
+
+@bp.post("/mcp/<name>/disconnect")
+async def disconnect_server(name: str) -> Any:
+    return await engine().mcp.disconnect(name)
+
+
+@bp.post("/mcp/<name>/refresh")
+async def refresh_server(name: str) -> Any:
+    return await engine().mcp.refresh(name)
+
+
+@bp.get("/mcp/tools")
+async def list_tools() -> Any:
+    return engine().mcp.tools()
+
+
+@bp.get("/mcp/catalog")
+async def catalog() -> Any:
+    return engine().mcp.catalog()
+
+
+@bp.post("/mcp/request-capability")
+async def request_capability() -> Any:
+    request = structure(CapabilityRequestInput, await object_body())
+    agent = header("x-svc-agent-id")
+    return await engine().mcp.request_capability(request, source="http", caller_agent_id=agent)
+
+
+@bp.get("/mcp/capability-requests")
+async def capability_requests() -> Any:
+    records = await engine().mcp.capability_requests(
+        agent_id=query_str("agent_id", "agentID"), status=query_str("status"),
+        limit=query_int("limit", default=100, minimum=1, maximum=1000, clamp=True) or 100,
+    )
+    return {"requests": records, "count": len(records)}

@@ -1,0 +1,427 @@
+"""The MCP facade: what routes, tools and other domains call (``engine.mcp``).
+
+Reads (``GET /mcp``, ``/mcp/tools``, the catalog overlay, ``mcp_list``) come from
+a read model every connector actor keeps current by handing over a snapshot
+after each change, so listing never waits on an actor. Anything that changes a
+connector or talks to its server is a message to its actor (``mcp/<name>``,
+activated lazily and rehydrated from the store).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import attrs
+import httpx
+import trio
+
+from actors import ActorError, ActorNotFound, ActorRef, ActorSystem
+
+from ..clock import Clock
+from ..convert import aliases
+from ..errors import NotFound, SvcError
+from ..events import EventLog
+from ..logs import REDACTED, register_secret
+from ..settings import Settings
+from ..store import Database
+from ..tools import ToolContext, ToolRegistry, ToolResult, normalize_patterns
+from .capability import CapabilityRequestInput, build_approval, reviewed
+from .catalog import INVENTORY_VERSION, Catalog, catalog_with_overlay, load_catalog
+from .client import CLOSE_GRACE_S
+from .connector import (
+    Caller,
+    CallTool,
+    CloseSession,
+    Connect,
+    ConnectorActor,
+    ConnectorServices,
+    DeleteConnector,
+    Disconnect,
+    Pending,
+    Reconfigure,
+    Refresh,
+)
+from .endpoint import check_headers, check_name, check_transport
+from .errors import McpCatalogUnavailable, McpNameConflict, McpNotFound, McpRequestDenied
+from .naming import server_slug
+from .records import CachedTool, ConnectorConfig, ConnectorSnapshot, ConnectorState
+from .repository import McpRepository
+from .tools import McpTool
+
+log = logging.getLogger("svc.mcp")
+
+ACTOR_PREFIX = "mcp/"
+ASK_TIMEOUT = 30.0
+
+
+@attrs.frozen
+class ConnectorInput:
+    """The body of ``POST /mcp`` (SPEC 2.1)."""
+
+    name: str
+    transport: str
+    enabled: bool = True
+    headers: dict[str, str] = attrs.field(factory=dict)
+    allowed_tools: list[str] | None = aliases("allowedTools", default=None)
+
+
+@attrs.frozen
+class ConnectorPatch:
+    """The body of ``PATCH /mcp/{name}``."""
+
+    enabled: bool | None = None
+    allowed_tools: list[str] | None = aliases("allowedTools", default=None)
+    clear_allowed_tools: bool = aliases("clearAllowedTools", default=False)
+
+
+class CapabilityRequestNotFound(NotFound):
+    """No capability request has this id."""
+
+    code = "MCP_CAPABILITY_REQUEST_NOT_FOUND"
+
+
+class McpService:
+    def __init__(
+        self,
+        *,
+        db: Database,
+        events: EventLog,
+        clock: Clock,
+        registry: ToolRegistry,
+        actors: ActorSystem,
+        settings: Callable[[], Settings],
+        http: httpx.AsyncClient,
+    ) -> None:
+        self.repo = McpRepository(db)
+        self.events = events
+        self.clock = clock
+        self.registry = registry
+        self.actors = actors
+        self.settings = settings
+        self.http = http
+        """The engine's shared client (used by ``mcp_debug``); sessions own their own."""
+        self._views: dict[str, ConnectorSnapshot] = {}
+        self._deleted: set[str] = set()
+        self._lock = trio.Lock()
+        self._catalog: Catalog | None = None
+        self._connector_services = ConnectorServices(
+            repo=self.repo, events=events, clock=clock, registry=registry,
+            environ=lambda: self.settings().environ,
+            make_tool=lambda server, cached: McpTool(self, server, cached),
+            publish=self._publish,
+            call_timeout_s=lambda: self.settings().mcp_call_timeout_ms / 1000,
+            connect_timeout_s=lambda: self.settings().mcp_connect_timeout_ms / 1000,
+            auth_cooldown_ms=lambda: self.settings().mcp_auth_cooldown_ms,
+        )
+
+    # ------------------------------------------------------------------ lifecycle
+    async def load(self) -> None:
+        """At engine start: read every connector; nobody is connected yet."""
+        await self.repo.reset_sessions()
+        for config, state in await self.repo.load_all():
+            _register_header_secrets(config.headers)
+            idle = attrs.evolve(state, connected=False, mcp_session_id=None)
+            self._views[config.name] = ConnectorSnapshot(config, idle)
+
+    def install(self, spawner: Any = None) -> None:
+        """Register lazy activation of ``mcp/<name>`` actors (under the connectors supervisor)."""
+        self.actors.register_factory(ACTOR_PREFIX, self._activate, spawner=spawner)
+
+    async def _activate(self, actor_name: str) -> ConnectorActor | None:
+        row = await self.repo.get(actor_name[len(ACTOR_PREFIX):])
+        if row is None:
+            return None
+        config, state = row
+        return ConnectorActor(self._connector_services, config, state)
+
+    def _publish(self, snapshot: ConnectorSnapshot) -> None:
+        if snapshot.name not in self._deleted:
+            self._views[snapshot.name] = snapshot
+
+    async def reconnect_enabled(self) -> None:
+        """Connect every enabled connector, each with its own backoff (engine start)."""
+        names = [s.name for s in self.list() if s.config.enabled]
+        async with trio.open_nursery() as nursery:
+            for name in names:
+                nursery.start_soon(self._connect_with_backoff, name)
+
+    async def _connect_with_backoff(self, name: str) -> None:
+        settings = self.settings()
+        step_s = settings.mcp_startup_backoff_ms / 1000
+        error = None
+        for attempt in range(settings.mcp_startup_attempts):
+            if attempt:
+                # Linear backoff (0, 1, 2 ... steps): a server starting alongside
+                # the engine gets a few chances before the connector gives up.
+                await trio.sleep(attempt * step_s)
+            snapshot = self._views.get(name)
+            if snapshot is None or not snapshot.config.enabled or snapshot.state.connected:
+                return
+            outcome = await self.connect(name, source="startup_bootstrap")
+            if outcome["ok"]:
+                return
+            error = outcome.get("error")
+        log.warning("mcp server %s did not connect at start-up: %s", name, error)
+
+    async def shutdown(self) -> None:
+        """End every open MCP session politely (``DELETE``), within a bound."""
+        names = [n[len(ACTOR_PREFIX):] for n in self.actors.names(ACTOR_PREFIX)]
+        with trio.move_on_after(CLOSE_GRACE_S + 1.0):
+            async with trio.open_nursery() as nursery:
+                for name in names:
+                    nursery.start_soon(self._close_quietly, name)
+
+    async def _close_quietly(self, name: str) -> None:
+        ref = self.actors.lookup(ACTOR_PREFIX + name)
+        if ref is None:
+            return
+        try:
+            await ref.ask(CloseSession(), timeout=CLOSE_GRACE_S + 1.0)
+        except Exception:
+            # Best effort at shutdown: an unreachable server keeps its session until it expires it.
+            log.debug("closing the mcp session of %s failed", name, exc_info=True)
+
+    # ------------------------------------------------------------------ configuration
+    async def add(self, body: ConnectorInput) -> ConnectorSnapshot:
+        """Create a connector, or update the one with this name (``POST /mcp``)."""
+        name = check_name(body.name)
+        transport = check_transport(body.transport)
+        headers = check_headers(body.headers)
+        allowed = normalize_patterns(body.allowed_tools) if body.allowed_tools is not None else None
+        async with self._lock:
+            existing = self._views.get(name)
+            clash = next((s.name for s in self._views.values()
+                          if s.name != name and server_slug(s.name) == server_slug(name)), None)
+            if clash is not None:
+                raise McpNameConflict(
+                    f"MCP server `{clash}` already uses the tool prefix mcp.{server_slug(name)}.; choose another name",
+                    field="name", name=name,
+                )
+            now = self.clock.now_ms()
+            if existing is not None:
+                # A client that sends back what GET /mcp showed keeps the real value.
+                headers = {k: existing.config.headers.get(k, v) if v == REDACTED else v for k, v in headers.items()}
+            _register_header_secrets(headers)
+            config = ConnectorConfig(
+                name=name, transport=transport, enabled=body.enabled, headers=headers, allowed_tools=allowed,
+                created_at_ms=existing.config.created_at_ms if existing else now, updated_at_ms=now,
+            )
+            if existing is None:
+                await self.repo.save_config(config)
+                self._deleted.discard(name)
+                self._views[name] = ConnectorSnapshot(config, ConnectorState(updated_at_ms=now))
+                self.events.publish("mcp.server.updated", {"name": name, "enabled": config.enabled,
+                                                           "created": True}, topic="mcp")
+            else:
+                await self._ask(name, Reconfigure(config))
+        return self.get(name)
+
+    async def patch(self, name: str, patch: ConnectorPatch, *, clear_allowed_tools: bool = False) -> dict[str, Any]:
+        """``PATCH /mcp/{name}``: enable/disable and the allowlist. Enabling connects."""
+        current = self.get(name).config
+        allowed: tuple[str, ...] | None = current.allowed_tools
+        if clear_allowed_tools or patch.clear_allowed_tools:
+            allowed = None
+        elif patch.allowed_tools is not None:
+            allowed = tuple(normalize_patterns(patch.allowed_tools))
+        enabled = current.enabled if patch.enabled is None else patch.enabled
+        config = attrs.evolve(current, enabled=enabled, allowed_tools=allowed, updated_at_ms=self.clock.now_ms())
+        result: dict[str, Any] = await self._ask(name, Reconfigure(config))  # type: ignore[assignment]
+        body: dict[str, Any] = {"ok": bool(result["changed"])}
+        if enabled and not current.enabled:
+            body["connect"] = await self.connect(name, source="enabled")
+        return body
+
+    async def delete(self, name: str) -> dict[str, Any]:
+        self.get(name)
+        async with self._lock:
+            result: dict[str, Any] = await self._ask(name, DeleteConnector())  # type: ignore[assignment]
+            self._deleted.add(name)
+            self._views.pop(name, None)
+        return result
+
+    # ------------------------------------------------------------------ lifecycle operations
+    async def connect(self, name: str, *, source: str = "api") -> dict[str, Any]:
+        """Run discovery; ``{ok, count, pendingAuth, lastAuthChallenge, authorizationUrl}`` (never raises
+        for an unreachable or refusing server: that is ``ok: false`` with the error)."""
+        self.get(name)
+        pending: Pending[Any] = await self._ask(name, Connect(source))  # type: ignore[assignment]
+        try:
+            outcome = await pending.wait()
+        except SvcError as exc:
+            return {"ok": False, "count": 0, **_auth_fields(exc), **exc.to_body()}
+        return {"ok": True, "count": outcome.count, "discoveredCount": outcome.discovered,
+                "pendingAuth": False, "lastAuthChallenge": None, "authorizationUrl": None}
+
+    async def refresh(self, name: str) -> dict[str, Any]:
+        """Re-list the tools; raises McpRefreshFailed (with the auth fields) when that fails."""
+        self.get(name)
+        pending: Pending[Any] = await self._ask(name, Refresh("api"))  # type: ignore[assignment]
+        outcome = await pending.wait()
+        return {"ok": True, "count": outcome.count, "discoveredCount": outcome.discovered,
+                "changed": outcome.changed}
+
+    async def disconnect(self, name: str) -> dict[str, Any]:
+        self.get(name)
+        return await self._ask(name, Disconnect("disconnected"))  # type: ignore[return-value]
+
+    async def call(
+        self, server: str, tool: str, args: Mapping[str, Any], *, ctx: ToolContext | None = None
+    ) -> ToolResult:
+        """Call a tool of ``server`` by its remote name, slug or ``mcp.<server>.<tool>`` ID.
+
+        Connects first if needed. Raises the MCP errors (McpToolError for an
+        ``isError`` result, McpCallTimeout, McpConnectionLost ...); an authorization
+        challenge is a result whose ``metadata["mcpAuth"]`` says so.
+        """
+        self.get(server)
+        caller = Caller()
+        if ctx is not None:
+            caller = Caller(session_id=ctx.session_id, run_id=ctx.run_id, message_id=ctx.message_id,
+                            call_id=ctx.call_id)
+        pending: Pending[ToolResult] = await self._ask(server, CallTool(tool, dict(args), caller))  # type: ignore[assignment]
+        return await pending.wait()
+
+    # ------------------------------------------------------------------ reads
+    def list(self) -> list[ConnectorSnapshot]:
+        return [self._views[name] for name in sorted(self._views)]
+
+    def get(self, name: str) -> ConnectorSnapshot:
+        snapshot = self._views.get(name)
+        if snapshot is None:
+            raise McpNotFound(f"MCP server `{name}` is not configured", name=name)
+        return snapshot
+
+    def tools(self) -> list[dict[str, Any]]:
+        """``GET /mcp/tools``: the callable tools of every enabled, connected connector."""
+        rows = [_tool_row(s.name, t) for s in self.list() for t in s.registered_tools()]
+        return sorted(rows, key=lambda r: r["namespaced_name"])
+
+    def inventory(self) -> dict[str, Any]:
+        """The ``mcp_list`` snapshot: servers, their remote and registered tools, challenges."""
+        servers = []
+        for s in self.list():
+            remote = [t.tool_name for t in s.state.tool_cache]
+            registered = [t.tool_id for t in s.registered_tools()]
+            challenge = s.state.last_auth_challenge
+            servers.append({
+                "name": s.name, "transport": s.config.transport, "enabled": s.config.enabled,
+                "connected": s.state.connected, "last_error": s.state.last_error,
+                "last_auth_challenge": challenge.to_wire() if challenge else None,
+                "pending_auth_tools": sorted(s.state.pending_auth_by_tool),
+                "allowed_tools": list(s.config.allowed_tools) if s.config.allowed_tools is not None else None,
+                "remote_tool_count": len(remote), "discovered_tool_count": len(remote),
+                "allowed_tool_count": len(s.allowed_tools()), "registered_tool_count": len(registered),
+                "remote_tools": remote, "registered_tools": registered,
+            })
+        return {
+            "inventory_version": INVENTORY_VERSION,
+            "registry_version": 1,
+            "connected_server_names": [s["name"] for s in servers if s["connected"]],
+            "enabled_server_names": [s["name"] for s in servers if s["enabled"]],
+            "remote_tool_count": sum(s["remote_tool_count"] for s in servers),
+            "registered_tool_count": sum(s["registered_tool_count"] for s in servers),
+            "remote_tools": [f"{s['name']}.{t}" for s in servers for t in s["remote_tools"]],
+            "registered_tools": [t for s in servers for t in s["registered_tools"]],
+            "servers": servers,
+        }
+
+    def load_catalog(self) -> Catalog:
+        if self._catalog is None:
+            self._catalog = load_catalog(self.settings().mcp_catalog_path)
+        return self._catalog
+
+    def catalog(self) -> dict[str, Any]:
+        """``GET /mcp/catalog`` and ``mcp_list_catalog``: catalog servers plus the overlay."""
+        return catalog_with_overlay(self.load_catalog(), self.list())
+
+    # ------------------------------------------------------------------ capability requests
+    async def request_capability(
+        self, request: CapabilityRequestInput, *, source: str, caller_agent_id: str | None = None
+    ) -> dict[str, Any]:
+        """File a pending approval for an MCP capability; connects nothing (SPEC 2.6)."""
+        request = request.checked()
+        if caller_agent_id is not None and caller_agent_id != request.agent_id:
+            raise McpRequestDenied("an agent can only request capabilities for itself", field="agent_id",
+                                   agent_id=request.agent_id)
+        try:
+            catalog: Catalog | None = self.load_catalog()
+        except McpCatalogUnavailable:
+            catalog = None
+        record = build_approval(request, catalog=catalog, source=source, now_ms=self.clock.now_ms(),
+                                ttl_ms=self.settings().mcp_capability_ttl_ms)
+        await self.repo.add_capability_request(record)
+        self.events.publish("mcp.capability.requested", {
+            "approvalID": record["approval_id"], "agentID": request.agent_id, "mcpName": request.mcp_name,
+            "capabilityKey": record["context"]["capability_key"], "status": "pending",
+        }, topic="mcp")
+        return {"ok": True, "approval": record, "requested_by": record["requested_by"]}
+
+    async def capability_requests(
+        self, *, agent_id: str | None = None, status: str | None = None, limit: int = 100
+    ) -> list[dict[str, Any]]:
+        return await self.repo.capability_requests(agent_id=agent_id, status=status, limit=limit)
+
+    async def review_capability_request(
+        self, approval_id: str, decision: str, *, reviewer: str, notes: str | None = None
+    ) -> dict[str, Any]:
+        record = await self.repo.capability_request(approval_id)
+        if record is None:
+            raise CapabilityRequestNotFound(f"capability request {approval_id} does not exist",
+                                            approval_id=approval_id)
+        updated = reviewed(record, decision, reviewer=reviewer, notes=notes, now_ms=self.clock.now_ms())
+        await self.repo.update_capability_request(updated)
+        self.events.publish("mcp.capability.reviewed", {
+            "approvalID": approval_id, "agentID": updated["requested_by"]["actor_id"], "status": updated["status"],
+            "capabilityKey": updated["context"]["capability_key"],
+        }, topic="mcp")
+        return updated
+
+    async def has_approved_capability(self, agent_id: str, capability_key: str) -> bool:
+        """Whether ``agent_id`` holds an approved, unexpired request for ``capability_key`` (``mcp:<slug>``)."""
+        now = self.clock.now_ms()
+        for record in await self.repo.capability_requests(agent_id=agent_id, status="approved", limit=1000):
+            expires = record.get("expires_at_ms")
+            if record["context"]["capability_key"] == capability_key and (expires is None or expires > now):
+                return True
+        return False
+
+    # ------------------------------------------------------------------ plumbing
+    async def _ref(self, name: str) -> ActorRef:
+        try:
+            return await self.actors.get_or_spawn(ACTOR_PREFIX + name)
+        except ActorNotFound:
+            raise McpNotFound(f"MCP server `{name}` is not configured", name=name) from None
+
+    async def _ask(self, name: str, message: object) -> Any:
+        ref = await self._ref(name)
+        try:
+            return await ref.ask(message, timeout=ASK_TIMEOUT)
+        except ActorError as exc:
+            if isinstance(exc.error, SvcError):
+                raise exc.error from None
+            raise
+
+
+def _tool_row(server: str, tool: CachedTool) -> dict[str, Any]:
+    return {"server_name": server, **tool.to_wire()}
+
+
+def _auth_fields(error: SvcError) -> dict[str, Any]:
+    return {
+        "pendingAuth": bool(error.extra.get("pendingAuth", False)),
+        "lastAuthChallenge": error.extra.get("lastAuthChallenge"),
+        "authorizationUrl": error.extra.get("authorizationUrl"),
+    }
+
+
+def _register_header_secrets(headers: Mapping[str, str]) -> None:
+    for value in headers.values():
+        register_secret(value)
+        if " " in value:
+            register_secret(value.split(" ", 1)[1])
+
+
+__all__ = ["CapabilityRequestNotFound", "ConnectorInput", "ConnectorPatch", "McpService"]
