@@ -64,3 +64,24 @@ async def run_settled(engine: svc.Engine, run_id: str) -> Any:
     """Wait until the goal runtime recorded the run as settled; the automation run record."""
     await wait_for_event(engine, "orchestration.goal.run_settled", run_id=run_id)
     return await engine.automations.get_v2_run(run_id)
+
+
+async def start_goal(client: httpx.AsyncClient, *, key: str = "goal-1", orchestration_id: str = "release-loop",
+                     objective: str = "ship 1.4", **extra: Any) -> dict[str, Any]:
+    response = await client.post("/goals", json={"orchestration_id": orchestration_id, "objective": objective,
+                                                 "idempotency_key": key, **extra})
+    assert response.status_code in (200, 201), response.text
+    return response.json()
+
+
+async def transition(client: httpx.AsyncClient, goal_id: str, key: str, transition_key: str,
+                     artifact: dict[str, Any] | None, **headers: str) -> httpx.Response:
+    body: dict[str, Any] = {"transition_key": transition_key, "idempotency_key": key}
+    if artifact is not None:
+        body["artifact"] = artifact
+    return await client.post(f"/goals/{goal_id}/transitions", json=body, headers=headers or None)
+
+
+PLAN = {"artifact_type": "plan", "value": {"steps": ["build", "test"]}}
+BUILD_REPORT = {"artifact_type": "build_report", "value": {"passed": 12}}
+REPORT = {"artifact_type": "report", "value": {"summary": "shipped"}}
