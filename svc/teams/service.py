@@ -200,12 +200,31 @@ class TeamsService:
     # ------------------------------------------------------------------ spawning
     async def spawn(self, request: SpawnRequest) -> SpawnResult:
         """Spawn an instance, or say why not (queuing it when it needs a human's approval)."""
+        try:
+            request, parent = await self._resolve(request)
+        except SpawnDenied as denied:
+            self._publish_request(ev.SPAWN_REQUESTED, request, justification=request.justification)
+            return await self._denied(request, denied)
         self._publish_request(ev.SPAWN_REQUESTED, request, justification=request.justification)
         try:
-            instance, started = await self._spawn(request, approved=False)
+            instance, started = await self._spawn(request, parent, approved=False)
         except SpawnDenied as denied:
             return await self._denied(request, denied)
         return self._success(instance, started)
+
+    async def _resolve(self, request: SpawnRequest) -> tuple[SpawnRequest, Instance | None]:
+        """The request with its mission settled (the parent's, else the default) and its parent."""
+        parent: Instance | None = None
+        if request.parent_instance_id:
+            parent = await self.repo.get_instance(request.parent_instance_id)
+            if parent is None:
+                raise SpawnDenied("INSTANCE_NOT_FOUND", f"parent instance {request.parent_instance_id} not found",
+                                  instanceID=request.parent_instance_id)
+            if request.mission_id and request.mission_id != parent.mission_id:
+                raise SpawnDenied("spawn_parent_mission_mismatch",
+                                  f"parent instance {parent.id} belongs to mission {parent.mission_id}")
+        mission_id = request.mission_id or (parent.mission_id if parent else DEFAULT_MISSION)
+        return attrs.evolve(request, mission_id=mission_id), parent
 
     async def _denied(self, request: SpawnRequest, denied: SpawnDenied) -> SpawnResult:
         body: dict[str, Any] = {"ok": False, "code": denied.code, "error": denied.message,
@@ -232,23 +251,14 @@ class TeamsService:
         }
         return SpawnResult(True, body, instance)
 
-    async def _spawn(self, request: SpawnRequest, *, approved: bool) -> tuple[Instance, StartedInstance]:
+    async def _spawn(self, request: SpawnRequest, parent: Instance | None, *,
+                     approved: bool) -> tuple[Instance, StartedInstance]:
         try:
             config = await self.loader.load()
         except TeamConfigInvalid as exc:
             fields = {k: v for k, v in exc.extra.items() if k in ("file", "line", "column", "field")}
             raise SpawnDenied("spawn_policy_missing", f"spawn policy load failed: {exc.message}", **fields) from None
-        parent: Instance | None = None
-        if request.parent_instance_id:
-            parent = await self.repo.get_instance(request.parent_instance_id)
-            if parent is None:
-                raise SpawnDenied("INSTANCE_NOT_FOUND", f"parent instance {request.parent_instance_id} not found",
-                                  instanceID=request.parent_instance_id)
-            if request.mission_id and request.mission_id != parent.mission_id:
-                raise SpawnDenied("spawn_parent_mission_mismatch",
-                                  f"parent instance {parent.id} belongs to mission {parent.mission_id}")
-        mission_id = request.mission_id or (parent.mission_id if parent else DEFAULT_MISSION)
-        request = attrs.evolve(request, mission_id=mission_id)
+        mission_id = request.mission_id or DEFAULT_MISSION
         parent_role = request.parent_role or (parent.role if parent else None)
         async with self._spawn_lock:
             counts = await self.repo.counts()
@@ -352,7 +362,8 @@ class TeamsService:
         if approval is None:
             raise ApprovalNotFound(approvalID=approval_id)
         try:
-            instance, started = await self._spawn(approval.request, approved=True)
+            request, parent = await self._resolve(approval.request)
+            instance, started = await self._spawn(request, parent, approved=True)
         except SpawnDenied as denied:
             self._publish_request(ev.SPAWN_DENIED, approval.request, code=denied.code, error=denied.message,
                                   requiresUserApproval=False, approvalID=approval_id)
