@@ -2,13 +2,21 @@
 
 from __future__ import annotations
 
+import hashlib
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from supervisors import BudgetLimits, BudgetUsage
-from svc.teams import BudgetSpec, TeamConfigInvalid, TeamConfigLoader, load_team_config
+from svc.teams import (
+    BudgetSpec,
+    TeamConfigInvalid,
+    TeamConfigLoader,
+    compute_skill_hash,
+    load_team_config,
+)
 from svc.teams.budgets import mission_spent, resolve_budget
 from svc.teams.policy import SpawnPolicy
 
@@ -138,3 +146,20 @@ def test_a_spent_mission_takes_no_new_instance() -> None:
     assert mission_spent(limits, BudgetUsage(tokens=100)) == "mission max_tokens exhausted (100/100)"
     assert mission_spent(limits, BudgetUsage(cost_usd=1.5)) == "mission max_cost_usd exhausted (1.5/1)"
     assert mission_spent(BudgetLimits(), BudgetUsage(tokens=10**9)) is None
+
+
+def test_the_sample_configuration_loads_and_hashes(workspace: Path) -> None:
+    sample = Path(__file__).resolve().parents[3] / "examples" / "agent-team"
+    team_dir = workspace / ".svc" / "agent-team"
+    shutil.copytree(sample / "templates", team_dir / "templates")
+    shutil.copy(sample / "spawn-policy.yaml", team_dir / "spawn-policy.yaml")
+    shutil.copytree(sample / "skills", workspace / ".svc" / "skills")
+    config = load_team_config(workspace)
+    assert config.policy is not None and config.policy.enabled and config.policy.push_requires_approval
+    assert sorted(config.templates) == ["researcher", "tester-default", "worker-python"]
+    worker = config.templates["worker-python"]
+    assert worker.capabilities.git_caps.push_requires_approval
+    skill = (workspace / ".svc" / "skills" / "python-editing" / "SKILL.md").read_bytes()
+    row = f"id:python-editing:{hashlib.sha256(skill).hexdigest()}\n".encode()
+    expected = "sha256:" + hashlib.sha256(row).hexdigest()
+    assert compute_skill_hash(worker.skills, config.policy.skill_sources, workspace=workspace, home=None) == expected
