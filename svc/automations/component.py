@@ -36,6 +36,7 @@ class AutomationsComponent(Component):
         service = self.service
         assert service is not None
         children = [
+            ChildSpec(id="automations-routine-runs", start=service.routine_pool.run, restart=Restart.PERMANENT),
             ChildSpec(id="automations-v2-runs", start=service.v2_pool.run, restart=Restart.PERMANENT),
         ]
         if engine.settings.automation_scheduler_enabled:

@@ -1,10 +1,12 @@
 """Where automation runs execute: a supervised child with a bounded number of runs at once.
 
 Jobs are submitted from anywhere (routes, the scheduler, start-up recovery)
-without waiting; the pool's task starts each one in its nursery, and a
-:class:`trio.CapacityLimiter` bounds how many execute at once. Jobs submitted
-before the pool starts (or while it restarts) wait in the channel. When the
-engine stops, the pool's nursery is cancelled and so is every job in it.
+without waiting; the pool's task starts each one at once in its nursery. A job
+does its prompt bookkeeping first (announcing its run), then waits for whatever
+it needs (a routine's turn, then a slot of :attr:`RunPool.limiter`, which
+bounds how many runs execute at once). Jobs submitted before the pool starts
+(or while it restarts) wait in the channel. When the engine stops, the pool's
+nursery is cancelled and so is every job in it.
 """
 
 from __future__ import annotations
@@ -38,15 +40,14 @@ class RunPool:
                 nursery.start_soon(self._guarded, job)
 
     async def _guarded(self, job: Job) -> None:
-        async with self.limiter:
-            self.running += 1
-            try:
-                await job()
-            except Exception:
-                # One run's bug must not stop the others (the job records its own failure).
-                log.exception("automation job failed in pool %s", self.name)
-            finally:
-                self.running -= 1
+        self.running += 1
+        try:
+            await job()
+        except Exception:
+            # One run's bug must not stop the others (the job records its own failure).
+            log.exception("automation job failed in pool %s", self.name)
+        finally:
+            self.running -= 1
 
 
 __all__ = ["Job", "RunPool"]

@@ -23,7 +23,9 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from .governance import Actor, Governance, resolve_actor
+from .missions import MissionRepository, MissionService
 from .pool import RunPool
+from .routines import RoutineRepository, RoutineService
 from .scheduler.scheduler import Scheduler
 from .scheduler.signal import ScheduleSignal
 from .v2 import AutomationV2, AutomationV2Run, V2Repository, V2Service
@@ -43,14 +45,19 @@ class AutomationService:
         self.governance = Governance(engine.db, self.v2_repo, engine.clock, lambda: engine.settings,
                                      external_capability_check=self._external_capability)
         self.v2 = V2Service(engine, self.v2_repo, self.governance, self.v2_pool, self.signal)
-        self.scheduler = Scheduler(engine.clock, {"v2": self.v2}, self.signal,
+        self.routine_pool = RunPool("routines", settings.automation_max_concurrent_runs)
+        self.routines = RoutineService(engine, RoutineRepository(engine.db), self.routine_pool, self.signal)
+        self.missions = MissionService(engine, MissionRepository(engine.db))
+        self.scheduler = Scheduler(engine.clock, {"routine": self.routines, "v2": self.v2}, self.signal,
                                    grace_ms=lambda: engine.settings.automation_misfire_grace_ms)
 
     async def load(self) -> None:
+        await self.routines.load()
         await self.v2.load()
 
     def start(self) -> None:
         """Once the engine is ready: queued runs (left by a previous process) start."""
+        self.routines.start_pending()
         self.v2.start_pending()
 
     async def _external_capability(self, agent_id: str, key: str) -> bool:

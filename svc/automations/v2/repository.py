@@ -45,7 +45,9 @@ class V2Repository:
 
     async def save(self, automation: AutomationV2) -> None:
         def q(conn: apsw.Connection) -> None:
-            conn.execute(f"INSERT OR REPLACE INTO automations_v2({_AUTOMATION_COLS}) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+            conn.execute(f"INSERT INTO automations_v2({_AUTOMATION_COLS}) VALUES (?,?,?,?,?,?,?,?,?,?,?) "
+                         "ON CONFLICT(automation_id) DO UPDATE SET " + ", ".join(
+                             f"{c.strip()} = excluded.{c.strip()}" for c in _AUTOMATION_COLS.split(",")[1:]),
                          _automation_row(automation))
         await self.db.write(q)
 
@@ -67,8 +69,10 @@ class V2Repository:
     # ------------------------------------------------------------------ runs
     async def save_run(self, run: AutomationV2Run) -> None:
         row = _run_row(run)
+        # An upsert keeps the row's rowid, which orders runs created in the same millisecond.
         await self.db.write(lambda conn: conn.execute(
-            "INSERT OR REPLACE INTO automations_v2_runs VALUES (?,?,?,?,?,?,?)", row))
+            "INSERT INTO automations_v2_runs VALUES (?,?,?,?,?,?,?) ON CONFLICT(run_id) DO UPDATE SET "
+            "status = excluded.status, updated_at_ms = excluded.updated_at_ms, record = excluded.record", row))
 
     async def get_run(self, run_id: str) -> AutomationV2Run | None:
         def q(conn: apsw.Connection) -> AutomationV2Run | None:

@@ -289,12 +289,16 @@ class V2Service:
             run = self._live.get(run_id)
             if run is None or run.status != "queued":
                 return  # cancelled (or already handled) while it waited
-            execution = V2Execution(self, run)
-            self._executions[run_id] = execution
-            try:
-                await execution.execute()
-            finally:
-                self._executions.pop(run_id, None)
+            async with self.pool.limiter:
+                run = self._live.get(run_id)
+                if run is None or run.status != "queued":
+                    return  # cancelled while it waited for a slot
+                execution = V2Execution(self, run)
+                self._executions[run_id] = execution
+                try:
+                    await execution.execute()
+                finally:
+                    self._executions.pop(run_id, None)
         finally:
             done = self._done.pop(run_id, None)
             if done is not None:
@@ -313,7 +317,7 @@ class V2Service:
         if run.status != "awaiting_approval" or not run.awaiting_gate:
             last = run.gate_history[-1]["decision"] if run.gate_history else None
             raise Conflict(f"run `{run_id}` is not awaiting approval (status {run.status})",
-                           code="AUTOMATION_V2_RUN_NOT_AWAITING_APPROVAL", runID=run_id, status=run.status,
+                           code="AUTOMATION_V2_RUN_NOT_AWAITING_APPROVAL", runID=run_id, runStatus=run.status,
                            winningDecision=last)
         gate = run.awaiting_gate
         node_id = gate["node_id"]

@@ -2,7 +2,7 @@
 
 from quart import Blueprint
 
-from . import approvals, events, global_, goals, mcp, sessions, teams, tools, workflows
+from . import approvals, automations, events, global_, goals, mcp, missions, sessions, teams, tools, workflows
 
 BLUEPRINTS: list[Blueprint] = [
     global_.bp,
@@ -14,4 +14,6 @@ BLUEPRINTS: list[Blueprint] = [
     teams.bp,
     mcp.bp,
     goals.bp,
+    automations.bp,
+    missions.bp,
 ]

@@ -1,0 +1,558 @@
+"""Routines (automations v1): definitions, runs, approvals, and their scheduling hooks.
+
+Definitions and their fire times live in memory (loaded at start-up, written
+through to the store); so do the runs that have not settled, so every change
+of a run passes through here one at a time. A routine's runs execute one after
+another (a per-routine lock), at most ``automation_max_concurrent_runs`` across
+routines, in the routine :class:`~svc.automations.pool.RunPool`.
+
+Run statuses: ``queued``, ``pending_approval``, ``running``, ``paused``, and the
+terminal ``blocked_policy``, ``denied``, ``completed``, ``failed``,
+``cancelled``. Lifecycle events go to topic ``automations`` (the
+``/automations/events`` stream) with ``runID``, ``routineID`` and
+``automationID``: ``run.started`` (the run was created), ``approval.required``,
+``run.step`` (``step``: started, approved, paused, resumed, artifact_added),
+``routine.run.model_selected``, ``run.completed`` and ``run.failed`` (failed,
+blocked by policy, denied, cancelled); ``routine.created``, ``routine.updated``
+and ``routine.deleted`` too.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from collections import Counter
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+import attrs
+import trio
+
+from supervisors import BudgetScope
+
+from ...errors import Conflict, ValidationFailed
+from ..errors import (
+    AutomationNotFound,
+    RoutineNotFound,
+    RoutinePolicyBlocked,
+    RoutineRunNotFound,
+    RunStateConflict,
+)
+from ..governance import HUMAN, Actor, require_human
+from ..pool import RunPool
+from ..routing import ModelChoice
+from ..scheduler.signal import ScheduleEntry, ScheduleSignal
+from ..scheduler.timing import FirePlan, first_fire_at
+from ..targets import SCHEME, confined
+from .bodies import (
+    AUTOMATION_CODE,
+    ROUTINE_CODE,
+    RoutineFields,
+    parse_body,
+    parse_mission_body,
+    parse_routine_body,
+    patched_mission_body,
+    patched_routine_body,
+)
+from .execution import EntrypointHandler, EntrypointResult, RunContext, session_entrypoint
+from .policy import initial_status
+from .records import BUSY_RUN_STATUSES, Routine, RoutineRun
+from .repository import RoutineRepository
+
+if TYPE_CHECKING:
+    from ...engine import Engine
+
+log = logging.getLogger("svc.automations")
+
+TOPIC = "automations"
+DETAIL_LIMIT = 500
+MAX_RUN_COUNT = 20
+
+
+class RoutineService:
+    def __init__(self, engine: Engine, repo: RoutineRepository, pool: RunPool, signal: ScheduleSignal) -> None:
+        self.engine = engine
+        self.repo = repo
+        self.pool = pool
+        self.signal = signal
+        self._routines: dict[str, Routine] = {}
+        self._fire: dict[str, tuple[int | None, int | None]] = {}
+        self._live: dict[str, RoutineRun] = {}
+        self._busy: Counter[str] = Counter()
+        self._locks: dict[str, trio.Lock] = {}
+        self._budgets: dict[str, BudgetScope] = {}
+        self._entrypoints: dict[str, EntrypointHandler] = {}
+
+    # ------------------------------------------------------------------ plumbing
+    def now_ms(self) -> int:
+        return self.engine.clock.now_ms()
+
+    def publish(self, type: str, run: RoutineRun, /, **properties: Any) -> None:
+        self.engine.events.publish(type, {"runID": run.run_id, "routineID": run.routine_id,
+                                          "automationID": run.routine_id, **properties}, topic=TOPIC)
+
+    def register_entrypoint(self, name: str, handler: EntrypointHandler) -> None:
+        """Run routines whose entrypoint is ``name`` (or starts with ``name`` ending in ``.``/``*``) with ``handler``."""
+        self._entrypoints[name] = handler
+
+    def handler_for(self, entrypoint: str) -> EntrypointHandler:
+        if entrypoint in self._entrypoints:
+            return self._entrypoints[entrypoint]
+        best = ""
+        for name in self._entrypoints:
+            prefix = name[:-1] if name.endswith("*") else name
+            if name.endswith(("*", ".")) and entrypoint.startswith(prefix) and len(prefix) > len(best):
+                best = name
+        return self._entrypoints[best] if best else session_entrypoint
+
+    async def store(self, run: RoutineRun) -> None:
+        """Persist ``run``; keep the unsettled set and the scheduler's busy marks in step."""
+        before = self._live.get(run.run_id)
+        was_busy = before is not None and before.status in BUSY_RUN_STATUSES
+        is_busy = run.status in BUSY_RUN_STATUSES
+        if run.terminal:
+            self._live.pop(run.run_id, None)
+        else:
+            self._live[run.run_id] = run
+        if was_busy != is_busy:
+            self._busy[run.routine_id] += 1 if is_busy else -1
+            if self._busy[run.routine_id] <= 0:
+                del self._busy[run.routine_id]
+                self.signal.changed("routine", run.routine_id)
+        await self.repo.save_run(run)
+
+    # ------------------------------------------------------------------ start-up
+    async def load(self) -> None:
+        for routine, next_fire, last_fired in await self.repo.all():
+            self._routines[routine.routine_id] = routine
+            self._fire[routine.routine_id] = (next_fire, last_fired)
+        now = self.now_ms()
+        # A run the previous process left running cannot be resumed mid-session
+        # (its session run was settled as interrupted): it ends failed.
+        for run in await self.repo.runs(statuses=("running",), limit=100_000):
+            await self.repo.save_run(attrs.evolve(
+                run, status="failed", finished_at_ms=now, updated_at_ms=now,
+                detail="the engine stopped while this run was active"))
+        for run in await self.repo.runs(statuses=("queued", "pending_approval", "paused"), limit=100_000):
+            self._live[run.run_id] = run
+            if run.status in BUSY_RUN_STATUSES:
+                self._busy[run.routine_id] += 1
+
+    def start_pending(self) -> None:
+        for run in sorted(self._live.values(), key=lambda r: r.created_at_ms):
+            if run.status == "queued":
+                self.pool.submit(lambda run_id=run.run_id: self._execute(run_id))
+
+    # ------------------------------------------------------------------ definitions
+    def require(self, routine_id: str, *, dialect: str = "routine") -> Routine:
+        routine = self._routines.get(routine_id)
+        if routine is None:
+            if dialect == "automation":
+                raise AutomationNotFound(f"automation `{routine_id}` not found", automationID=routine_id)
+            raise RoutineNotFound(f"routine `{routine_id}` not found", routineID=routine_id)
+        return routine
+
+    def get(self, routine_id: str) -> Routine | None:
+        return self._routines.get(routine_id)
+
+    def fire_times(self, routine_id: str) -> tuple[int | None, int | None]:
+        return self._fire.get(routine_id, (None, None))
+
+    def list(self) -> list[Routine]:
+        return sorted(self._routines.values(), key=lambda r: (r.created_at_ms, r.routine_id))
+
+    def routine_wire(self, routine: Routine) -> dict[str, Any]:
+        return routine.routine_wire(*self.fire_times(routine.routine_id))
+
+    def automation_wire(self, routine: Routine) -> dict[str, Any]:
+        return routine.automation_wire(*self.fire_times(routine.routine_id))
+
+    async def create(self, body: Any, *, actor: Actor = HUMAN, dialect: str = "routine") -> Routine:
+        require_human(actor, "creation")
+        code = AUTOMATION_CODE if dialect == "automation" else ROUTINE_CODE
+        fields = parse_body(body, workspace=self.engine.workspace, code=code)
+        routine_id = fields.routine_id or str(uuid.uuid4())
+        if routine_id in self._routines:
+            raise Conflict(f"routine `{routine_id}` already exists", code="ROUTINE_EXISTS", routineID=routine_id)
+        now = self.now_ms()
+        routine = self._routine(fields, routine_id, created_at_ms=now, now=now,
+                                creator_id=fields.creator_id or (actor.agent_id or "unknown"))
+        next_fire = fields.next_fire_at_ms
+        if next_fire is None and routine.status == "active":
+            next_fire = first_fire_at(routine.schedule, now)
+        await self.repo.save(routine, next_fire, None)
+        self._routines[routine_id] = routine
+        self._fire[routine_id] = (next_fire, None)
+        self.signal.changed("routine", routine_id)
+        self.engine.events.publish("routine.created", {
+            "routineID": routine_id, "automationID": routine_id, "name": routine.name,
+            "entrypoint": routine.entrypoint}, topic=TOPIC)
+        return routine
+
+    def _routine(self, fields: RoutineFields, routine_id: str, *, created_at_ms: int, now: int,
+                 creator_id: str) -> Routine:
+        return Routine(
+            routine_id=routine_id, name=fields.name, status=fields.status, schedule=fields.schedule,
+            misfire=fields.misfire, entrypoint=fields.entrypoint, args=fields.args,
+            allowed_tools=fields.allowed_tools, output_targets=fields.output_targets,
+            requires_approval=fields.requires_approval,
+            external_integrations_allowed=fields.external_integrations_allowed, created_at_ms=created_at_ms,
+            updated_at_ms=now, creator_type="user", creator_id=creator_id,
+        )
+
+    async def patch(self, routine_id: str, patch: Any, *, dialect: str = "routine") -> Routine:
+        current = self.require(routine_id, dialect=dialect)
+        if dialect == "automation":
+            code = AUTOMATION_CODE
+            fields = parse_mission_body(patched_mission_body(current, patch, code=code),
+                                        workspace=self.engine.workspace, code=code)
+        else:
+            code = ROUTINE_CODE
+            fields = parse_routine_body(patched_routine_body(current, patch, code=code),
+                                        workspace=self.engine.workspace, code=code)
+        now = self.now_ms()
+        updated = self._routine(fields, routine_id, created_at_ms=current.created_at_ms, now=now,
+                                creator_id=current.creator_id)
+        next_fire, last_fired = self.fire_times(routine_id)
+        if isinstance(patch, Mapping) and patch.get("next_fire_at_ms") is not None:
+            next_fire = fields.next_fire_at_ms
+        elif updated.status != "active":
+            next_fire = None
+        elif (current.status != "active" or next_fire is None or updated.schedule != current.schedule):
+            next_fire = first_fire_at(updated.schedule, now)
+        await self.repo.save(updated, next_fire, last_fired)
+        self._routines[routine_id] = updated
+        self._fire[routine_id] = (next_fire, last_fired)
+        self.signal.changed("routine", routine_id)
+        self.engine.events.publish("routine.updated", {
+            "routineID": routine_id, "automationID": routine_id, "status": updated.status,
+            "nextFireAtMs": next_fire}, topic=TOPIC)
+        return updated
+
+    async def delete(self, routine_id: str, *, dialect: str = "routine") -> Routine:
+        current = self.require(routine_id, dialect=dialect)
+        await self.repo.delete(routine_id)
+        self._routines.pop(routine_id, None)
+        self._fire.pop(routine_id, None)
+        self.signal.changed("routine", routine_id)
+        self.engine.events.publish("routine.deleted", {"routineID": routine_id, "automationID": routine_id},
+                                   topic=TOPIC)
+        return current
+
+    # ------------------------------------------------------------------ creating runs
+    def _new_run(self, routine: Routine, trigger_type: str, now: int, *, scheduled_at_ms: int | None = None,
+                 reason: str | None = None) -> RoutineRun:
+        snapshot = routine.snapshot_data
+        status, why = initial_status(snapshot, trigger_type)
+        return RoutineRun(
+            run_id=f"routine-run-{uuid.uuid4()}", routine_id=routine.routine_id, trigger_type=trigger_type,
+            status=status, created_at_ms=now, updated_at_ms=now, fired_at_ms=now, snapshot=snapshot,
+            snapshot_json=routine.snapshot_json, scheduled_at_ms=scheduled_at_ms,
+            requires_approval=routine.requires_approval,
+            approval_reason=why if status == "pending_approval" else None,
+            detail=why if status != "queued" else reason,
+            finished_at_ms=now if status == "blocked_policy" else None,
+        )
+
+    def _admit(self, runs: list[RoutineRun]) -> None:
+        """Runs just committed: track them and start a job each (which announces it first)."""
+        for run in runs:
+            if not run.terminal:
+                self._live[run.run_id] = run
+                if run.status in BUSY_RUN_STATUSES:
+                    self._busy[run.routine_id] += 1
+            self.pool.submit(lambda run=run: self._job(run))
+
+    def _announce(self, run: RoutineRun) -> None:
+        properties = {"triggerType": run.trigger_type, "runCount": run.run_count, "status": run.status,
+                      "firedAtMs": run.fired_at_ms, "scheduledAtMs": run.scheduled_at_ms}
+        self.publish("run.started", run, **properties)
+        if run.status == "pending_approval":
+            self.publish("approval.required", run, reason=run.approval_reason, triggerType=run.trigger_type,
+                         runCount=run.run_count)
+        elif run.status == "blocked_policy":
+            self.publish("run.failed", run, status="blocked_policy", reason=run.detail, triggerType=run.trigger_type,
+                         finishedAtMs=run.finished_at_ms)
+
+    async def _job(self, run: RoutineRun) -> None:
+        self._announce(run)
+        if run.status == "queued":
+            await self._execute(run.run_id)
+
+    async def run_now(self, routine_id: str, *, actor: Actor = HUMAN, run_count: int = 1, reason: str | None = None,
+                      dialect: str = "routine") -> list[RoutineRun]:
+        """Fire the routine now: ``run_count`` runs, executed one after another.
+
+        A routine blocked by policy still gets its runs recorded (``blocked_policy``),
+        then :class:`RoutinePolicyBlocked` (403) is raised.
+        """
+        require_human(actor, "runs")
+        routine = self.require(routine_id, dialect=dialect)
+        if isinstance(run_count, bool) or not isinstance(run_count, int) or not 1 <= run_count <= MAX_RUN_COUNT:
+            raise ValidationFailed(f"`run_count` must be an integer from 1 to {MAX_RUN_COUNT}", field="run_count")
+        now = self.now_ms()
+        runs = [self._new_run(routine, "manual", now, reason=reason) for _ in range(run_count)]
+        next_fire, _last = self.fire_times(routine_id)
+        await self.repo.fire([(next_fire, now, routine_id)], runs)
+        self._fire[routine_id] = (next_fire, now)
+        self._admit(runs)
+        if runs[0].status == "blocked_policy":
+            raise RoutinePolicyBlocked(routineID=routine_id, automationID=routine_id, runID=runs[0].run_id,
+                                       reason=runs[0].detail, run=runs[0].automation_wire())
+        return runs
+
+    # ------------------------------------------------------------------ reading runs
+    async def get_run(self, run_id: str) -> RoutineRun | None:
+        return self._live.get(run_id) or await self.repo.get_run(run_id)
+
+    async def require_run(self, run_id: str) -> RoutineRun:
+        run = await self.get_run(run_id)
+        if run is None:
+            raise RoutineRunNotFound(f"run `{run_id}` not found", runID=run_id)
+        return run
+
+    async def list_runs(self, *, routine_id: str | None = None, limit: int = 100) -> list[RoutineRun]:
+        return await self.repo.runs(routine_id=routine_id, limit=limit)
+
+    # ------------------------------------------------------------------ decisions
+    def _unsettled(self, run_id: str) -> RoutineRun | None:
+        return self._live.get(run_id)
+
+    async def approve(self, run_id: str, *, actor: Actor = HUMAN, reason: str | None = None) -> RoutineRun:
+        require_human(actor, "approval")
+        run = await self._expect(run_id, ("pending_approval",), "ROUTINE_RUN_NOT_PENDING_APPROVAL",
+                                 "the run is not waiting for approval")
+        run = attrs.evolve(run, status="queued", approval_reason=(reason or "").strip() or "approved by operator",
+                           updated_at_ms=self.now_ms())
+        await self.store(run)
+        self.publish("run.step", run, step="approved", phase="approval", reason=run.approval_reason)
+        self.pool.submit(lambda: self._execute(run_id))
+        return run
+
+    async def deny(self, run_id: str, *, actor: Actor = HUMAN, reason: str | None = None) -> RoutineRun:
+        require_human(actor, "approval")
+        run = await self._expect(run_id, ("pending_approval",), "ROUTINE_RUN_NOT_PENDING_APPROVAL",
+                                 "the run is not waiting for approval")
+        now = self.now_ms()
+        note = (reason or "").strip() or "denied by operator"
+        run = attrs.evolve(run, status="denied", denial_reason=note, detail=note, updated_at_ms=now,
+                           finished_at_ms=now)
+        await self.store(run)
+        self.publish("run.failed", run, status="denied", reason=note, finishedAtMs=now)
+        return run
+
+    async def pause(self, run_id: str, *, actor: Actor = HUMAN, reason: str | None = None
+                    ) -> tuple[RoutineRun, list[str]]:
+        require_human(actor, "pause")
+        run = await self._expect(run_id, ("queued", "running"), "ROUTINE_RUN_NOT_PAUSABLE",
+                                 "only a queued or running run can be paused")
+        cancelled = list(run.active_session_ids)
+        note = (reason or "").strip() or "paused by operator"
+        run = attrs.evolve(run, status="paused", paused_reason=note, updated_at_ms=self.now_ms())
+        await self.store(run)
+        budget = self._budgets.get(run_id)
+        if budget is not None:
+            budget.cancel("paused")
+        self.publish("run.step", run, step="paused", phase="blocked", reason=note, cancelledSessionIDs=cancelled)
+        return run, cancelled
+
+    async def resume(self, run_id: str, *, actor: Actor = HUMAN, reason: str | None = None) -> RoutineRun:
+        require_human(actor, "resume")
+        run = await self._expect(run_id, ("paused",), "ROUTINE_RUN_NOT_PAUSED", "only a paused run can be resumed")
+        run = attrs.evolve(run, status="queued", paused_reason=None, updated_at_ms=self.now_ms(),
+                           detail=(reason or "").strip() or "resumed by operator")
+        await self.store(run)
+        self.publish("run.step", run, step="resumed", phase="do", reason=run.detail)
+        self.pool.submit(lambda: self._execute(run_id))
+        return run
+
+    async def _expect(self, run_id: str, statuses: tuple[str, ...], code: str, message: str) -> RoutineRun:
+        run = self._live.get(run_id)
+        if run is None:
+            stored = await self.require_run(run_id)
+            raise RunStateConflict(f"{message} (status {stored.status})", code=code, runID=run_id,
+                                   runStatus=stored.status)
+        if run.status not in statuses:
+            raise RunStateConflict(f"{message} (status {run.status})", code=code, runID=run_id, runStatus=run.status)
+        return run
+
+    # ------------------------------------------------------------------ artifacts
+    async def add_artifact(self, run_id: str, body: Any) -> tuple[RoutineRun, dict[str, Any]]:
+        if not isinstance(body, Mapping):
+            raise ValidationFailed("request body must be a JSON object", field="$", code="ROUTINE_ARTIFACT_INVALID")
+        for key in ("uri", "kind"):
+            if not isinstance(body.get(key), str) or not body[key].strip():
+                raise ValidationFailed(f"`{key}` must be a non-empty string", field=key,
+                                       code="ROUTINE_ARTIFACT_INVALID")
+        if body.get("label") is not None and not isinstance(body["label"], str):
+            raise ValidationFailed("`label` must be a string", field="label", code="ROUTINE_ARTIFACT_INVALID")
+        if body.get("metadata") is not None and not isinstance(body["metadata"], Mapping):
+            raise ValidationFailed("`metadata` must be an object", field="metadata", code="ROUTINE_ARTIFACT_INVALID")
+        uri = body["uri"].strip()
+        if uri.startswith(SCHEME):
+            refused = confined([uri], self.engine.workspace)[0][2]
+            if refused:
+                raise ValidationFailed(refused.replace("`output_targets`", "`uri`"), field="uri",
+                                       code="ROUTINE_ARTIFACT_INVALID")
+        run = await self.require_run(run_id)
+        artifact = self._artifact(uri, body["kind"].strip(), body.get("label"), body.get("metadata"))
+        run = await self._append_artifacts(run, [artifact])
+        return run, artifact
+
+    def _artifact(self, uri: str, kind: str, label: str | None, metadata: Mapping[str, Any] | None
+                  ) -> dict[str, Any]:
+        artifact: dict[str, Any] = {"artifact_id": f"artifact-{uuid.uuid4()}", "uri": uri, "kind": kind,
+                                    "created_at_ms": self.now_ms()}
+        if label is not None:
+            artifact["label"] = label
+        if metadata is not None:
+            artifact["metadata"] = dict(metadata)
+        return artifact
+
+    async def _append_artifacts(self, run: RoutineRun, artifacts: list[dict[str, Any]]) -> RoutineRun:
+        current = self._live.get(run.run_id, run)
+        current = attrs.evolve(current, artifacts=(*current.artifacts, *artifacts), updated_at_ms=self.now_ms())
+        await self.store(current)
+        for artifact in artifacts:
+            self.publish("run.step", current, step="artifact_added", phase="do", artifact=artifact)
+        return current
+
+    # ------------------------------------------------------------------ execution
+    async def _execute(self, run_id: str) -> None:
+        first = self._live.get(run_id)
+        if first is None:
+            return
+        routine_id = first.routine_id
+        lock = self._locks.setdefault(routine_id, trio.Lock())
+        try:
+            async with lock, self.pool.limiter:
+                run = self._live.get(run_id)
+                if run is None or run.status != "queued":
+                    return  # paused, or handled while it waited for its turn
+                await self._execute_locked(run)
+        finally:
+            if not lock.locked() and lock.statistics().tasks_waiting == 0:
+                self._locks.pop(routine_id, None)
+
+    async def _execute_locked(self, run: RoutineRun) -> None:
+        run_id = run.run_id
+        now = self.now_ms()
+        run = attrs.evolve(run, status="running", started_at_ms=now, updated_at_ms=now, finished_at_ms=None)
+        await self.store(run)
+        self.publish("run.step", run, step="started", phase="do", triggerType=run.trigger_type, startedAtMs=now)
+        budget = BudgetScope(name=f"routine-run/{run_id}")
+        self._budgets[run_id] = budget
+        result: EntrypointResult | None = None
+
+        async def on_session(session_id: str, session_run_id: str) -> None:
+            current = self._live.get(run_id, run)
+            await self.store(attrs.evolve(current, latest_session_id=session_id,
+                                          session_ids=(*current.session_ids, session_id),
+                                          updated_at_ms=self.now_ms()))
+
+        async def on_model(choice: ModelChoice) -> None:
+            current = self._live.get(run_id, run)
+            await self.store(attrs.evolve(current, model=choice.to_wire(), updated_at_ms=self.now_ms()))
+            self.publish("routine.run.model_selected", current, providerID=choice.provider_id,
+                         modelID=choice.model_id, source=choice.source, phase="do")
+
+        try:
+            with budget:
+                result = await self.handler_for(run.entrypoint)(
+                    RunContext(self.engine, run, budget, on_session, on_model))
+        except Exception:
+            log.exception("routine run %s failed unexpectedly", run_id)
+            result = EntrypointResult("failed", detail="internal error while running the routine")
+        finally:
+            self._budgets.pop(run_id, None)
+        current = self._live.get(run_id)
+        if current is None or current.status == "paused":
+            return  # paused meanwhile: it stays paused until resumed
+        await self._settle(current, result)
+
+    async def _settle(self, run: RoutineRun, result: EntrypointResult | None) -> None:
+        now = self.now_ms()
+        if result is None:
+            result = EntrypointResult("cancelled", detail="the run was cancelled")
+        if result.usage is not None:
+            cost_rate = self.engine.settings.token_cost_per_1k_usd
+            usage = result.usage
+            run = attrs.evolve(
+                run, prompt_tokens=run.prompt_tokens + usage.prompt_tokens,
+                completion_tokens=run.completion_tokens + usage.completion_tokens,
+                total_tokens=run.total_tokens + usage.total_tokens,
+                estimated_cost_usd=round(run.estimated_cost_usd + (usage.cost_usd or
+                                                                   usage.total_tokens * cost_rate / 1000), 8))
+        if result.status == "completed":
+            artifacts, refused = self._target_artifacts(run)
+            detail = "routine run completed"
+            if refused:
+                detail += "; refused output targets: " + "; ".join(refused)
+            run = attrs.evolve(run, status="completed", finished_at_ms=now, updated_at_ms=now,
+                               detail=detail[:DETAIL_LIMIT], artifacts=(*run.artifacts, *artifacts))
+            await self.store(run)
+            for artifact in artifacts:
+                self.publish("run.step", run, step="artifact_added", phase="do", artifact=artifact)
+            self.publish("run.completed", run, status="completed", sessionID=result.session_id, finishedAtMs=now,
+                         totalTokens=run.total_tokens, artifactCount=len(run.artifacts))
+            return
+        status = "cancelled" if result.status == "cancelled" else "failed"
+        detail = (result.detail or f"routine run {status}")[:DETAIL_LIMIT]
+        run = attrs.evolve(run, status=status, finished_at_ms=now, updated_at_ms=now, detail=detail)
+        await self.store(run)
+        self.publish("run.failed", run, status=status, reason=detail, sessionID=result.session_id, finishedAtMs=now)
+
+    def _target_artifacts(self, run: RoutineRun) -> tuple[list[dict[str, Any]], list[str]]:
+        """One artifact per output target still inside the workspace; the refused ones' reasons."""
+        artifacts, refused = [], []
+        workspace = self.engine.workspace
+        for target, path, why in confined(run.output_targets, workspace):
+            if path is None:
+                refused.append(f"{target}: {why}")
+                continue
+            artifacts.append(self._artifact(target, "output_target", "configured output target", {
+                "source": "routine.output_targets", "runID": run.run_id, "routineID": run.routine_id,
+                "path": str(path.relative_to(workspace.resolve())), "exists": path.is_file(),
+            }))
+        return artifacts, refused
+
+    # ------------------------------------------------------------------ scheduling
+    def schedule_entries(self) -> list[ScheduleEntry]:
+        return [e for e in (self.entry(r) for r in self._routines) if e is not None]
+
+    def entry(self, routine_id: str) -> ScheduleEntry | None:
+        routine = self._routines.get(routine_id)
+        if routine is None or routine.status != "active":
+            return None
+        next_fire = self._fire.get(routine_id, (None, None))[0]
+        if next_fire is None or routine.schedule.kind == "manual":
+            return None
+        return ScheduleEntry("routine", routine_id, routine.schedule, routine.misfire, next_fire)
+
+    def busy(self, routine_id: str) -> bool:
+        return routine_id in self._busy
+
+    async def fire(self, decisions: list[tuple[ScheduleEntry, FirePlan]], now_ms: int) -> None:
+        """The scheduler's decisions: fire times and runs, committed in one transaction."""
+        moved: list[tuple[int | None, int | None, str]] = []
+        runs: list[RoutineRun] = []
+        for entry, plan in decisions:
+            routine = self._routines.get(entry.target_id)
+            if routine is None:
+                continue
+            last = plan.fires[-1] if plan.fires else self._fire.get(entry.target_id, (None, None))[1]
+            moved.append((plan.next_fire_at_ms, last, entry.target_id))
+            reason = f"misfire: {plan.due} fires were due ({routine.misfire.kind})" if plan.missed else None
+            for slot in plan.fires:
+                runs.append(self._new_run(routine, "scheduled", now_ms, scheduled_at_ms=slot, reason=reason))
+        await self.repo.fire(moved, runs)
+        for next_fire, last, routine_id in moved:
+            self._fire[routine_id] = (next_fire, last)
+        self._admit(runs)
+
+    # ------------------------------------------------------------------ history
+    async def history(self, routine_id: str, *, limit: int = 50) -> list[dict[str, Any]]:
+        return [run.history_wire() for run in await self.repo.runs(routine_id=routine_id, limit=limit)]
+
+
+__all__ = ["TOPIC", "RoutineService"]
