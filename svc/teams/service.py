@@ -23,7 +23,8 @@ import trio
 from actors import ActorDead, ActorRef
 from supervisors import BudgetLimits
 
-from ..sessions import CreateSession, RunRequest, RunStarted, ask
+from ..errors import SvcError
+from ..sessions import CreateSession, RunRequest, RunStarted, Session, ask
 from . import events as ev
 from .budgets import remaining_from, resolve_budget
 from .config import TeamConfig, TeamConfigLoader
@@ -270,8 +271,7 @@ class TeamsService:
                 raise SpawnDenied("spawn_template_role_mismatch",
                                   f"template `{template.template_id}` is for role `{template.role}`, "
                                   f"not `{request.role}`", templateID=template.template_id)
-            mission = await self._mission(mission_id)
-            spent = await self._ask_mission(mission, CheckMission(policy.mission_limits()))
+            spent = await self._ask_mission(mission_id, CheckMission(policy.mission_limits()))
             if spent:
                 raise SpawnDenied("spawn_mission_budget_exceeded", str(spent))
             home = self.engine.settings.environ.get("HOME")
@@ -289,15 +289,10 @@ class TeamsService:
     async def _new_instance(self, request: SpawnRequest, template: AgentTemplate, budget: BudgetLimits,
                             skill_hash: str, parent: Instance | None) -> Instance:
         instance_id = f"ins_{uuid.uuid4().hex}"
-        model = template.default_model
-        session = await self.engine.sessions.create(CreateSession(
-            title=f"Agent Team {template.template_id}", directory=str(self.engine.workspace),
-            parent_id=parent.session_id if parent else request.calling_session_id,
-            provider_id=model.provider_id if model else None, model_id=model.model_id if model else None,
-            source_kind="agent_team",
-            source_metadata={"missionID": request.mission_id, "instanceID": instance_id, "role": template.role,
-                             "templateID": template.template_id},
-        ))
+        try:
+            session = await self._child_session(request, template, instance_id, parent)
+        except SvcError as exc:
+            raise SpawnDenied("spawn_session_failed", f"failed creating child session: {exc.message}") from None
         now = self.engine.clock.now_ms()
         return Instance(
             id=instance_id, mission_id=request.mission_id or DEFAULT_MISSION, role=template.role,
@@ -308,23 +303,36 @@ class TeamsService:
             system_prompt=template.system_prompt,
         )
 
+    async def _child_session(self, request: SpawnRequest, template: AgentTemplate, instance_id: str,
+                             parent: Instance | None) -> Session:
+        model = template.default_model
+        return await self.engine.sessions.create(CreateSession(
+            title=f"Agent Team {template.template_id}", directory=str(self.engine.workspace),
+            parent_id=parent.session_id if parent else request.calling_session_id,
+            provider_id=model.provider_id if model else None, model_id=model.model_id if model else None,
+            source_kind="agent_team",
+            source_metadata={"missionID": request.mission_id, "instanceID": instance_id, "role": template.role,
+                             "templateID": template.template_id},
+        ))
+
     async def _start(self, mission_id: str, instance: Instance, request: SpawnRequest,
                      config: TeamConfig) -> StartedInstance:
         assert config.policy is not None
         message = StartInstance(instance=instance, runtime=await self._runtime_policy(config),
                                 limits=config.policy.mission_limits(), prompt=request.prompt, spawned_by=request)
+        return await self._ask_mission(mission_id, message)  # type: ignore[return-value]
+
+    async def _ask_mission(self, mission_id: str, message: object) -> object:
+        """Ask the mission's supervisor (activating it); one that just stopped is activated again."""
         for _ in range(3):
             mission = await self._mission(mission_id)
             try:
-                return await self._ask_mission(mission, message)  # type: ignore[return-value]
+                return await ask(mission, message)
             except ActorDead:
-                # The mission stopped (its last instance ended) just before our
-                # message arrived: activate it again.
+                # It stopped (its last instance ended) just before our message
+                # arrived; the next get_or_spawn starts a fresh incarnation.
                 continue
         raise SpawnDenied("spawn_failed", f"mission {mission_id} is restarting; retry the spawn")
-
-    async def _ask_mission(self, mission: ActorRef, message: object) -> object:
-        return await ask(mission, message)
 
     async def _remaining(self, parent: Instance) -> BudgetLimits:
         ref = self._live.get(parent.id)

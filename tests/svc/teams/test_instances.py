@@ -179,3 +179,17 @@ async def test_prompting_an_instance_over_its_route(
     assert end.type == "agent_team.instance.completed"
     missing = await client.post(f"/agent-team/instance/{body['instanceID']}/prompt", json={})
     assert missing.status_code == 400 and missing.json()["field"] == "parts"
+
+
+async def test_the_template_model_applies_to_the_instance_session(
+    client: httpx.AsyncClient, engine: svc.Engine, fake_model: Any, write_policy: Callable[..., Path],
+    write_template: Callable[..., Path],
+) -> None:
+    write_policy(OPEN_POLICY)
+    write_template({**WORKER, "default_model": {"provider_id": "openai", "model_id": "fake-large"}})
+    fake_model.enqueue(Turn.reply("ok"))
+    body = await spawn(client, prompt="hi")
+    assert (await ended(engine, body["instanceID"])).type == "agent_team.instance.completed"
+    assert fake_model.requests[0].body["model"] == "fake-large"
+    session = (await client.get(f"/session/{body['sessionID']}")).json()
+    assert session["model"] == {"providerID": "openai", "modelID": "fake-large"}
