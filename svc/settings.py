@@ -96,7 +96,7 @@ class Settings(BaseSettings):
     max_tool_iterations: int = _env("MAX_TOOL_ITERATIONS", default=25, ge=1, le=1000)
     tool_exec_timeout_ms: int = _env("TOOL_EXEC_TIMEOUT_MS", default=300_000, ge=1)
     permission_wait_timeout_ms: int = _env("PERMISSION_WAIT_TIMEOUT_MS", default=120_000, ge=1)
-    question_wait_timeout_ms: int = _env("QUESTION_WAIT_TIMEOUT_MS", default=600_000, ge=1)
+    question_wait_timeout_ms: int = _env("QUESTION_WAIT_TIMEOUT_MS", default=300_000, ge=1)
     apply_default_permission_rules: bool = _env("APPLY_DEFAULT_PERMISSION_RULES", default=True)
 
     # --- tools

@@ -107,7 +107,8 @@ class ToolDispatcher:
 
         if on_state is not None:
             on_state("running", {})
-        with trio.move_on_after(self.exec_timeout_s) as timer:
+        limit = float("inf") if tool.bounds_itself else self.exec_timeout_s
+        with trio.move_on_after(limit) as timer:
             try:
                 result = await tool.execute(checked, ctx)
             except SvcError as exc:

@@ -115,6 +115,7 @@ class RunExecution:
         self.provider: Provider | None = None
         self.model: str | None = None
         self._inflight: list[str] | None = None
+        self._current_tool_part: dict[str, Any] | None = None
 
     # ------------------------------------------------------------------ control
     def cancel(self, reason: str = "user_cancelled") -> None:
@@ -380,6 +381,7 @@ class RunExecution:
                 publish_state(state, extra)
 
         publish_state("pending", {})
+        self._current_tool_part = part
         outcome = await self.s.dispatcher.dispatch(
             call.name, call.arguments, self._tool_context(call.id), view=self.view, gates=self.request.gates,
             on_state=on_state,
@@ -394,6 +396,7 @@ class RunExecution:
             self.events.publish("tool.denied", self._props(tool=outcome.tool, reason=outcome.error, code=outcome.code))
         self.events.publish("message.part.updated", self._props(part=dict(part)))
         self.parts.append(part)
+        self._current_tool_part = None
         self._touch()
         return outcome
 
@@ -436,6 +439,14 @@ class RunExecution:
         if self._inflight:
             self._append_text("".join(self._inflight))
             self._inflight = None
+        if self._current_tool_part is not None:
+            # The run ended while this call was in flight: record it as failed.
+            part = self._current_tool_part
+            part["state"] = "failed"
+            part["error"] = f"the run ended ({outcome.status}) before the tool call finished"
+            self.events.publish("message.part.updated", self._props(part=dict(part)))
+            self.parts.append(part)
+            self._current_tool_part = None
         if outcome.status == "error" and outcome.error_code:
             self._append_text(("\n" if self.parts else "") + f"ENGINE_ERROR: {outcome.error_code}: {outcome.error_message}")
         self.run = attrs.evolve(

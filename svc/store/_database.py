@@ -21,7 +21,9 @@ from typing import Any, TypeVar
 
 import apsw
 import apsw.aio
+import outcome
 import trio
+import trio.testing
 
 from ..errors import PersistenceFailed
 from ._migrate import apply_migrations
@@ -62,7 +64,7 @@ class Database:
         # under a MockClock while the worker thread is busy.
         with trio.CancelScope(shield=True):
             try:
-                return await self._writer.async_run(_in_transaction, self._writer, fn, args)
+                return await _run_on(self._writer, _in_transaction, self._writer, fn, args)
             except apsw.Error as exc:
                 log.exception("store write failed")
                 raise PersistenceFailed(f"database write failed: {type(exc).__name__}") from exc
@@ -72,7 +74,7 @@ class Database:
         self._check_open()
         reader = self._readers[next(self._next_reader)]
         try:
-            return await reader.async_run(_in_read_transaction, reader, fn, args)
+            return await _run_on(reader, _in_read_transaction, reader, fn, args)
         except apsw.Error as exc:
             log.exception("store read failed")
             raise PersistenceFailed(f"database read failed: {type(exc).__name__}") from exc
@@ -80,6 +82,30 @@ class Database:
     def _check_open(self) -> None:
         if self.closed:
             raise PersistenceFailed("the store is closed")
+
+
+async def _run_on(conn: Any, call: Callable[..., T], *args: Any) -> T:
+    """``conn.async_run(call, *args)``, kept visibly busy under an autojumping MockClock.
+
+    A task waiting for the worker thread looks idle to trio, and an autojumping
+    MockClock would then leap to the next deadline (an ask timeout, a test's
+    fail_after) while the database is still working. Under such a clock the
+    caller yields in a loop until the call is done, so virtual time only moves
+    when the engine is really idle. With the real clock this is a plain await.
+    """
+    clock = trio.lowlevel.current_clock()
+    if not isinstance(clock, trio.testing.MockClock) or clock.autojump_threshold == float("inf"):
+        return await conn.async_run(call, *args)
+    box: list[outcome.Outcome[T]] = []
+
+    async def work() -> None:
+        box.append(await outcome.acapture(conn.async_run, call, *args))
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(work)
+        while not box:  # polling is the point: see the docstring
+            await trio.lowlevel.checkpoint()
+    return box[0].unwrap()
 
 
 def _in_transaction(conn: apsw.Connection, fn: Callable[..., T], args: tuple[Any, ...]) -> T:

@@ -99,6 +99,9 @@ class Tool(ABC):
     input_schema: Mapping[str, Any] = {"type": "object", "properties": {}}
     aliases: tuple[str, ...] = ()
     capabilities: ToolCapabilities = ToolCapabilities()
+    bounds_itself: bool = False
+    """True for tools with their own deadline (bash's ``timeout_ms``, a question's
+    wait): the dispatcher's generic execution timeout does not cut them short."""
 
     @property
     def permission(self) -> str:

@@ -3,7 +3,9 @@ from __future__ import annotations
 import json
 import re
 import signal
+import sys
 from collections.abc import Callable
+from pathlib import Path
 
 import httpx
 import trio
@@ -77,3 +79,22 @@ async def test_serve_with_token_requires_it(served: Callable) -> None:
         assert (await client.get("/config/providers")).status_code == 401
         ok = await client.get("/config/providers", headers={"X-Svc-Token": "tk_" + "a" * 32})
         assert ok.status_code == 200
+
+
+async def test_sigint_also_shuts_down_cleanly(served: Callable) -> None:
+    server = await served()
+    server.process.send_signal(signal.SIGINT)
+    with trio.fail_after(30):
+        await server.process.wait()
+    assert server.process.returncode == 0
+
+
+async def test_the_embedding_example_runs(cli_env: dict[str, str]) -> None:
+    example = Path(__file__).resolve().parents[2] / "examples" / "embed.py"
+    with trio.fail_after(120):
+        result = await trio.run_process([sys.executable, str(example)], env=cli_env, capture_stdout=True,
+                                        capture_stderr=True, check=False)
+    assert result.returncode == 0, result.stderr.decode()
+    out = result.stdout.decode()
+    assert "in-process events: ['example.hello']" in out
+    assert "'ready': True" in out

@@ -15,6 +15,7 @@ MAX_TIMEOUT_MS = 600_000
 
 class BashTool(BuiltinTool):
     name = "bash"
+    bounds_itself = True
     description = (
         "Run a shell command with /bin/sh in the working directory and return its combined stdout "
         f"and stderr (at most {DEFAULT_OUTPUT_CAP} bytes). stdin is closed. `timeout_ms` defaults "

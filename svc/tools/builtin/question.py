@@ -69,6 +69,7 @@ def normalize_questions(args: dict[str, Any]) -> list[dict[str, Any]]:
 
 class QuestionTool(BuiltinTool):
     name = "question"
+    bounds_itself = True
     description = (
         "Ask the user one or more questions and wait for the answers. Each question may offer "
         "`options` (strings or {label, description}), allow `multiple` choices and a `custom` "
