@@ -150,6 +150,12 @@ class InstanceActor(Actor):
         self._announce_live(True)
         if self.spawned_by is not None:
             self._announce_spawn(self.spawned_by)
+        else:
+            # Supervised again after an engine restart or a crash.
+            self._publish(ev.INSTANCE_STARTED, parentInstanceID=instance.parent_instance_id, role=instance.role,
+                          status=instance.status, templateID=instance.template_id,
+                          budgetLimit=limits_to_wire(instance.budget), skillHash=instance.skill_hash,
+                          restored=True, **self._workspace())
         if self.prompt:
             try:
                 await self._prompt(RunRequest(parts=({"type": "text", "text": self.prompt},)))
@@ -180,7 +186,7 @@ class InstanceActor(Actor):
             self._announce_live(False)
             # Engine shutdown or a crash: keep the status (a restart picks the
             # instance up again) but not lose the usage charged since the last save.
-            await self._save(usage_only=True)
+            await self._save_usage()
         if self._stream is not None:
             self._stream.close()
 
@@ -197,7 +203,8 @@ class InstanceActor(Actor):
                       callerSessionID=request.calling_session_id, **workspace)
         self._publish(ev.INSTANCE_STARTED, parentInstanceID=instance.parent_instance_id, role=instance.role,
                       status=instance.status, templateID=instance.template_id,
-                      budgetLimit=limits_to_wire(instance.budget), skillHash=instance.skill_hash, **workspace)
+                      budgetLimit=limits_to_wire(instance.budget), skillHash=instance.skill_hash, restored=False,
+                      **workspace)
 
     # ------------------------------------------------------------------ runs
     async def _prompt(self, request: RunRequest) -> RunStarted:
@@ -335,7 +342,7 @@ class InstanceActor(Actor):
                     else:
                         charged = True
                 if charged and not self._ending:
-                    await self._save(usage_only=True)
+                    await self._save_usage()
                     self._publish(ev.BUDGET_USAGE, **usage_to_wire(self.instance.usage_or_zero))
 
     def _supplement_cost(self, usage: Mapping[str, Any]) -> None:
@@ -355,7 +362,7 @@ class InstanceActor(Actor):
             self._publish(ev.CAPABILITY_DENIED, tool=event.properties.get("tool"),
                           reason=event.properties.get("reason"))
 
-    async def _save(self, *, usage_only: bool) -> None:
+    async def _save_usage(self) -> None:
         if self.scope is None:
             return
         async with self._save_lock:

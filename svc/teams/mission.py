@@ -76,11 +76,6 @@ class CancelMission:
 
 
 @attrs.frozen
-class GetInstance:
-    instance_id: str
-
-
-@attrs.frozen
 class _Exhausted:
     limit: str
 
@@ -146,8 +141,6 @@ class MissionSupervisor(Actor):
                 return self._spent()
             case CancelMission(reason=reason):
                 return await self._cancel(reason)
-            case GetInstance(instance_id=instance_id):
-                return self.live.get(instance_id)
             case InstanceEnded(instance_id=instance_id):
                 self.live.pop(instance_id, None)
                 await self._save()
@@ -173,10 +166,10 @@ class MissionSupervisor(Actor):
 
     def _spent(self) -> str | None:
         assert self.scope is not None
-        if self.scope.exhausted is not None:
-            exhaustion = self.scope.exhausted
-            return f"mission {exhaustion.limit} exhausted"
-        return mission_spent(self.state.limits, self.scope.usage)
+        spent = mission_spent(self.state.limits, self.scope.usage)
+        if spent is None and self.scope.exhausted is not None:
+            spent = f"mission {self.scope.exhausted.limit} exhausted"
+        return spent
 
     async def _start(
         self, instance: Instance, runtime: RuntimePolicy, prompt: str | None, spawned_by: SpawnRequest | None
@@ -244,10 +237,13 @@ class MissionSupervisor(Actor):
             ev.MISSION_BUDGET_EXHAUSTED, mission_id=self.mission_id, exhaustedBy=f"mission_{exhaustion.limit}",
             **{k: v for k, v in usage_to_wire(exhaustion.usage).items() if k != "elapsedMs"},
         )
+        # Noted at once (stopped() persists it even if the mission stops first),
+        # and persisted promptly through the mailbox.
+        self.state = attrs.evolve(self.state, exhausted_by=exhaustion.limit)
         try:
             self.ref.tell(_Exhausted(exhaustion.limit))
         except Exception:
-            log.warning("mission %s could not record its exhaustion", self.mission_id)
+            log.warning("mission %s could not record its exhaustion promptly", self.mission_id)
 
     async def _save(self) -> None:
         assert self.scope is not None
@@ -255,4 +251,4 @@ class MissionSupervisor(Actor):
         await self.ctx.repo.save_mission(self.state)
 
 
-__all__ = ["CancelMission", "CheckMission", "GetInstance", "MissionSupervisor", "StartInstance", "StartedInstance"]
+__all__ = ["CancelMission", "CheckMission", "MissionSupervisor", "StartInstance", "StartedInstance"]

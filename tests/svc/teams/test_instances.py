@@ -193,3 +193,28 @@ async def test_the_template_model_applies_to_the_instance_session(
     assert fake_model.requests[0].body["model"] == "fake-large"
     session = (await client.get(f"/session/{body['sessionID']}")).json()
     assert session["model"] == {"providerID": "openai", "modelID": "fake-large"}
+
+
+async def test_a_crashed_instance_restarts_alone_from_its_record(
+    client: httpx.AsyncClient, engine: svc.Engine, team: None,
+) -> None:
+    from svc.teams.context import instance_actor_name
+
+    crashing = await spawn(client, missionID="m-crash", budget_override={"max_tokens": 50})
+    sibling = await spawn(client, missionID="m-crash")
+    ref = engine.actors.lookup(instance_actor_name("m-crash", crashing["instanceID"]))
+    assert ref is not None
+    seq = engine.events.last_seq
+    ref.tell("not a message an instance understands")  # raising from a told message crashes the actor
+    exit = await ref.wait_stopped()
+    assert exit.reason == "crashed"
+    restored = await wait_for_event(engine, "agent_team.instance.started", after_seq=seq,
+                                    where=lambda e: e.properties["instanceID"] == crashing["instanceID"])
+    assert restored.properties["restored"] is True and restored.properties["budgetLimit"] == {"max_tokens": 50}
+    fresh = engine.actors.lookup(instance_actor_name("m-crash", crashing["instanceID"]))
+    assert fresh is not None and fresh != ref
+    # Its sibling never noticed; the restarted instance is supervised like before.
+    assert (await instance_of(client, sibling["instanceID"]))["status"] == "running"
+    cancelled = await client.post(f"/agent-team/instance/{crashing['instanceID']}/cancel", json={})
+    assert cancelled.json()["status"] == "cancelled"
+    assert (await instance_of(client, sibling["instanceID"]))["status"] == "running"

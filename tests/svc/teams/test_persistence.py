@@ -74,6 +74,10 @@ async def test_the_team_survives_a_restart(
 
         # The idle instance is supervised again: it can be cancelled, and the queued spawn approved.
         assert after[idle["instanceID"]].status == "running"
+        restored = await wait_for_event(engine, "agent_team.instance.started",
+                                        where=lambda e: e.properties["instanceID"] == idle["instanceID"]
+                                        and e.properties["restored"] is True)
+        assert restored.properties["missionID"] == "m-1"
         seq = engine.events.last_seq
         cancelled = await teams.cancel_instance(idle["instanceID"], "after restart")
         assert cancelled.status == "cancelled"
