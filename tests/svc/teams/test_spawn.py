@@ -7,9 +7,11 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import trio
 
 import svc
 from svc.events import EventFilter
+from svc.teams import SpawnRequest
 from tests.svc.teams.conftest import OPEN_POLICY, WORKER
 
 EMPTY_HASH = "sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
@@ -255,3 +257,21 @@ async def test_templates_can_be_listed_created_patched_and_deleted(
     assert deleted.json() == {"ok": True, "deleted": True, "templateID": "worker-basic"}
     assert [t["templateID"] for t in (await client.get("/agent-team/templates")).json()["templates"]] == [
         "tester/one"]
+
+
+async def test_concurrent_spawns_respect_max_concurrent_exactly(
+    engine: svc.Engine, write_policy: Callable[..., Path], write_template: Callable[..., Path],
+) -> None:
+    write_policy({"enabled": True, "max_concurrent": 3})
+    write_template(WORKER)
+    results: list[Any] = []
+
+    async def one(index: int) -> None:
+        results.append(await engine.teams.spawn(SpawnRequest(role="worker", mission_id=f"m-{index % 2}")))
+
+    async with trio.open_nursery() as nursery:
+        for index in range(8):
+            nursery.start_soon(one, index)
+    assert sum(r.ok for r in results) == 3
+    assert sorted(r.body["code"] for r in results if not r.ok) == ["spawn_max_concurrent_exceeded"] * 5
+    assert len(await engine.teams.instances(status="running")) == 3
