@@ -450,6 +450,7 @@ class ConnectorActor(Actor):
         if remaining is None or entry is None:
             if self.ledger.probe(tool.tool_name, now):
                 self._store_ledger()
+                self.nursery.start_soon(self._save)
             return None
         auth = {
             "required": True, "pending": True, "blocked": True, "retryAfterMs": remaining,
@@ -503,7 +504,7 @@ class ConnectorActor(Actor):
         except RpcError as exc:
             challenge = find_challenge(tool.tool_name, exc.to_wire(), now_ms=self.s.clock.now_ms(), failed=True)
             if challenge is not None:
-                return self._challenged(tool, challenge, message.caller)
+                return await self._challenged(tool, challenge, message.caller)
             raise McpCallFailed(f"MCP server `{self.server}` refused `{tool.tool_name}`: {exc.message}",
                                 name=self.server, tool=tool.tool_id, rpcCode=exc.code) from None
         except BadResponse as exc:
@@ -511,8 +512,8 @@ class ConnectorActor(Actor):
                                 name=self.server, tool=tool.tool_id) from None
         challenge = find_challenge(tool.tool_name, raw, now_ms=self.s.clock.now_ms(), failed=bool(raw.get("isError")))
         if challenge is not None:
-            return self._challenged(tool, challenge, message.caller)
-        self._authorized(tool)
+            return await self._challenged(tool, challenge, message.caller)
+        await self._authorized(tool)
         return to_tool_result(self.server, tool.tool_name, raw, tool_id=tool.tool_id)
 
     async def _ready_link(self) -> McpLink:
@@ -542,11 +543,13 @@ class ConnectorActor(Actor):
         return await self._ready_link()
 
     # ------------------------------------------------------------------ authorization
-    def _challenged(self, tool: CachedTool, challenge: AuthChallenge, caller: Caller) -> ToolResult:
+    async def _challenged(self, tool: CachedTool, challenge: AuthChallenge, caller: Caller) -> ToolResult:
         now = self.s.clock.now_ms()
         entry = self.ledger.challenged(challenge, now)
         self.state = attrs.evolve(self.state, last_auth_challenge=challenge, last_error=None)
         self._store_ledger()
+        # Stored before the caller hears of it: a restarted connector keeps the cooldown.
+        await self._save()
         auth = {
             "required": True, "pending": False, "blocked": False, "challengeId": entry.challenge_id,
             "tool": tool.tool_name, "authorizationUrl": challenge.authorization_url, "message": challenge.message,
@@ -556,7 +559,7 @@ class ConnectorActor(Actor):
         return ToolResult(required_text(tool.tool_id, challenge),
                           {"server": self.server, "tool": tool.tool_name, "mcpAuth": auth})
 
-    def _authorized(self, tool: CachedTool) -> None:
+    async def _authorized(self, tool: CachedTool) -> None:
         """A call went through without a challenge: the tool is no longer waiting."""
         cleared = self.ledger.cleared(tool.tool_name)
         last = self.state.last_auth_challenge
@@ -565,12 +568,13 @@ class ConnectorActor(Actor):
             cleared = True
         if cleared:
             self._store_ledger()
+            await self._save()
 
     def _store_ledger(self) -> None:
+        """Copy the ledger into the state and the read model (the caller persists it)."""
         self.state = attrs.evolve(self.state, pending_auth_by_tool=dict(self.ledger.pending),
                                   updated_at_ms=self.s.clock.now_ms())
         self._publish()
-        self.nursery.start_soon(self._save)
 
     def _auth_event(self, type: str, tool: CachedTool, caller: Caller, auth: Mapping[str, Any]) -> None:
         properties: dict[str, Any] = {

@@ -72,7 +72,7 @@ def check_headers(headers: Mapping[str, str]) -> dict[str, str]:
     """Header names must be HTTP tokens and values single-line strings."""
     checked: dict[str, str] = {}
     for name, value in headers.items():
-        field = f"headers.{name}"
+        field = f"headers[{name}]"
         if not isinstance(name, str) or not _HEADER_NAME.match(name):
             raise ValidationFailed(f"`{field}` is not a valid header name", field=field)
         if not isinstance(value, str):
@@ -100,7 +100,7 @@ def resolve_headers(headers: Mapping[str, str], environ: Mapping[str, str]) -> d
             if found is None or found == "":
                 raise ValidationFailed(
                     f"header `{header}` refers to environment variable {variable}, which is not set",
-                    field=f"headers.{header}",
+                    field=f"headers[{header}]",
                 )
             return found
 

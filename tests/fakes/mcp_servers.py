@@ -16,7 +16,8 @@ The builders:
 
 * :func:`workbench_server`: an ``MCPServer`` with several tools (``add`` with
   structured output, ``echo``, ``fail`` raising a tool error, ``hold`` that waits
-  for the test to open a gate);
+  for the test to open a gate, ``grow`` that adds a tool and sends
+  ``notifications/tools/list_changed``);
 * :func:`paged_server`: a low-level ``Server`` whose ``tools/list`` is paginated
   with ``nextCursor``;
 * :func:`strict_server`: schemas with ``required`` names and
@@ -39,7 +40,7 @@ import hypercorn.trio
 import mcp_types as types
 import trio
 from mcp.server.lowlevel import Server
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.shared.exceptions import MCPError
 from pydantic import BaseModel
@@ -301,6 +302,17 @@ def workbench_server(gate: Gate | None = None) -> MCPServer:
         await held.opened.wait()
         return f"released {tag}"
 
+    @server.tool()
+    async def grow(name: str, ctx: Context) -> str:
+        """Adds a tool called `name` and tells the client its tool list changed."""
+
+        def grown(text: str) -> str:
+            return f"{name}: {text}"
+
+        server.add_tool(grown, name=name, description=f"Grown tool {name}")
+        await ctx.request_context.session.send_tool_list_changed()
+        return f"added {name}"
+
     server.gate = held  # type: ignore[attr-defined]
     return server
 
@@ -375,8 +387,10 @@ AUTH_URL = "https://auth.example.test/authorize?client=svc"
 class AuthServer:
     """State of :func:`auth_server`: which tools are authorized yet."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, guard_listing: bool = False) -> None:
         self.authorized = False
+        self.guard_listing = guard_listing
+        """When set, even ``tools/list`` answers with the challenge until authorized."""
         self.server = self._build()
 
     def authorize(self) -> None:
@@ -393,6 +407,9 @@ class AuthServer:
         ]
 
         async def list_tools(ctx: Any, params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
+            if self.guard_listing and not self.authorized:
+                raise MCPError(-32001, "Sign in to the gateway first",
+                               data={"authorization_url": AUTH_URL + "&scope=gateway"})
             return types.ListToolsResult(tools=tools)
 
         async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
@@ -413,8 +430,8 @@ class AuthServer:
         return Server("gateway", on_list_tools=list_tools, on_call_tool=call_tool)
 
 
-def auth_server() -> AuthServer:
-    return AuthServer()
+def auth_server(*, guard_listing: bool = False) -> AuthServer:
+    return AuthServer(guard_listing=guard_listing)
 
 
 __all__ = [

@@ -148,7 +148,7 @@ async def test_a_server_dying_mid_session_fails_the_call_and_disconnects(
         await engine.mcp.call("bench", "echo", {"text": "anyone?"})
     assert raised.value.retryable is True
     lost = await wait_for_event(engine, "mcp.server.disconnected")
-    assert lost.properties["reason"] == "connection_lost" and lost.properties["removedToolCount"] == 6
+    assert lost.properties["reason"] == "connection_lost" and lost.properties["removedToolCount"] == 7
     snapshot = engine.mcp.get("bench")
     assert snapshot.state.connected is False and snapshot.state.tool_cache == ()
     assert "unreachable" in (snapshot.state.last_error or "")

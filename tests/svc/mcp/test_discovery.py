@@ -18,7 +18,7 @@ async def test_connect_runs_the_handshake_then_lists_tools(
 ) -> None:
     await add_server(client, "bench", workbench.url)
     outcome = await connect(client, "bench")
-    assert outcome == {"ok": True, "count": 6, "discoveredCount": 6, "pendingAuth": False,
+    assert outcome == {"ok": True, "count": 7, "discoveredCount": 7, "pendingAuth": False,
                        "lastAuthChallenge": None, "authorizationUrl": None}
     assert workbench.rpc_methods()[:3] == ["initialize", "notifications/initialized", "tools/list"]
     init = workbench.posts("initialize")[0]
@@ -31,11 +31,11 @@ async def test_connect_runs_the_handshake_then_lists_tools(
 
     ids = sorted(n for n in engine.tools.names() if n.startswith("mcp."))
     assert ids == ["mcp.bench.add", "mcp.bench.echo", "mcp.bench.fail", "mcp.bench.forecast",
-                   "mcp.bench.hold", "mcp.bench.search_issues"]
+                   "mcp.bench.grow", "mcp.bench.hold", "mcp.bench.search_issues"]
     connected = await wait_for_event(engine, "mcp.server.connected")
     assert connected.properties["name"] == "bench" and connected.properties["serverName"] == "workbench"
     updated = await wait_for_event(engine, "mcp.tools.updated")
-    assert updated.properties["count"] == 6
+    assert updated.properties["count"] == 7
 
     listed = (await client.get("/mcp")).json()["bench"]
     assert listed["connected"] is True and listed["mcp_session_id"] == session_id
@@ -55,3 +55,52 @@ async def test_tools_list_follows_next_cursor_across_pages(
     assert row["server_name"] == "paged" and row["tool_name"] == "tool_00"
     assert row["input_schema"]["properties"] == {"n": {"type": "integer"}} and len(row["schema_hash"]) == 64
 
+
+
+async def test_json_and_sse_responses_are_both_understood(
+    strict: FakeMcpServer, workbench: FakeMcpServer, engine: svc.Engine
+) -> None:
+    from svc.mcp import ConnectorInput
+
+    for name, server in (("json", strict), ("sse", workbench)):
+        await engine.mcp.add(ConnectorInput(name=name, transport=server.url))
+        assert (await engine.mcp.connect(name))["ok"] is True
+    assert strict.json_response and not workbench.json_response
+    assert (await engine.mcp.call("json", "note_task", {"list_id": "a", "task_title": "b"})).output
+    assert (await engine.mcp.call("sse", "echo", {"text": "ok"})).output == "ok"
+
+
+async def test_a_tools_list_changed_notification_refreshes_the_registry(
+    workbench: FakeMcpServer, engine: svc.Engine
+) -> None:
+    from .conftest import connected_engine_server
+
+    await connected_engine_server(engine, "bench", workbench.url)
+    assert (await engine.mcp.call("bench", "grow", {"name": "Sprout"})).output == "added Sprout"
+    updated = await wait_for_event(engine, "mcp.tools.updated",
+                                   where=lambda e: e.properties["source"] == "list_changed")
+    assert updated.properties["count"] == 8 and updated.properties["changed"] is True
+    assert "mcp.bench.sprout" in engine.tools.names()
+    assert (await engine.mcp.call("bench", "Sprout", {"text": "hi"})).output == "Sprout: hi"
+
+
+async def test_a_challenge_while_connecting_is_reported_with_the_authorization_url(
+    client: httpx.AsyncClient, engine: svc.Engine
+) -> None:
+    from tests.fakes.mcp_servers import AUTH_URL, auth_server, open_mcp_server
+
+    gateway = auth_server(guard_listing=True)
+    async with open_mcp_server(gateway.server) as server:
+        await add_server(client, "gw", server.url)
+        outcome = await connect(client, "gw")
+        assert outcome["ok"] is False and outcome["pendingAuth"] is True
+        assert outcome["authorizationUrl"] == AUTH_URL + "&scope=gateway"
+        assert outcome["lastAuthChallenge"]["tool_name"] == "gw"
+        assert outcome["error"] == "MCP server 'gw' requires authorization: Sign in to the gateway first"
+        listed = (await client.get("/mcp")).json()["gw"]
+        assert listed["last_auth_challenge"]["authorization_url"] == AUTH_URL + "&scope=gateway"
+        assert listed["connected"] is False and listed["tool_cache"] == []
+        gateway.authorize()
+        assert (await connect(client, "gw"))["ok"] is True
+        assert (await client.get("/mcp")).json()["gw"]["last_auth_challenge"] is None
+        await client.post("/mcp/gw/disconnect")
