@@ -143,14 +143,6 @@ class TeamsRepository:
 
         return await self._db.read(q)
 
-    async def session_ids(self) -> set[str]:
-        """The child session of every instance (their permission requests are agent-team ones)."""
-
-        def q(conn: apsw.Connection) -> set[str]:
-            return {row[0] for row in conn.execute("SELECT session_id FROM teams_instances")}
-
-        return await self._db.read(q)
-
     # ------------------------------------------------------------------ approvals
     async def add_approval(self, approval: SpawnApproval) -> None:
         def q(conn: apsw.Connection) -> None:

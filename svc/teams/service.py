@@ -26,6 +26,8 @@ from supervisors import BudgetLimits
 from ..errors import SvcError
 from ..sessions import CreateSession, RunRequest, RunStarted, Session, ask
 from . import events as ev
+from .approvals import approvals_listing
+from .bridge import work_item_spawns
 from .budgets import remaining_from, resolve_budget
 from .config import TeamConfig, TeamConfigLoader
 from .context import ACTOR_PREFIX, RuntimePolicy, TeamsContext, mission_actor_name
@@ -52,7 +54,7 @@ from .records import (
     usage_from_wire,
 )
 from .repository import TeamsRepository
-from .schema import ROLES, parse_role
+from .rollups import mission_rollups
 from .skills import compute_skill_hash
 from .templates import AgentTemplate, write_template
 
@@ -65,6 +67,9 @@ END_WAIT_S = 15.0
 """How long a cancel waits for the instances it cancelled to record their end."""
 
 
+_FAILURE_STATUS = {"INSTANCE_NOT_FOUND": 404, "spawn_failed": 503, "spawn_session_failed": 500}
+
+
 @attrs.frozen
 class SpawnResult:
     ok: bool
@@ -73,10 +78,11 @@ class SpawnResult:
 
     @property
     def status(self) -> int:
-        """The HTTP status: 200 for a success and for a spawn queued for approval, else 403."""
+        """The HTTP status: 200 for a success and for a spawn queued for approval; a policy
+        refusal is 403, a missing parent 404, a mission that is restarting 503."""
         if self.ok or self.body.get("requiresUserApproval"):
             return 200
-        return 404 if self.body.get("code") == "INSTANCE_NOT_FOUND" else 403
+        return _FAILURE_STATUS.get(self.body.get("code", ""), 403)
 
 
 class TeamsService:
@@ -345,24 +351,10 @@ class TeamsService:
 
     # ------------------------------------------------------------------ approvals
     async def approvals(self) -> dict[str, Any]:
-        spawn = [a.to_wire() for a in await self.repo.approvals()]
-        sessions = await self.repo.session_ids()
+        """Queued spawn approvals and the pending tool approvals of instances' sessions."""
         pending = await self.engine.permissions.requests(status="pending", limit=10_000)
-        by_session = {i.session_id: i for i in await self.repo.instances()} if pending else {}
-        tools = []
-        for request in pending:
-            if request.session_id not in sessions:
-                continue
-            owner = by_session.get(request.session_id)
-            item: dict[str, Any] = {
-                "approvalID": request.id, "sessionID": request.session_id, "toolCallID": request.id,
-                "tool": request.tool, "args": dict(request.args), "status": "pending",
-                "runID": request.run_id, "requestedAtMs": request.requested_at_ms,
-                "instanceID": owner.id if owner else None, "missionID": owner.mission_id if owner else None,
-            }
-            tools.append({k: v for k, v in item.items() if v is not None})
-        tools.sort(key=lambda t: t.get("requestedAtMs", 0))
-        return {"spawnApprovals": spawn, "toolApprovals": tools, "count": len(spawn) + len(tools)}
+        instances = await self.repo.instances() if pending else []
+        return approvals_listing(await self.repo.approvals(), pending, instances)
 
     async def approve(self, approval_id: str, reason: str | None = None) -> SpawnResult:
         """Spawn a queued request; every check but the approval requirement applies again."""
@@ -480,71 +472,15 @@ class TeamsService:
     # ------------------------------------------------------------------ missions
     async def missions(self) -> list[dict[str, Any]]:
         """Mission rollups (SPEC §2.5), one per mission with instances or queued spawns."""
-        rows, queued, states = await self.repo.rollup_rows()
-        rollups: dict[str, dict[str, Any]] = {}
-
-        def rollup(mission_id: str) -> dict[str, Any]:
-            if mission_id not in rollups:
-                rollups[mission_id] = {
-                    "missionID": mission_id, "instanceCount": 0, "runningCount": 0, "completedCount": 0,
-                    "failedCount": 0, "cancelledCount": 0, "queuedCount": 0, "tokenUsedTotal": 0,
-                    "toolCallsUsedTotal": 0, "stepsUsedTotal": 0, "costUsedUsdTotal": 0.0,
-                }
-            return rollups[mission_id]
-
-        for mission_id, status, usage in rows:
-            entry = rollup(mission_id)
-            entry["instanceCount"] += 1
-            entry[f"{status}Count"] += 1
-            used = usage_from_wire(usage)
-            entry["tokenUsedTotal"] += used.tokens
-            entry["toolCallsUsedTotal"] += used.tool_calls
-            entry["stepsUsedTotal"] += used.steps
-            entry["costUsedUsdTotal"] += used.cost_usd
-        for mission_id in queued:
-            rollup(mission_id)["queuedCount"] += 1
-        for state in states:
-            if state.id not in rollups:
-                continue
-            entry = rollups[state.id]
-            entry["budget"] = {k: v for k, v in attrs.asdict(state.limits).items() if v is not None}
-            entry["exhaustedBy"] = f"mission_{state.exhausted_by}" if state.exhausted_by else None
-            entry["cancelledAtMs"] = state.cancelled_at_ms
-        for entry in rollups.values():
-            entry["costUsedUsdTotal"] = round(entry["costUsedUsdTotal"], 8)
-        return [rollups[m] for m in sorted(rollups)]
+        return mission_rollups(*await self.repo.rollup_rows())
 
     # ------------------------------------------------------------------ the mission bridge
-    async def spawn_for_work_items(self, mission_id: str, work_items: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    async def spawn_for_work_items(
+        self, mission_id: str, work_items: Sequence[Mapping[str, Any]]
+    ) -> list[dict[str, Any]]:
         """``mission_started``: one spawn per work item with an ``assigned_agent`` (its role), as the
         mission's orchestrator. Returns one ``orchestratorSpawns`` row per such item."""
-        rows: list[dict[str, Any]] = []
-        for item in work_items:
-            agent = item.get("assigned_agent", item.get("assignedAgent"))
-            if agent is None or (isinstance(agent, str) and not agent.strip()):
-                continue
-            item_id = str(item.get("work_item_id") or item.get("workItemID") or item.get("id") or "")
-            role = parse_role(agent)
-            if role is None:
-                rows.append({"workItemID": item_id, "agent": agent, "ok": False, "code": "UNSUPPORTED_ASSIGNED_AGENT",
-                             "error": f"assigned agent `{agent}` is not a role ({', '.join(ROLES)})"})
-                continue
-            result = await self.spawn(SpawnRequest(
-                role=role, source="orchestrator_runtime", mission_id=mission_id, parent_role="orchestrator",
-                justification=f"mission work item {item_id}",
-            ))
-            if result.ok:
-                rows.append({"workItemID": item_id, "agent": agent, "ok": True,
-                             "instanceID": result.body["instanceID"], "sessionID": result.body["sessionID"],
-                             "status": result.body["status"]})
-            else:
-                row = {"workItemID": item_id, "agent": agent, "ok": False, "code": result.body["code"],
-                       "error": result.body["error"]}
-                if result.body.get("approvalID"):
-                    row["approvalID"] = result.body["approvalID"]
-                    row["requiresUserApproval"] = True
-                rows.append(row)
-        return rows
+        return await work_item_spawns(self.spawn, mission_id, work_items)
 
     # ------------------------------------------------------------------ events
     def _publish_request(self, type: str, request: SpawnRequest, **extra: Any) -> None:
