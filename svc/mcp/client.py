@@ -234,7 +234,18 @@ async def run_link(
                 started = True
                 task_status.started(link)
                 await link._close.wait()
-    except Exception as exc:
+    except BaseException as exc:
+        if not isinstance(exc, Exception):
+            # Cancelled from outside (the connector is stopping). Transport errors
+            # that raced with it are noise now; only the cancellation travels on,
+            # so the stop is not mistaken for a crash.
+            if isinstance(exc, BaseExceptionGroup):
+                cancelled, rest = exc.split(trio.Cancelled)
+                if rest is not None:
+                    log.debug("mcp session errors while stopping: %r", rest)
+                if cancelled is not None:
+                    raise cancelled from None
+            raise
         cause = primary_error(exc)
         if not started:
             if isinstance(cause, MCPError) and cause.data is None and link.http_status is not None:
