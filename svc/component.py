@@ -49,10 +49,14 @@ def default_components() -> list[Component]:
     # Workflows stay after automations: applying a plan creates an automation v2.
     # Goals stay after automations: a goal's workflow runs are automation v2 runs.
     # MCP comes first: later domains' tool policies name the tools of connected servers.
+    # Identity and memory depend only on the core services (sessions).
     from .automations import AutomationsComponent
     from .goals import GoalsComponent
+    from .identity import IdentityComponent
     from .mcp import McpComponent
+    from .memory import MemoryComponent
     from .teams import TeamsComponent
     from .workflows import WorkflowsComponent
 
-    return [McpComponent(), TeamsComponent(), AutomationsComponent(), WorkflowsComponent(), GoalsComponent()]
+    return [McpComponent(), IdentityComponent(), MemoryComponent(), TeamsComponent(), AutomationsComponent(),
+            WorkflowsComponent(), GoalsComponent()]

@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from ..identity import resolve_identity
 from ..providers.types import ChatMessage, ToolCall
 from ..settings import Settings
 from .parts import model_content
@@ -24,8 +25,14 @@ HISTORY_MESSAGES = 60
 MODEL_TOOL_OUTPUT_CHARS = 16_000
 
 
-def system_prompt(settings: Settings, session: Session, *, extra: str | None, now_ms: int) -> str:
-    name = settings.bot_name or (settings.identity.get("bot") or {}).get("canonical_name") or "svc"
+def system_prompt(
+    settings: Settings, session: Session, *, extra: str | None, now_ms: int, agent: str | None = None,
+) -> str:
+    # Name and personality come from the identity settings (svc.identity):
+    # AGENT_BOT_NAME / AGENT_PERSONA, config files, PATCH /config/identity,
+    # with the agent's own override when it has one.
+    identity = resolve_identity(settings)
+    name = identity.name
     env = environment()
     lines = [
         f"You are {name}, an agent running in a local automation runtime.",
@@ -33,8 +40,9 @@ def system_prompt(settings: Settings, session: Session, *, extra: str | None, no
         f"Current date: {datetime.datetime.fromtimestamp(now_ms / 1000, tz=datetime.UTC).date().isoformat()}.",
         "Use the tools you are given when they help; answer directly when they do not.",
     ]
-    if settings.persona:
-        lines.append(settings.persona)
+    personality = identity.instructions_for(agent)
+    if personality:
+        lines.append(personality)
     if extra:
         lines.append(extra)
     return "\n".join(lines)

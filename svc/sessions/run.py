@@ -226,7 +226,8 @@ class RunExecution:
         history = await self.s.repo.messages(self.session.id)
         earlier = [m for m in history if m.run_id != self.run.id and m.id != getattr(self.user_message, "id", None)]
         messages = [ChatMessage(role="system", content=system_prompt(
-            self.s.settings(), self.session, extra=self.request.system, now_ms=self.s.clock.now_ms()))]
+            self.s.settings(), self.session, extra=self.request.system, now_ms=self.s.clock.now_ms(),
+            agent=self.run.agent_id or self.request.agent))]
         messages.extend(history_messages(earlier, workspace=workspace, vision=vision))
         if self.user_message is not None:
             content, images = model_content(self.user_message.parts, workspace=workspace, vision=vision)

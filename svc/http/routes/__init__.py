@@ -2,7 +2,22 @@
 
 from quart import Blueprint
 
-from . import approvals, automations, events, global_, goals, mcp, missions, sessions, teams, tools, workflows
+from . import (
+    approvals,
+    automations,
+    events,
+    global_,
+    goals,
+    identity,
+    mcp,
+    memory,
+    missions,
+    sessions,
+    storage,
+    teams,
+    tools,
+    workflows,
+)
 
 BLUEPRINTS: list[Blueprint] = [
     global_.bp,
@@ -16,4 +31,7 @@ BLUEPRINTS: list[Blueprint] = [
     goals.bp,
     automations.bp,
     missions.bp,
+    identity.bp,
+    memory.bp,
+    storage.bp,
 ]

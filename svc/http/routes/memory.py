@@ -1,0 +1,102 @@
+"""Memory over HTTP: put, search, promote, demote, list, get, delete, audit, import.
+
+Every body is accepted in its governed shape and in the simple shape clients
+send (see ``svc.memory.requests``); the logic lives in ``svc.memory``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from quart import Blueprint, request
+
+from ...errors import NotFound
+from ...memory import (
+    MemoryService,
+    parse_demote,
+    parse_import,
+    parse_promote,
+    parse_put,
+    parse_search,
+)
+from ..request import engine, json_body, query_int, query_str
+
+bp = Blueprint("memory", __name__)
+
+
+def memory() -> MemoryService:
+    service = engine().memory
+    if service is None:
+        raise NotFound("memory is not enabled in this engine")
+    return service
+
+
+def _tags() -> list[str]:
+    tags: list[str] = []
+    for value in request.args.getlist("tags") + request.args.getlist("tag"):
+        tags.extend(t for t in value.split(",") if t.strip())
+    channel = query_str("channel_tag", "channelTag")
+    if channel:
+        tags.append(channel)
+    return tags
+
+
+@bp.post("/memory/put")
+async def put() -> Any:
+    return await memory().put(parse_put(await json_body()))
+
+
+@bp.post("/memory/search")
+async def search() -> Any:
+    return await memory().search(parse_search(await json_body()))
+
+
+@bp.post("/memory/promote")
+async def promote() -> Any:
+    return await memory().promote(parse_promote(await json_body()))
+
+
+@bp.post("/memory/demote")
+async def demote() -> Any:
+    return await memory().demote(parse_demote(await json_body()))
+
+
+@bp.get("/memory")
+async def list_memory() -> Any:
+    service = memory()
+    limit = query_int("limit", default=100, minimum=1, maximum=1000, clamp=True) or 100
+    offset = query_int("offset", default=0, minimum=0) or 0
+    tier = query_str("tier")
+    session_id = query_str("session_id", "sessionID")
+    project_id = query_str("project_id", "projectID")
+    scope = await service.operator_scope(session_id=session_id, project_id=project_id,
+                                         tiers=[tier] if tier else None, field="tier")
+    kind = query_str("kind")
+    items, total = await service.list(scope, text=query_str("q", "query"), tags=_tags(),
+                                      kinds=[kind] if kind else (), limit=limit, offset=offset)
+    return {"items": [r.to_wire() for r in items], "count": len(items), "total": total, "offset": offset,
+            "limit": limit}
+
+
+@bp.get("/memory/audit")
+async def audit() -> Any:
+    limit = query_int("limit", default=100, minimum=1, maximum=500, clamp=True) or 100
+    entries = await memory().audit(run_id=query_str("run_id", "runID"), limit=limit)
+    return {"events": entries, "entries": entries, "count": len(entries)}
+
+
+@bp.get("/memory/<record_id>")
+async def get_memory(record_id: str) -> Any:
+    return (await memory().get(record_id)).to_wire()
+
+
+@bp.delete("/memory/<record_id>")
+async def delete(record_id: str) -> Any:
+    return await memory().delete(record_id, project_id=query_str("project_id", "projectID"), tags=_tags(),
+                                 actor="http")
+
+
+@bp.post("/memory/import")
+async def import_memory() -> Any:
+    summary = await memory().import_body(parse_import(await json_body()))
+    return summary.to_wire()

@@ -1,0 +1,22 @@
+"""``GET /global/storage/files``: files kept under the engine's state directory."""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import Any
+
+import trio
+from quart import Blueprint
+
+from ...storage import DEFAULT_LIMIT, MAX_LIMIT, list_storage_files
+from ..request import engine, query_int, query_str
+
+bp = Blueprint("storage", __name__)
+
+
+@bp.get("/global/storage/files")
+async def storage_files() -> Any:
+    limit = query_int("limit", default=DEFAULT_LIMIT, minimum=1, maximum=MAX_LIMIT, clamp=True) or DEFAULT_LIMIT
+    listing = partial(list_storage_files, engine().state_dir, query_str("path"), limit=limit)
+    # A large tree takes a while to walk: keep the event loop free meanwhile.
+    return await trio.to_thread.run_sync(listing)

@@ -1,0 +1,191 @@
+"""The compact retrieval memory of completed exchanges.
+
+Sessions keep full transcripts. In addition, every run that completes leaves
+one small record, ``User: ... / Assistant: ...`` clipped to a few hundred
+characters per side, in its session's tier (and a copy in its project's tier
+when the session belongs to a project), so later runs find what was said with
+``memory_search`` without replaying transcripts.
+
+The recorder is a supervised child that reads ``session.run.finished`` (and
+``session.deleted``) from the event log with an :class:`EventStream`. Its
+cursor is committed in the same transaction as the records it wrote, and
+records are keyed by run, so after a crash or restart it resumes exactly
+where it stopped and never stores an exchange twice. A deleted session's
+session-tier memory is removed with it; the project keeps its copies.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from typing import Any
+
+import apsw
+import attrs
+import trio
+
+from ..events import Event, EventFilter, EventLog, EventStream, StreamEnded
+from .records import MemoryRecord, NewRecord
+from .service import MemoryService
+from .store import build_record, insert_sync, state_get_sync, state_put_sync
+
+log = logging.getLogger("svc.memory")
+
+CURSOR_KEY = "exchanges.cursor"
+DEFAULT_SIDE_CHARS = 600
+RECENT_MESSAGES = 16
+"""Newest messages read first when looking for a run's messages (the whole transcript only if needed)."""
+
+_WHITESPACE = re.compile(r"\s+")
+
+FILTER = EventFilter(types=frozenset({"session.run.finished", "session.deleted"}))
+
+
+def clip(text: str, limit: int) -> str:
+    """Whitespace collapsed, cut at a word boundary near ``limit`` with an ellipsis."""
+    flat = _WHITESPACE.sub(" ", text).strip()
+    if len(flat) <= limit:
+        return flat
+    cut = flat[:limit]
+    space = cut.rfind(" ")
+    if space > limit * 0.6:
+        cut = cut[:space]
+    return cut.rstrip(" ,;:.") + "…"
+
+
+def compact_exchange(user: str, assistant: str, *, side_chars: int = DEFAULT_SIDE_CHARS) -> str:
+    return f"User: {clip(user, side_chars)}\nAssistant: {clip(assistant, side_chars)}"
+
+
+@attrs.frozen
+class Exchange:
+    session_id: str
+    run_id: str
+    project_id: str | None
+    user_text: str
+    assistant_text: str
+    user_message_id: str | None
+    assistant_message_id: str | None
+    source: str
+    agent_id: str | None
+    finished_at_ms: int
+
+
+class ExchangeRecorder:
+    """Turns finished runs into compact memory records (see the module docstring)."""
+
+    def __init__(
+        self, memory: MemoryService, events: EventLog, sessions: Any, *, side_chars: int = DEFAULT_SIDE_CHARS,
+        enabled: bool = True,
+    ) -> None:
+        self.memory = memory
+        self.events = events
+        self.sessions = sessions
+        self.side_chars = side_chars
+        self.enabled = enabled
+        self.cursor: int | None = None
+        self._progress = trio.Event()
+
+    async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
+        """Follow the event log until it shuts down."""
+        db = self.memory.store.db
+        cursor = await db.read(state_get_sync, CURSOR_KEY)
+        if cursor is None:
+            # First start on this database: remember exchanges from now on.
+            cursor = self.events.committed_seq
+            await db.write(state_put_sync, CURSOR_KEY, cursor, self.memory.clock.now_ms())
+        self.cursor = int(cursor)
+        with EventStream(self.events, FILTER, after_seq=self.cursor) as stream:
+            task_status.started()
+            while True:
+                try:
+                    batch = await stream.receive()
+                except StreamEnded:
+                    return  # the log is shutting down with the engine
+                await self._handle(batch)
+
+    async def wait_for(self, seq: int) -> None:
+        """Wait until every event up to ``seq`` has been handled (tests, orderly shutdown)."""
+        while self.cursor is None or self.cursor < seq:
+            await self._progress.wait()
+
+    async def _handle(self, batch: list[Event]) -> None:
+        records: list[MemoryRecord] = []
+        forgotten: list[str] = []
+        for event in batch:
+            try:
+                if event.type == "session.deleted" and event.session_id:
+                    forgotten.append(event.session_id)
+                elif self.enabled and event.properties.get("status") == "completed" and event.run_id:
+                    exchange = await self.lookup(event.run_id)
+                    if exchange is not None:
+                        records.extend(self.records_for(exchange))
+            except Exception:
+                # One unreadable run must not stop the memory of every later one.
+                log.exception("could not record the exchange of event %s", event.seq)
+        now = self.memory.clock.now_ms()
+        last = batch[-1].seq
+
+        def commit(conn: apsw.Connection) -> int:
+            stored = insert_sync(conn, records, ignore_existing=True)
+            state_put_sync(conn, CURSOR_KEY, last, now)
+            return stored
+
+        stored = await self.memory.store.db.write(commit)
+        for session_id in forgotten:
+            await self.memory.forget_session(session_id)
+        if stored:
+            self.memory.events.publish("memory.updated", {
+                "action": "exchange", "count": stored, "ids": [r.id for r in records][:20],
+            }, topic="memory")
+        self.cursor = last
+        progress, self._progress = self._progress, trio.Event()
+        progress.set()
+
+    async def lookup(self, run_id: str) -> Exchange | None:
+        """The user and assistant text of a completed run, or None when there is nothing to keep."""
+        repo = self.sessions.repo
+        run = await repo.get_run(run_id)
+        if run is None or run.status != "completed" or not run.assistant_message_id or not run.user_message_id:
+            return None
+        session = await repo.get(run.session_id)
+        if session is None:
+            return None  # deleted since
+        wanted = {run.user_message_id, run.assistant_message_id}
+        messages = {m.id: m for m in await repo.messages(run.session_id, limit=RECENT_MESSAGES) if m.id in wanted}
+        if len(messages) < len(wanted):
+            messages = {m.id: m for m in await repo.messages(run.session_id) if m.id in wanted}
+        user, assistant = messages.get(run.user_message_id), messages.get(run.assistant_message_id)
+        if user is None or assistant is None:
+            return None
+        user_text, assistant_text = user.text().strip(), assistant.text().strip()
+        if not user_text or not assistant_text:
+            return None
+        return Exchange(
+            session_id=run.session_id, run_id=run.id, project_id=session.project_id, user_text=user_text,
+            assistant_text=assistant_text, user_message_id=user.id, assistant_message_id=assistant.id,
+            source=run.source, agent_id=run.agent_id, finished_at_ms=run.finished_at_ms or run.last_activity_at_ms,
+        )
+
+    def records_for(self, exchange: Exchange) -> list[MemoryRecord]:
+        content = compact_exchange(exchange.user_text, exchange.assistant_text, side_chars=self.side_chars)
+        metadata = {
+            "session_id": exchange.session_id, "run_id": exchange.run_id, "source": exchange.source,
+            "user_message_id": exchange.user_message_id, "assistant_message_id": exchange.assistant_message_id,
+            "agent_id": exchange.agent_id, "finished_at_ms": exchange.finished_at_ms,
+        }
+        tiers = ["session"] + (["project"] if exchange.project_id else [])
+        now = self.memory.clock.now_ms()
+        return [
+            build_record(NewRecord(
+                content=content, tier=tier, project_id=exchange.project_id,  # type: ignore[arg-type]
+                session_id=exchange.session_id if tier == "session" else None, run_id=exchange.run_id,
+                kind="exchange", source_type="exchange", tags=("exchange",), metadata=metadata,
+                provenance={"source": "session.run.finished"}, source_key=f"exchange/{exchange.run_id}/{tier}",
+                chunk_index=0,
+            ), now_ms=now)
+            for tier in tiers
+        ]
+
+
+__all__ = ["CURSOR_KEY", "Exchange", "ExchangeRecorder", "clip", "compact_exchange"]
