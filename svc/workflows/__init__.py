@@ -2,7 +2,8 @@
 
 from .actions import ActionInvalid, ParsedAction, parse_action
 from .automation_spec import workflow_automation_preview
-from .component import WorkflowsComponent, workflows_of
+from .component import WorkflowsComponent, migrate_stored_studio_workflows, planner_of, workflows_of
+from .context_stream import MAX_TAIL, ContextRuns, normalize_workspace, parse_run_ids
 from .definitions import (
     ValidationMessage,
     WorkflowAction,
@@ -31,28 +32,67 @@ from .errors import (
     WorkflowsUnavailable,
 )
 from .loading import LoadResult, LoadSource, load_registry
-from .requester import Requester, requester_from, requester_from_headers
+from .materialize import plan_to_automation
+from .plan_import import plan_from_import, preview_import, validate_bundle
+from .plan_package import (
+    compare_replay,
+    compile_package,
+    export_bundle,
+    scope_snapshot,
+    validate_package,
+)
+from .planner import Planner
+from .planner_service import (
+    ApplyRequest,
+    ChatMessageRequest,
+    ImportRequest,
+    PlanIdRequest,
+    PlannerService,
+    PlanRequest,
+)
+from .plans import PlanStep, WorkflowPlan
+from .requester import (
+    AGENT_ID_HEADER,
+    REQUEST_SOURCE_HEADER,
+    Requester,
+    requester_from,
+    requester_from_headers,
+)
 from .runs import ActionRun, GateDecision, PendingGate, WorkflowRun
 from .service import WorkflowService
 from .simulation import Simulation, canonical_event_names, simulate
+from .studio import RESEARCH_STAGES, migrate_studio_workflow, structure_version
 from .validation import validate_registry
 
 __all__ = [
+    "AGENT_ID_HEADER",
+    "MAX_TAIL",
+    "REQUEST_SOURCE_HEADER",
+    "RESEARCH_STAGES",
     "ActionInvalid",
     "ActionRun",
+    "ApplyRequest",
     "AutomationsUnavailable",
+    "ChatMessageRequest",
+    "ContextRuns",
     "GateDecision",
     "GateExpired",
     "GateInvalidDecision",
     "GateReplayed",
     "GateRequiresHuman",
     "ImportIncompatible",
+    "ImportRequest",
     "LoadResult",
     "LoadSource",
     "ParsedAction",
     "PendingGate",
+    "PlanIdRequest",
     "PlanInvalid",
     "PlanNotFound",
+    "PlanRequest",
+    "PlanStep",
+    "Planner",
+    "PlannerService",
     "PlannerSessionNotFound",
     "Requester",
     "RunNotAwaitingApproval",
@@ -63,6 +103,7 @@ __all__ = [
     "WorkflowHook",
     "WorkflowHookNotFound",
     "WorkflowNotFound",
+    "WorkflowPlan",
     "WorkflowRegistry",
     "WorkflowRun",
     "WorkflowRunNotActive",
@@ -74,11 +115,26 @@ __all__ = [
     "WorkflowsComponent",
     "WorkflowsUnavailable",
     "canonical_event_names",
+    "compare_replay",
+    "compile_package",
+    "export_bundle",
     "load_registry",
+    "migrate_stored_studio_workflows",
+    "migrate_studio_workflow",
+    "normalize_workspace",
     "parse_action",
+    "parse_run_ids",
+    "plan_from_import",
+    "plan_to_automation",
+    "planner_of",
+    "preview_import",
     "requester_from",
     "requester_from_headers",
+    "scope_snapshot",
     "simulate",
+    "structure_version",
+    "validate_bundle",
+    "validate_package",
     "validate_registry",
     "workflow_automation_preview",
     "workflows_of",

@@ -21,6 +21,7 @@ import attrs
 import trio
 
 from ..errors import SvcError
+from ..events import EventFilter, EventStream, StreamEnded
 from ..sessions import CreateSession, RunRequest
 from ..tools import ToolContext
 from .actions import GATE_DECISIONS, ActionInvalid, ParsedAction, objective_for, parse_action
@@ -33,6 +34,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("svc.workflows")
 
 TOPIC = "workflows"
+AUTOMATION_RUN_ENDS = frozenset({"run.completed", "run.failed", "run.cancelled"})
 OUTPUT_CONTEXT_CHARS = 2000
 """How much of each earlier action's output an agent step is shown."""
 
@@ -145,6 +147,8 @@ class WorkflowExecutor:
     # ------------------------------------------------------------ actions
     async def execute(self, run: WorkflowRun, action: ActionRun, parsed: ParsedAction) -> Any:
         payload = action.with_
+        if run.automation_id is not None and action.action == f"automation:{run.automation_id}":
+            return await self.run_automation(run, action)
         if parsed.kind == "event_emit":
             props: dict[str, Any] = {**event_base(run), "actionID": action.action_id,
                                      "triggerEvent": run.trigger_event, "payload": payload or {}}
@@ -172,6 +176,42 @@ class WorkflowExecutor:
             return await self.run_agent(run, action, agent_id=parsed.target)
         # A capability no tool provides: an agent performs it from its objective.
         return await self.run_agent(run, action, agent_id=None)
+
+    async def run_automation(self, run: WorkflowRun, action: ActionRun) -> dict[str, Any]:
+        """Run the automation v2 the workflow maps to and wait for its run to end."""
+        automations = self.engine.automations
+        if automations is None or not hasattr(automations, "create_v2_run"):
+            raise ActionFailed("automations are not available in this engine")
+        log = self.engine.events
+        # Every event of the new run comes after this seq, so waiting from it cannot miss the end.
+        after = log.last_seq
+        try:
+            record = await automations.create_v2_run(
+                run.automation_id, trigger_type="workflow",
+                trigger_reason=f"workflow `{run.workflow_id}` run {run.run_id}",
+                context={"workflowID": run.workflow_id, "workflowRunID": run.run_id},
+            )
+        except SvcError as exc:
+            raise ActionFailed(f"the automation run could not start ({exc.code}): {exc.message}") from None
+        await self.save(run, automation_run_id=record.run_id)
+        try:
+            with EventStream(log, EventFilter(run_id=record.run_id), after_seq=after) as stream:
+                while not record.terminal:
+                    batch = await stream.receive()
+                    if any(e.type in AUTOMATION_RUN_ENDS for e in batch):
+                        record = await automations.get_v2_run(record.run_id) or record
+        except trio.Cancelled:
+            # Shielded and bounded: a cancelled workflow run must not leave its automation run working.
+            with trio.CancelScope(shield=True), trio.move_on_after(5):
+                await automations.cancel_v2_run(record.run_id, "workflow run cancelled")
+            raise
+        except StreamEnded:
+            raise ActionFailed("the engine stopped while the automation run was active") from None
+        output = {"automationID": run.automation_id, "automationRunID": record.run_id, "status": record.status,
+                  "nodeOutputs": dict(record.node_outputs)}
+        if record.status != "completed":
+            raise ActionFailed(f"the automation run ended {record.status}: {record.detail or 'no detail'}")
+        return output
 
     def workspace(self, run: WorkflowRun) -> Path:
         return Path(run.workspace_root) if run.workspace_root else self.engine.workspace

@@ -19,6 +19,7 @@ import trio
 
 from ..events import Event, EventFilter, EventStream, StreamEnded
 from .automation_spec import workflow_automation_preview
+from .context_stream import ContextRuns
 from .definitions import ValidationMessage, WorkflowHook, WorkflowRegistry, WorkflowSpec
 from .errors import (
     AutomationsUnavailable,
@@ -60,6 +61,7 @@ class WorkflowService:
         self.executor = WorkflowExecutor(engine, self.repo)
         limit = engine.settings.workflow_max_concurrent_runs
         self.runner = WorkflowRunner(self.executor, self.repo, limit=limit)
+        self.context_runs = ContextRuns(engine, self.repo)
         self.registry = WorkflowRegistry()
         self.load_messages: tuple[ValidationMessage, ...] = ()
         self.index = HookIndex(())

@@ -11,8 +11,24 @@ from quart import Blueprint, request
 from ...convert import aliases, structure
 from ...errors import ValidationFailed
 from ...events import EventFilter, json_frame
-from ...workflows import WorkflowService, requester_from_headers, workflows_of
-from ..request import engine, json_body, query_int, query_str
+from ...workflows import (
+    AGENT_ID_HEADER,
+    MAX_TAIL,
+    REQUEST_SOURCE_HEADER,
+    ApplyRequest,
+    ChatMessageRequest,
+    ImportRequest,
+    PlanIdRequest,
+    PlannerService,
+    PlanRequest,
+    WorkflowService,
+    normalize_workspace,
+    parse_run_ids,
+    planner_of,
+    requester_from_headers,
+    workflows_of,
+)
+from ..request import engine, header, json_body, query_int, query_str
 from ..sse import event_frames, resume_cursor, sse_response
 
 bp = Blueprint("workflows", __name__)
@@ -169,3 +185,74 @@ async def patch_workflow_hook(binding_id: str) -> Any:
     body = structure(HookPatchBody, await json_body(allow_empty=False))
     hook = await service().set_hook_enabled(binding_id, body.enabled)
     return {"hook": hook.to_wire()}
+
+
+# ---------------------------------------------------------------- planner
+def planner() -> PlannerService:
+    return planner_of(engine())
+
+
+@bp.post("/workflow-plans/preview")
+async def preview_plan() -> Any:
+    return await planner().preview(structure(PlanRequest, await json_body(allow_empty=False)))
+
+
+@bp.post("/workflow-plans/chat/start")
+async def start_plan_chat() -> Any:
+    return await planner().chat_start(structure(PlanRequest, await json_body(allow_empty=False)))
+
+
+@bp.post("/workflow-plans/chat/message")
+async def plan_chat_message() -> Any:
+    body = structure(ChatMessageRequest, await json_body(allow_empty=False))
+    return await planner().chat_message(body.plan_id, body.message)
+
+
+@bp.post("/workflow-plans/chat/reset")
+async def reset_plan_chat() -> Any:
+    body = structure(PlanIdRequest, await json_body(allow_empty=False))
+    return await planner().chat_reset(body.plan_id)
+
+
+@bp.post("/workflow-plans/apply")
+async def apply_plan() -> Any:
+    body = structure(ApplyRequest, await json_body(allow_empty=False))
+    return await planner().apply(body, agent_id=header(AGENT_ID_HEADER), request_source=header(REQUEST_SOURCE_HEADER))
+
+
+@bp.post("/workflow-plans/import/preview")
+async def preview_plan_import() -> Any:
+    return await planner().import_preview(structure(ImportRequest, await json_body(allow_empty=False)))
+
+
+@bp.post("/workflow-plans/import")
+async def import_plan() -> Any:
+    return await planner().import_bundle(structure(ImportRequest, await json_body(allow_empty=False)))
+
+
+@bp.get("/workflow-plans/sessions")
+async def list_planner_sessions() -> Any:
+    sessions = await planner().sessions(project_slug=query_str("project_slug", "projectSlug"))
+    return {"sessions": [s.to_wire() for s in sessions], "count": len(sessions)}
+
+
+@bp.get("/workflow-plans/sessions/<session_id>")
+async def get_planner_session(session_id: str) -> Any:
+    return {"session": await planner().session(session_id)}
+
+
+@bp.get("/workflow-plans/<plan_id>")
+async def get_plan(plan_id: str) -> Any:
+    return await planner().get(plan_id)
+
+
+# ---------------------------------------------------------------- multiplexed run events
+@bp.get("/context/runs/events/stream")
+async def context_run_events() -> Any:
+    context = service().context_runs
+    workspace = normalize_workspace(query_str("workspace"))
+    run_ids = parse_run_ids(query_str("run_ids", "runIDs", "runIds"))
+    await context.check_subscription(workspace, run_ids)
+    tail = query_int("tail", default=None, minimum=1, maximum=MAX_TAIL, clamp=True)
+    body = context.frames(workspace, run_ids, after_seq=resume_cursor("cursor"), tail=tail)
+    return sse_response(body)
