@@ -100,7 +100,9 @@ class WorkflowExecutor:
             try:
                 output = await self.execute(run, current, parsed)
             except ActionFailed as exc:
+                run = await self.refresh_links(run)
                 return await self.fail(run, run.action(current.action_id) or current, str(exc))
+            run = await self.refresh_links(run)
             run = await self.save_action(run, run.action(current.action_id) or current, status="completed",
                                          output=output, detail=None)
             self.publish("workflow.action.completed", run, actionID=current.action_id, action=current.action,
@@ -108,6 +110,15 @@ class WorkflowExecutor:
         run = await self.save(run, status="completed", finished_at_ms=self.now(), awaiting_gate=None)
         self.publish("workflow.run.completed", run)
         return run
+
+    async def refresh_links(self, run: WorkflowRun) -> WorkflowRun:
+        """Pick up the automation run id an action recorded while it ran."""
+        if run.automation_id is None:
+            return run
+        stored = await self.repo.get_run(run.run_id)
+        if stored is None or stored.automation_run_id == run.automation_run_id:
+            return run
+        return attrs.evolve(run, automation_run_id=stored.automation_run_id)
 
     async def fail(self, run: WorkflowRun, action: ActionRun, detail: str) -> WorkflowRun:
         run = run.with_action(attrs.evolve(action, status="failed", detail=detail, updated_at_ms=self.now()))
