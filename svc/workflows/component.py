@@ -46,6 +46,7 @@ class WorkflowsComponent(Component):
         return [
             ChildSpec(id="workflow-runner", start=service.runner.run, restart=Restart.PERMANENT),
             ChildSpec(id="workflow-hooks", start=service.run_dispatcher, restart=Restart.PERMANENT),
+            ChildSpec(id="workflow-gate-expiry", start=service.run_gate_expiry, restart=Restart.PERMANENT),
         ]
 
     def require(self) -> WorkflowService:

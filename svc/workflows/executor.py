@@ -61,6 +61,8 @@ class WorkflowExecutor:
     def __init__(self, engine: Engine, repo: WorkflowRepository) -> None:
         self.engine = engine
         self.repo = repo
+        self.on_gate: Callable[[PendingGate], None] = lambda _gate: None
+        """Called when a run pauses at a gate (the gate-expiry watcher re-plans its wake-up)."""
 
     # ------------------------------------------------------------ plumbing
     def now(self) -> int:
@@ -132,6 +134,7 @@ class WorkflowExecutor:
         run = run.with_action(attrs.evolve(action, status="pending", detail="awaiting human approval",
                                            updated_at_ms=self.now()))
         run = await self.save(run, status="awaiting_approval", awaiting_gate=gate)
+        self.on_gate(gate)
         self.publish("workflow.run.awaiting_approval", run, actionID=action.action_id, title=gate.title,
                      instructions=gate.instructions, decisions=list(gate.decisions),
                      expiresAtMs=gate.expires_at_ms)

@@ -9,6 +9,7 @@ dispatches hooks from the engine's event log.
 from __future__ import annotations
 
 import logging
+import math
 import uuid
 from collections import OrderedDict
 from collections.abc import Mapping
@@ -62,6 +63,8 @@ class WorkflowService:
         limit = engine.settings.workflow_max_concurrent_runs
         self.runner = WorkflowRunner(self.executor, self.repo, limit=limit)
         self.context_runs = ContextRuns(engine, self.repo)
+        self._gates_changed = trio.Event()
+        self.executor.on_gate = lambda _gate: self._gates_changed.set()
         self.registry = WorkflowRegistry()
         self.load_messages: tuple[ValidationMessage, ...] = ()
         self.index = HookIndex(())
@@ -299,6 +302,30 @@ class WorkflowService:
                 self.executor.publish("workflow.run.failed", failed, error=failed.detail, code="ENGINE_RESTARTED")
                 settled += 1
         return settled
+
+    async def run_gate_expiry(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
+        """Cancel runs whose approval gate expired undecided (a long-running child of the engine).
+
+        It sleeps until the earliest pending expiry, or until a new gate opens.
+        """
+        task_status.started()
+        clock = self.engine.clock
+        while True:
+            changed = self._gates_changed = trio.Event()
+            waiting = await self.repo.list_runs(status="awaiting_approval", limit=100_000)
+            now = clock.now_ms()
+            upcoming = []
+            for run in waiting:
+                gate = run.awaiting_gate
+                if gate is None:
+                    continue
+                if now >= gate.expires_at_ms:
+                    await self._expire_gate(run)
+                else:
+                    upcoming.append(gate.expires_at_ms)
+            deadline = clock.to_trio_time(min(upcoming)) if upcoming else math.inf
+            with trio.move_on_at(deadline):
+                await changed.wait()
 
     # ------------------------------------------------------------ hook dispatch
     def _might_trigger(self, event: Event) -> bool:

@@ -10,9 +10,10 @@ import attrs
 import httpx
 import pytest
 import trio
+import trio.testing
 
 import svc
-from svc.workflows import GateExpired, requester_from, workflows_of
+from svc.workflows import RunNotAwaitingApproval, requester_from, workflows_of
 from tests.helpers import read_sse, wait_for_event
 
 DEMO = """
@@ -349,15 +350,21 @@ async def test_runs_left_running_by_a_crash_end_failed_at_start(make_settings: A
         assert recovered.status == "failed" and recovered.detail == "the engine stopped while this run was active"
 
 
-async def test_expired_gate_cancels_the_run(make_settings: Any, workspace: Path, mock_clock: Any) -> None:
+async def test_an_undecided_gate_expires_and_cancels_the_run(make_settings: Any, workspace: Path,
+                                                             mock_clock: Any) -> None:
     write_workflow(workspace, "gated.yaml", GATED)
     settings = make_settings(workflow_gate_ttl_ms=60_000)
     async with svc.open_engine(settings, clock=svc.clock.TrioClock()) as engine:
         service = workflows_of(engine)
         run = await service.start_run("gated")
-        await wait_for_event(engine, "workflow.run.awaiting_approval", run_id=run.run_id)
-        mock_clock.jump(61)
-        with pytest.raises(GateExpired):
-            await service.decide_gate(run.run_id, "approve", reason=None, requester=requester_from(None, None))
+        paused = await wait_for_event(engine, "workflow.run.awaiting_approval", run_id=run.run_id)
+        mock_clock.jump(59)
+        await trio.testing.wait_all_tasks_blocked()
+        assert (await service.get_run(run.run_id)).status == "awaiting_approval"
+        mock_clock.jump(2)
+        cancelled = await wait_for_event(engine, "workflow.run.cancelled", run_id=run.run_id, after_seq=paused.seq)
+        assert cancelled.properties["reason"] == "gate_expired"
         expired = await service.get_run(run.run_id)
         assert expired.status == "cancelled" and expired.detail == "the approval gate expired before a decision"
+        with pytest.raises(RunNotAwaitingApproval):
+            await service.decide_gate(run.run_id, "approve", reason=None, requester=requester_from(None, None))
