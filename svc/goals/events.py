@@ -122,6 +122,11 @@ class GoalEventFeed:
         changed, self._changed = self._changed, trio.Event()
         changed.set()
 
+    @property
+    def changed(self) -> trio.Event:
+        """Set at the next commit that appends events. Take it *before* reading, then wait on it."""
+        return self._changed
+
     def close(self) -> None:
         """End every live stream (engine shutdown): clients reconnect with their cursor."""
         self.closed = True

@@ -48,7 +48,7 @@ class TransitionPlan:
 
 def check_goal_open(goal: Goal) -> None:
     if goal.terminal:
-        raise GoalTerminal("terminal goals cannot emit transitions", status=409, goal_status=goal.status,
+        raise GoalTerminal("terminal goals cannot emit transitions", goal_status=goal.status,
                            check="source_node")
 
 

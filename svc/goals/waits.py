@@ -143,13 +143,13 @@ def resolve(wait: Wait, key: str, payload: Any, now_ms: int, resolved_by: Mappin
         if wait.wake_idempotency_key == completion_key:
             return wait, False
         raise WaitResolutionConflict("the wait was already resolved with another idempotency key",
-                                     wait_id=wait.wait_id, status=wait.status)
+                                     wait_id=wait.wait_id, wait_status=wait.status)
     if wait.wait_kind != "external_condition":
         raise WaitResolutionConflict("wait is not resolvable: only external-condition waits take a resolution",
                                      wait_id=wait.wait_id, wait_kind=wait.wait_kind)
     if wait.status not in ("waiting", "escalated"):
         raise WaitResolutionConflict(f"wait is not resolvable: it is {wait.status}", wait_id=wait.wait_id,
-                                     status=wait.status)
+                                     wait_status=wait.status)
     schema = ((wait.metadata or {}).get("details") or {}).get("payload_schema")
     problems = schema_errors(schema, payload) if schema is not None else []
     if problems:

@@ -35,7 +35,7 @@ def linear_spec(*, orchestration_id: str = "release-loop", plan: str = "wf-plan"
         if edge["edge_id"] == approval_on:
             edge["approval"] = {"required": True}
     if wait is not None:
-        target = next(n for n in nodes if n["node_id"] == (review or "build"))
+        target = next(n for n in nodes if n["node_id"] == ("review" if review else "build"))
         target["wait"] = wait
     body: dict[str, Any] = {"orchestration_id": orchestration_id, "name": "Plan, build, done",
                             "root_node_id": "plan", "nodes": nodes, "edges": edges}
