@@ -329,7 +329,7 @@ class WorkflowService:
 
     # ------------------------------------------------------------ hook dispatch
     def _might_trigger(self, event: Event) -> bool:
-        return bool(self.index) and bool(self.index.match(event.type))
+        return bool(self.index.match(event.type))
 
     async def run_dispatcher(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
         """Run the hooks every new event matches (a long-running child of the engine).

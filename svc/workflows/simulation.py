@@ -32,6 +32,9 @@ _ALIASES: Mapping[str, tuple[str, ...]] = {
 }
 
 
+TYPE_CACHE_SIZE = 4096
+
+
 @lru_cache(maxsize=4096)
 def canonical_event_names(event_type: str) -> tuple[str, ...]:
     names = {event_type, event_type.replace(".", "_"), *_ALIASES.get(event_type, ())}
@@ -60,6 +63,7 @@ class HookIndex:
     def __init__(self, hooks: Iterable[WorkflowHook], registry: WorkflowRegistry | None = None) -> None:
         self.exact: dict[str, list[WorkflowHook]] = {}
         self.wildcard: list[WorkflowHook] = []
+        self._by_type: dict[str, tuple[WorkflowHook, ...]] = {}
         for hook in hooks:
             if not hook.enabled or (registry is not None and not hook_active(registry, hook)):
                 continue
@@ -72,9 +76,18 @@ class HookIndex:
     def __bool__(self) -> bool:
         return bool(self.exact or self.wildcard)
 
-    def match(self, event_type: str) -> list[WorkflowHook]:
+    def match(self, event_type: str) -> tuple[WorkflowHook, ...]:
+        """The active hooks an event of this type triggers (memoized: it runs for every event in the log)."""
+        found = self._by_type.get(event_type)
+        if found is None:
+            if len(self._by_type) >= TYPE_CACHE_SIZE:
+                self._by_type.clear()
+            found = self._by_type[event_type] = self._match(event_type)
+        return found
+
+    def _match(self, event_type: str) -> tuple[WorkflowHook, ...]:
         if not self:
-            return []
+            return ()
         names = canonical_event_names(event_type)
         found: list[WorkflowHook] = []
         seen: set[str] = set()
@@ -87,7 +100,7 @@ class HookIndex:
             if hook.binding_id not in seen and hook_matches(hook.event, names):
                 seen.add(hook.binding_id)
                 found.append(hook)
-        return sorted(found, key=lambda h: h.binding_id)
+        return tuple(sorted(found, key=lambda h: h.binding_id))
 
 
 @attrs.frozen
