@@ -38,9 +38,6 @@ AUTOMATION_RUN_ENDS = frozenset({"run.completed", "run.failed", "run.cancelled"}
 OUTPUT_CONTEXT_CHARS = 2000
 """How much of each earlier action's output an agent step is shown."""
 
-Publish = Callable[[str, dict[str, Any]], None]
-
-
 class ActionFailed(Exception):
     """An action could not do its work; the run fails with this detail."""
 

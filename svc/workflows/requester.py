@@ -1,8 +1,12 @@
-"""Who is asking: a human operator or an agent (from the governance request headers).
+"""Who is asking: a human operator, an agent, or another system (from the governance request headers).
 
-``x-svc-agent-id`` names an agent and always wins; otherwise an agent-like
-``x-svc-request-source`` marks the request as an agent's. Everything else,
-including the control panel's default source ``control_panel``, is a human.
+The rules are the engine's (the automations domain applies the same ones):
+``x-svc-agent-id`` names an agent and always wins; without it, a missing
+``x-svc-request-source`` or an interactive source (``control_panel``, ``cli``,
+``desktop`` ...) is a human, an agent-like source (``tool_call``,
+``orchestrator_runtime``, anything starting with ``agent``, ``tool``,
+``automation``, ``orchestrator``, ``mcp`` or ``session`` ...) is an agent, and any
+other source is a system. Only humans decide workflow approval gates.
 """
 
 from __future__ import annotations
@@ -15,12 +19,17 @@ import attrs
 AGENT_ID_HEADER = "x-svc-agent-id"
 REQUEST_SOURCE_HEADER = "x-svc-request-source"
 
-_AGENT_SOURCES = frozenset({"tool_call", "orchestrator_runtime", "automation", "workflow", "mission", "mcp"})
+HUMAN_SOURCES = frozenset({
+    "control_panel", "local_control_panel", "desktop", "cli", "human", "user", "ui", "ui_action", "web_ui",
+    "admin", "operator",
+})
+AGENT_SOURCES = frozenset({"tool_call", "orchestrator_runtime", "spawn", "llm", "model", "workflow_planner"})
+AGENT_SOURCE_PREFIXES = ("agent", "tool", "automation", "orchestrator", "mcp", "session")
 
 
 @attrs.frozen
 class Requester:
-    kind: Literal["human", "agent"]
+    kind: Literal["human", "agent", "system"]
     agent_id: str | None = None
     source: str | None = None
 
@@ -32,19 +41,19 @@ class Requester:
         return {"kind": self.kind, "actor_id": self.agent_id, "source": self.source}
 
 
-HUMAN = Requester("human", source="control_panel")
+HUMAN = Requester("human", source="operator")
 
 
 def requester_from(agent_id: str | None, source: str | None) -> Requester:
     agent_id = (agent_id or "").strip() or None
-    source = (source or "").strip() or None
+    source = (source or "").strip().lower() or None
     if agent_id is not None:
         return Requester("agent", agent_id=agent_id, source=source)
-    if source is not None:
-        lowered = source.lower()
-        if "agent" in lowered or lowered in _AGENT_SOURCES:
-            return Requester("agent", source=source)
-    return Requester("human", source=source or "control_panel")
+    if source is None or source in HUMAN_SOURCES:
+        return Requester("human", source=source or "operator")
+    if source in AGENT_SOURCES or source.startswith(AGENT_SOURCE_PREFIXES):
+        return Requester("agent", source=source)
+    return Requester("system", source=source)
 
 
 def requester_from_headers(headers: Mapping[str, str]) -> Requester:

@@ -256,7 +256,7 @@ class WorkflowService:
     ) -> WorkflowRun:
         run = await self.get_run(run_id)
         if not requester.is_human:
-            raise GateRequiresHuman(runID=run_id)
+            raise GateRequiresHuman(runID=run_id, requester=requester.to_wire())
         gate = run.awaiting_gate
         if run.status != "awaiting_approval" or gate is None:
             last = run.gate_history[-1].to_wire() if run.gate_history else None

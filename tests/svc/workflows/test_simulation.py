@@ -42,3 +42,4 @@ def test_hook_index_matches_like_simulation() -> None:
         expected = [h.binding_id for h in simulate(REGISTRY, event_type).matched_bindings]
         assert [h.binding_id for h in index.match(event_type)] == expected
     assert not HookIndex(h for h in HOOKS if not h.enabled)
+
