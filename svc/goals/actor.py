@@ -218,24 +218,22 @@ class GoalActor(Actor):
             log.exception("goal %s: internal update failed", self.goal.goal_id)
 
     async def _record_settled(self, run_id: str) -> None:
+        if run_id == self.goal.settled_run_id:
+            return  # already recorded (a watch may race a re-arm)
         run = await self.rt.workflows.run(run_id)
         if run is None or not run.terminal:
             self._rearm()
             return
-        event_id = f"{run_id}:settled"
-        # A repeat notice (the watcher re-arms after every restart) changes nothing.
-        if not await self.rt.repo.has_event(event_id):
-            touched = self.rt.stamp(self.goal)
-            await self.rt.commit(Commit(goal=touched, events=(NewEvent(
-                event_id=event_id, event_type=RUN_SETTLED, run_id=run_id, causation_id=self.goal.goal_id,
-                actor={"kind": "system", "id": "goal-runtime"},
-                payload={"goal_id": self.goal.goal_id, "run_id": run_id, "status": run.status,
-                         "total_tokens": run.total_tokens, "estimated_cost_usd": run.estimated_cost_usd},
-            ),)))
-            self.goal = touched
-            self.rt.bus(touched, "orchestration.goal.run_settled", {"runID": run_id, "status": run.status})
-        if run_id == self.goal.active_run_id:
-            self._rearm()
+        touched = self.rt.stamp(self.goal, settled_run_id=run_id)
+        await self.rt.commit(Commit(goal=touched, events=(NewEvent(
+            event_id=f"{run_id}:settled", event_type=RUN_SETTLED, run_id=run_id, causation_id=self.goal.goal_id,
+            actor={"kind": "system", "id": "goal-runtime"},
+            payload={"goal_id": self.goal.goal_id, "run_id": run_id, "status": run.status,
+                     "total_tokens": run.total_tokens, "estimated_cost_usd": run.estimated_cost_usd},
+        ),)))
+        self.goal = touched
+        self.rt.bus(touched, "orchestration.goal.run_settled", {"runID": run_id, "status": run.status})
+        self._rearm()
 
     async def _waits_due(self) -> None:
         self.goal = await apply_due_waits(self.rt, self.goal)
@@ -278,7 +276,7 @@ class GoalActor(Actor):
     async def _live(self, work: _Work, goal: Goal) -> None:
         with work.scope:
             async with trio.open_nursery() as nursery:
-                if goal.active_run_id is not None:
+                if goal.active_run_id is not None and goal.active_run_id != goal.settled_run_id:
                     nursery.start_soon(self._watch_run, goal.active_run_id)
                 nursery.start_soon(self._wait_timers, goal.goal_id)
         if work.scope.cancelled_caught and not work.superseded:

@@ -66,7 +66,9 @@ class Goal:
     charged_run_ids: tuple[str, ...] = ()
     """Runs whose usage is already charged to the goal (each run is charged once)."""
     status_reason: str | None = None
-    """Why the goal has its status (``hop_limit``, ``operator pause``, ``deadline_reached`` ...)."""
+    """Why the goal has its status (``hop_limit``, ``operator pause``, ``deadline`` ...)."""
+    settled_run_id: str | None = None
+    """The last linked run whose end is recorded (its watch is not re-armed)."""
 
     @property
     def terminal(self) -> bool:
@@ -116,6 +118,7 @@ class Goal:
         stored["idempotency_key"] = self.idempotency_key
         stored["charged_run_ids"] = list(self.charged_run_ids)
         stored["status_reason"] = self.status_reason
+        stored["settled_run_id"] = self.settled_run_id
         return stored
 
     @classmethod
@@ -131,6 +134,7 @@ class Goal:
             total_cost_usd=float(data.get("total_cost_usd", 0.0)), finished_at_ms=data.get("finished_at_ms"),
             final_artifact=data.get("final_artifact"), metadata=data.get("metadata"),
             charged_run_ids=tuple(data.get("charged_run_ids") or ()), status_reason=data.get("status_reason"),
+            settled_run_id=data.get("settled_run_id"),
         )
 
 

@@ -337,12 +337,6 @@ class GoalRepository:
         return await self._db.write(q)
 
     # ================================================================== events
-    async def has_event(self, event_id: str) -> bool:
-        def q(conn: apsw.Connection) -> bool:
-            return conn.execute("SELECT 1 FROM goal_events WHERE event_id=?", (event_id,)).fetchone() is not None
-
-        return await self._db.read(q)
-
     async def events_after(self, goal_id: str, after: int, limit: int) -> list[GoalEvent]:
         def q(conn: apsw.Connection) -> list[GoalEvent]:
             return [GoalEvent(row[0], goal_id, loads(row[1])) for row in conn.execute(

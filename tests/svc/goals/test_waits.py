@@ -124,3 +124,22 @@ async def test_a_paused_goal_keeps_the_resolved_run_until_resumed(client: httpx.
     assert await engine.automations.get_v2_run(run_id) is None
     await client.post(f"/goals/{goal_id}/resume")
     await wait_for_event(engine, "run.completed", run_id=run_id)
+
+
+async def test_the_projection_offers_the_wait_and_resolves_it(client: httpx.AsyncClient, engine: svc.Engine,
+                                                              waiting: dict[str, Any]) -> None:
+    goal_id, run_id = waiting["goal_id"], waiting["run_id"]
+    projection = (await client.get(f"/goals/{goal_id}/projection")).json()
+    review = next(n for n in projection["graph"]["nodes"] if n["node_id"] == "review")
+    assert review["state"] == "external_wait"
+    [action] = [a for a in projection["actions"] if a["kind"] == "wait"]
+    assert action["payload_fields"][0]["format"] == "json" and action["enabled"]
+    dispatched = await client.post(f"/goals/{goal_id}/actions/{action['id']}", json={
+        "expected_updated_at_ms": projection["goal"]["updated_at_ms"], "idempotency_key": "resolve-1",
+        "payload": {"window": "friday"}})
+    assert dispatched.status_code == 200, dispatched.text
+    result = dispatched.json()["action"]["result"]
+    assert result["outcome"] == "resolved" and result["wait"]["status"] == "woken"
+    assert result["wait"]["wake_idempotency_key"].endswith(":resolve-1")
+    run = await run_settled(engine, run_id)
+    assert run.context["wait"]["resolution"] == {"window": "friday"}

@@ -1,0 +1,82 @@
+"""The goal actor serializes a goal's transitions: concurrent requests never race."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+import pytest
+import trio
+
+import svc
+from tests.svc.goals.specs import linear_spec
+from tests.svc.goals.support import (
+    PLAN,
+    create_workflows,
+    publish,
+    run_settled,
+    start_goal,
+    step_reply,
+    transition,
+)
+
+
+@pytest.fixture
+async def goal_id(engine: svc.Engine, client: httpx.AsyncClient, fake_model: Any) -> str:
+    fake_model.default = step_reply
+    await create_workflows(engine, "wf-plan", "wf-build")
+    await publish(client, linear_spec())
+    started = await start_goal(client)
+    await run_settled(engine, started["root_run_id"])
+    return str(started["goal"]["goal_id"])
+
+
+async def fire(client: httpx.AsyncClient, goal_id: str, keys: list[str]) -> list[httpx.Response]:
+    responses: list[httpx.Response] = []
+
+    async def one(key: str) -> None:
+        responses.append(await transition(client, goal_id, key, "planned", {**PLAN, "value": {"by": key}}
+                                          if not key.startswith("same") else PLAN))
+
+    async with trio.open_nursery() as nursery:
+        for key in keys:
+            nursery.start_soon(one, key)
+    return responses
+
+
+async def test_concurrent_transitions_commit_exactly_once(client: httpx.AsyncClient, engine: svc.Engine,
+                                                          goal_id: str) -> None:
+    responses = await fire(client, goal_id, [f"t{i}" for i in range(12)])
+    statuses = sorted(r.status_code for r in responses)
+    assert statuses.count(200) == 1, [r.text for r in responses]
+    # The losers saw the goal already on the build node, whose run has not completed.
+    assert all(r.json()["code"] == "goal_state_conflict" for r in responses if r.status_code != 200)
+    goal = (await client.get(f"/goals/{goal_id}")).json()["goal"]
+    assert (goal["hop_count"], goal["current_node_id"]) == (1, "build")
+    runs = (await client.get(f"/goals/{goal_id}/runs")).json()
+    assert [r["link"]["hop_index"] for r in runs["runs"]] == [0, 1]
+    handoffs = (await client.get(f"/goals/{goal_id}/handoffs")).json()["handoffs"]
+    assert [h["status"] for h in handoffs] == ["consumed"]
+
+
+async def test_concurrent_retries_of_one_transition_agree(client: httpx.AsyncClient, engine: svc.Engine,
+                                                          goal_id: str) -> None:
+    responses = await fire(client, goal_id, ["same"] * 10)
+    assert {r.status_code for r in responses} == {200}
+    commits = sorted(r.json()["commit"] for r in responses)
+    assert commits == ["AlreadyCommitted"] * 9 + ["Committed"]
+    assert len({r.json()["downstream_run_id"] for r in responses}) == 1
+
+
+async def test_one_actor_per_active_goal_and_none_after_it_ends(client: httpx.AsyncClient, engine: svc.Engine,
+                                                                goal_id: str) -> None:
+    assert engine.actors.names("goal/") == [f"goal/{goal_id}"]
+    assert engine.supervisors["goals"].count == 1
+    watch = engine.actors.watch(f"goal/{goal_id}")
+    await client.post(f"/goals/{goal_id}/cancel")
+    with trio.fail_after(5):
+        exit = await watch.wait()  # the actor stops right after replying
+    assert exit.reason == "normal" and engine.actors.lookup(f"goal/{goal_id}") is None
+    # A later message re-activates it from the store and answers.
+    again = await client.post(f"/goals/{goal_id}/cancel")
+    assert again.status_code == 200 and again.json()["outcome"] == "AlreadyTerminal"
