@@ -57,7 +57,7 @@ def caller_of(ctx: ToolContext) -> Caller:
         agent = ctx.agent_id or (f"session:{ctx.session_id}" if ctx.session_id else "agent")
         return Caller(tenant, Principal(agent, kind="agent"))
     if not tenant.is_local:
-        raise GoalForbidden("mutation requires a verified tenant principal")
+        raise GoalForbidden("tools in a non-local tenant require a verified tenant principal")
     return Caller(tenant, LOCAL_OPERATOR)
 
 
