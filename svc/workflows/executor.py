@@ -11,7 +11,6 @@ cancelled with it.
 from __future__ import annotations
 
 import json
-import logging
 import uuid
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -31,12 +30,11 @@ from .runs import ActionRun, PendingGate, WorkflowRun
 if TYPE_CHECKING:
     from ..engine import Engine
 
-log = logging.getLogger("svc.workflows")
-
 TOPIC = "workflows"
 AUTOMATION_RUN_ENDS = frozenset({"run.completed", "run.failed", "run.cancelled"})
 OUTPUT_CONTEXT_CHARS = 2000
 """How much of each earlier action's output an agent step is shown."""
+
 
 class ActionFailed(Exception):
     """An action could not do its work; the run fails with this detail."""

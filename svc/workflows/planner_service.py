@@ -168,7 +168,13 @@ class PlannerService:
 
     async def _draft(self, request: PlanRequest) -> tuple[PlanDraft, Any]:
         ctx = self.context(request)
+        progress = (request.progress_id or "").strip() or None
+        if progress is not None:
+            self.publish("workflow.plan.progress", progressID=progress, planID=ctx.plan_id, phase="drafting")
         result = await self.planner.draft(ctx)
+        if progress is not None:
+            self.publish("workflow.plan.progress", progressID=progress, planID=ctx.plan_id, phase="drafted",
+                         fallbackReason=result.diagnostics.get("fallback_reason"))
         now = self.now()
         messages = [ChatMessage("user", ctx.prompt, now)]
         if result.assistant_text:

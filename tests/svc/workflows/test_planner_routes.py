@@ -11,6 +11,7 @@ import httpx
 import pytest
 
 import svc
+from svc.events import EventFilter
 from tests.fakes.turns import Turn
 from tests.helpers import wait_for_event
 
@@ -109,11 +110,17 @@ async def test_a_provider_failure_falls_back_too(client: httpx.AsyncClient, fake
     assert "sk-test-key" not in json.dumps(body)
 
 
-async def test_clarify_returns_the_question(client: httpx.AsyncClient, fake_model: Any) -> None:
+async def test_clarify_returns_the_question(client: httpx.AsyncClient, engine: svc.Engine,
+                                           fake_model: Any) -> None:
     fake_model.enqueue(Turn.reply(json.dumps({"action": "clarify", "assistant_text": "Which repository?",
                                               "clarifier": {"field": "repository", "question": "Which repository?",
                                                             "options": [{"id": "a", "label": "api"}]}})))
-    body = (await client.post("/workflow-plans/chat/start", json={"prompt": "Watch the repo"})).json()
+    body = (await client.post("/workflow-plans/chat/start", json={"prompt": "Watch the repo",
+                                                                  "progressId": "p-1"})).json()
+    await engine.events.flush()
+    phases = [e.properties["phase"] for e in await engine.events.replay(EventFilter(topic="workflows"))
+              if e.type == "workflow.plan.progress" and e.properties["progressID"] == "p-1"]
+    assert phases == ["drafting", "drafted"]
     assert body["clarifier"] == {"field": "repository", "question": "Which repository?",
                                  "options": [{"id": "a", "label": "api"}]}
     assert body["assistant_message"]["text"] == "Which repository?"
