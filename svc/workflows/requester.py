@@ -1,12 +1,10 @@
-"""Who is asking: a human operator, an agent, or another system (from the governance request headers).
+"""Who is asking: a human operator, an agent, or another system.
 
-The rules are the engine's (the automations domain applies the same ones):
-``x-svc-agent-id`` names an agent and always wins; without it, a missing
-``x-svc-request-source`` or an interactive source (``control_panel``, ``cli``,
-``desktop`` ...) is a human, an agent-like source (``tool_call``,
-``orchestrator_runtime``, anything starting with ``agent``, ``tool``,
-``automation``, ``orchestrator``, ``mcp`` or ``session`` ...) is an agent, and any
-other source is a system. Only humans decide workflow approval gates.
+The engine has one rule for the governance request headers
+(``x-svc-agent-id``, ``x-svc-request-source``): the automations domain's
+:func:`svc.automations.resolve_actor`. A workflow requester is that actor, so a
+gate refuses exactly the callers automations governance treats as agents or
+systems: only humans decide workflow approval gates.
 """
 
 from __future__ import annotations
@@ -16,15 +14,10 @@ from typing import Any, Literal
 
 import attrs
 
+from ..automations import resolve_actor
+
 AGENT_ID_HEADER = "x-svc-agent-id"
 REQUEST_SOURCE_HEADER = "x-svc-request-source"
-
-HUMAN_SOURCES = frozenset({
-    "control_panel", "local_control_panel", "desktop", "cli", "human", "user", "ui", "ui_action", "web_ui",
-    "admin", "operator",
-})
-AGENT_SOURCES = frozenset({"tool_call", "orchestrator_runtime", "spawn", "llm", "model", "workflow_planner"})
-AGENT_SOURCE_PREFIXES = ("agent", "tool", "automation", "orchestrator", "mcp", "session")
 
 
 @attrs.frozen
@@ -41,24 +34,13 @@ class Requester:
         return {"kind": self.kind, "actor_id": self.agent_id, "source": self.source}
 
 
-HUMAN = Requester("human", source="operator")
-
-
 def requester_from(agent_id: str | None, source: str | None) -> Requester:
-    agent_id = (agent_id or "").strip() or None
-    source = (source or "").strip().lower() or None
-    if agent_id is not None:
-        return Requester("agent", agent_id=agent_id, source=source)
-    if source is None or source in HUMAN_SOURCES:
-        return Requester("human", source=source or "operator")
-    if source in AGENT_SOURCES or source.startswith(AGENT_SOURCE_PREFIXES):
-        return Requester("agent", source=source)
-    return Requester("system", source=source)
+    actor = resolve_actor(agent_id, source)
+    return Requester(actor.kind, agent_id=actor.agent_id, source=actor.source)
 
 
 def requester_from_headers(headers: Mapping[str, str]) -> Requester:
     return requester_from(headers.get(AGENT_ID_HEADER), headers.get(REQUEST_SOURCE_HEADER))
 
 
-__all__ = ["AGENT_ID_HEADER", "HUMAN", "REQUEST_SOURCE_HEADER", "Requester", "requester_from",
-           "requester_from_headers"]
+__all__ = ["AGENT_ID_HEADER", "REQUEST_SOURCE_HEADER", "Requester", "requester_from", "requester_from_headers"]
