@@ -172,7 +172,10 @@ def semantic_graph(goal: Goal, spec: Orchestration, links: list[RunLink], status
     for edge in spec.edges:
         mine = [h for h in handoffs if h.edge_id == edge.edge_id]
         latest = mine[-1] if mine else None
-        if latest is None:
+        target = spec.node(edge.to_node_id)
+        if latest is None and target is not None and target.is_terminal and goal.current_node_id == target.node_id:
+            state = "taken"  # completion settles along a terminal edge without a handoff
+        elif latest is None:
             state = "eligible" if edge.from_node_id == goal.current_node_id and not goal.terminal else "not_started"
         elif latest.status == "consumed":
             state = "taken"
