@@ -241,7 +241,7 @@ class GoalActor(Actor):
 
     async def _deadline(self) -> None:
         goal = self.goal
-        if goal.terminal or goal.policy.deadline_at_ms is None or _paused_by_deadline(goal):
+        if goal.terminal or goal.policy.deadline_at_ms is None or goal.deadline_passed:
             return
         self.goal = await apply_limit(self.rt, goal, "deadline")
         await self._after_change()
@@ -268,7 +268,7 @@ class GoalActor(Actor):
         if goal.terminal:
             return
         deadline = goal.policy.deadline_at_ms
-        armed = deadline is not None and not _paused_by_deadline(goal)
+        armed = deadline is not None and not goal.deadline_passed
         work = _Work(trio.CancelScope(deadline=self.rt.clock.to_trio_time(deadline) if armed else math.inf))
         self._work = work
         self.nursery.start_soon(self._live, work, goal)
@@ -309,10 +309,6 @@ class GoalActor(Actor):
             await trio.sleep_forever()
         await trio.sleep_until(self.rt.clock.to_trio_time(min(due)))
         self.ref.tell(WaitsDue())
-
-
-def _paused_by_deadline(goal: Goal) -> bool:
-    return goal.status == "paused" and goal.status_reason == "deadline"
 
 
 __all__ = [

@@ -12,6 +12,8 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+import attrs
+
 from .errors import GoalTerminal
 from .events import CANCELLED, LIMIT_REACHED, PAUSED, RESUMED, RUN_LAUNCH_FAILED, NewEvent
 from .goal import Goal
@@ -78,6 +80,8 @@ async def apply_limit(rt: GoalRuntime, goal: Goal, limit: Limit, caller: Caller 
                "hop_count": goal.hop_count, "total_tokens": goal.total_tokens,
                "total_cost_usd": goal.total_cost_usd}
     actor = caller.principal.ref() if caller else {"kind": "system", "id": "goal-policy"}
+    if limit == "deadline":
+        goal = attrs.evolve(goal, deadline_passed=True)
     if status == "paused":
         paused = rt.stamp(goal, status="paused", status_reason=limit)
         await rt.commit(Commit(goal=paused, events=(NewEvent(event_id=event_id, event_type=LIMIT_REACHED,

@@ -69,6 +69,9 @@ class Goal:
     """Why the goal has its status (``hop_limit``, ``operator pause``, ``deadline`` ...)."""
     settled_run_id: str | None = None
     """The last linked run whose end is recorded (its watch is not re-armed)."""
+    deadline_passed: bool = False
+    """The deadline fired and its policy was applied; resuming does not fire it again (new hops
+    stay refused by the transition limits, but the goal may still be settled)."""
 
     @property
     def terminal(self) -> bool:
@@ -119,6 +122,7 @@ class Goal:
         stored["charged_run_ids"] = list(self.charged_run_ids)
         stored["status_reason"] = self.status_reason
         stored["settled_run_id"] = self.settled_run_id
+        stored["deadline_passed"] = self.deadline_passed
         return stored
 
     @classmethod
@@ -134,7 +138,7 @@ class Goal:
             total_cost_usd=float(data.get("total_cost_usd", 0.0)), finished_at_ms=data.get("finished_at_ms"),
             final_artifact=data.get("final_artifact"), metadata=data.get("metadata"),
             charged_run_ids=tuple(data.get("charged_run_ids") or ()), status_reason=data.get("status_reason"),
-            settled_run_id=data.get("settled_run_id"),
+            settled_run_id=data.get("settled_run_id"), deadline_passed=bool(data.get("deadline_passed", False)),
         )
 
 

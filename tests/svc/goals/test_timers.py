@@ -174,3 +174,24 @@ async def _wait_goal_event(engine: svc.Engine, goal_id: str, event_type: str, *,
             if len(found) >= count:
                 return found
             await changed.wait()
+
+
+async def test_after_a_deadline_review_the_goal_can_settle_but_not_hop(engine: svc.Engine,
+                                                                       mock_clock: trio.testing.MockClock) -> None:
+    goal_id = await goal_with(engine, deadline_at_ms=engine.clock.now_ms() + HOUR_MS)
+    root = (await goal(engine, goal_id)).active_run_id
+    await wait_for_event(engine, "orchestration.goal.run_settled", where=for_goal(goal_id))
+    assert (await engine.automations.get_v2_run(root)).status == "completed"
+    mock_clock.jump(HOUR_MS / 1000 + 1)
+    await wait_for_event(engine, "orchestration.goal.paused", where=for_goal(goal_id))
+    resumed = await engine.goals.resume(LOCAL_CALLER, goal_id)
+    assert resumed["goal"]["status"] == "active"
+    await trio.testing.wait_all_tasks_blocked()
+    assert (await goal(engine, goal_id)).status == "active"  # the deadline does not fire twice
+    with pytest.raises(svc.goals.InvalidGoalRequest) as refused:
+        await engine.goals.transition(LOCAL_CALLER, goal_id, svc.goals.TransitionBody(
+            "planned", "t1", {"artifact_type": "plan", "value": {"steps": []}}))
+    assert refused.value.extra["limit"] == "deadline" and refused.value.extra["goal_status"] == "paused"
+    await engine.goals.resume(LOCAL_CALLER, goal_id)
+    settled = await engine.goals.complete(LOCAL_CALLER, goal_id, svc.goals.CompletionBody())
+    assert settled["outcome"] == "awaiting_transition"
