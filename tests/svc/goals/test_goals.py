@@ -13,6 +13,7 @@ import trio
 
 import svc
 from tests.fakes.turns import Turn
+from tests.helpers import wait_for_event
 from tests.svc.goals.specs import linear_spec
 from tests.svc.goals.support import (
     BUILD_REPORT,
@@ -264,12 +265,15 @@ async def test_pause_resume_and_cancel(client: httpx.AsyncClient, engine: svc.En
 async def test_cancel_stops_the_active_run(client: httpx.AsyncClient, engine: svc.Engine, ready: None,
                                            fake_model: Any) -> None:
     gate = trio.Event()
-    fake_model.default = lambda request: Turn.reply("slow", gate=gate)
+    fake_model.default = lambda request: Turn.reply("slow words here", gate=gate, gate_after=1)
     await publish(client, linear_spec())
     started = await start_goal(client)
     goal_id = started["goal"]["goal_id"]
+    # Cancel mid-stream: the root run's node is answering.
+    await wait_for_event(engine, "message.part.updated", where=lambda e: e.properties.get("delta") == "slow ")
     cancelled = (await client.post(f"/goals/{goal_id}/cancel")).json()
     assert cancelled["cancelled_run_id"] == started["root_run_id"]
+    await wait_for_event(engine, "run.cancelled", run_id=started["root_run_id"])
     gate.set()
     run = await engine.automations.get_v2_run(started["root_run_id"])
     assert run.status == "cancelled"
