@@ -24,6 +24,8 @@ class GoalsComponent(Component):
         engine.goals.install(engine.supervisors["goals"].actor_spawner(engine.actors))
 
     async def started(self, engine: Engine) -> None:
+        # Legacy envelopes first (they name automations, which are loaded by now).
+        await engine.goals.import_legacy()
         # Every goal that has not ended gets its actor back: deadlines re-arm, runs that
         # were reserved but not created start, and settled runs are recorded.
         await engine.goals.activate_open_goals()

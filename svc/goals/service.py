@@ -45,6 +45,7 @@ from .events import STARTED, WAIT_CREATED, GoalEvent, GoalEventFeed, NewEvent, e
 from .goal import Goal, RunLink
 from .ids import goal_id_for, root_run_id_for
 from .kernel import CompletionRequest, TransitionRequest
+from .legacy import LegacyReport, import_legacy_handoffs, legacy_handoffs, quarantine
 from .orchestration import normalize_metadata
 from .projection import DEFAULT_LIMIT, build_projection
 from .readmodels import artifacts_view, budgets, graph, handoffs_view, runs_view, waits_view
@@ -112,6 +113,7 @@ class GoalService:
         self.workflows = Workflows(engine)
         self.feed = GoalEventFeed(self.repo, engine.clock.now_ms)
         self.rt = GoalRuntime(self.repo, self.workflows, engine.clock, self.feed, engine.events)
+        self.legacy_report = LegacyReport()
         self.orchestrations = Orchestrations(self.repo, self.workflows, engine.clock, self.rt.publish_bus)
 
     # ------------------------------------------------------------------ lifecycle
@@ -140,6 +142,21 @@ class GoalService:
             except (ActorNotFound, ActorError):
                 log.exception("goal %s could not be activated", goal_id)
         return count
+
+    async def import_legacy(self) -> LegacyReport:
+        """Import ``<workspace>/shared/handoffs`` envelopes (idempotent; every start-up)."""
+        report = await import_legacy_handoffs(self._engine.db, self.workspace, self.workflows.known_automation_ids(),
+                                              self.rt.now())
+        self.legacy_report = report
+        if report.files:
+            self._engine.events.publish("goals.legacy_handoffs.imported", report.to_wire(), topic="orchestrations")
+        return report
+
+    async def legacy(self) -> dict[str, Any]:
+        handoffs = await legacy_handoffs(self._engine.db)
+        quarantined = await quarantine(self._engine.db)
+        return {"handoffs": handoffs, "count": len(handoffs), "quarantined": quarantined,
+                "quarantined_count": len(quarantined)}
 
     def close(self) -> None:
         """Shutdown: end live goal event streams so HTTP can stop promptly."""

@@ -89,6 +89,12 @@ class Workflows:
             spec=spec, definition_hash=self._automations.definition_hash(automation), tenant=tenant_of_spec(spec),
         )
 
+    def known_automation_ids(self) -> set[str]:
+        """Every automation this runtime defines (legacy envelopes naming none of them are foreign)."""
+        service = getattr(self._automations, "v2", None)
+        listing = getattr(service, "list", None)
+        return {a.automation_id for a in listing()} if listing is not None else set()
+
     def hash_of(self, spec: Mapping[str, Any]) -> str:
         return str(self._automations.definition_hash(spec))
 

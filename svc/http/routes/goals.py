@@ -160,6 +160,12 @@ async def list_goals() -> Any:
     return {"goals": [g.to_wire() for g in goals], "count": len(goals)}
 
 
+@bp.get("/goals/legacy/handoffs")
+async def legacy_handoffs() -> Any:
+    """Envelopes imported from ``<workspace>/shared/handoffs`` and the files quarantined instead."""
+    return await engine().goals.legacy()
+
+
 @bp.get("/goals/<goal_id>")
 async def get_goal(goal_id: str) -> Any:
     return await engine().goals.view(caller(), goal_id)

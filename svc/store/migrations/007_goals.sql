@@ -91,3 +91,28 @@ CREATE TABLE goal_requests (
     completed_at_ms INTEGER,
     PRIMARY KEY (org_id, workspace_id, deployment_key, operation, idempotency_key)
 );
+
+-- Legacy file handoff envelopes (<workspace>/shared/handoffs/**), imported at start-up.
+CREATE TABLE goal_legacy_handoffs (
+    handoff_id TEXT PRIMARY KEY,
+    source_path TEXT NOT NULL,
+    source_digest TEXT NOT NULL,
+    status TEXT NOT NULL,                       -- inbox | approved | archived
+    record TEXT NOT NULL,
+    imported_at_ms INTEGER NOT NULL
+);
+
+CREATE TABLE goal_legacy_quarantine (
+    source_path TEXT PRIMARY KEY,
+    source_digest TEXT,
+    error TEXT NOT NULL,
+    quarantined_at_ms INTEGER NOT NULL
+);
+
+CREATE TABLE goal_migration_sources (
+    source_kind TEXT NOT NULL,
+    source_path TEXT NOT NULL,
+    record_count INTEGER NOT NULL,
+    imported_at_ms INTEGER NOT NULL,
+    PRIMARY KEY (source_kind, source_path)
+);
