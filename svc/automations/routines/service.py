@@ -265,7 +265,7 @@ class RoutineService:
 
     def _announce(self, run: RoutineRun) -> None:
         properties = {"triggerType": run.trigger_type, "runCount": run.run_count, "status": run.status,
-                      "firedAtMs": run.fired_at_ms, "scheduledAtMs": run.scheduled_at_ms}
+                      "firedAtMs": run.fired_at_ms, "scheduledAtMs": run.scheduled_at_ms, "reason": run.detail}
         self.publish("run.started", run, **properties)
         if run.status == "pending_approval":
             self.publish("approval.required", run, reason=run.approval_reason, triggerType=run.trigger_type,

@@ -58,6 +58,10 @@ class Scheduler:
         """Due targets held back because a previous run is still queued or running."""
         self.ticks = 0
         self.fired = 0
+        self.evaluated_ms = 0
+        """The wall time of the scheduler's last look at its heap."""
+        self._sleeping = False
+        self._state = trio.Event()
 
     # ------------------------------------------------------------------ life
     def load(self) -> None:
@@ -72,15 +76,41 @@ class Scheduler:
     async def run(self, *, task_status: trio.TaskStatus[Scheduler] = trio.TASK_STATUS_IGNORED) -> None:
         self.load()
         task_status.started(self)
-        while True:
-            self.absorb(self.signal.drain())
-            now = self.clock.now_ms()
-            if self._heap and self._heap[0][0] <= now:
-                await self.tick(now)
-                continue
-            deadline = self.clock.to_trio_time(self._heap[0][0]) if self._heap else math.inf
-            with trio.move_on_at(deadline):
-                await self.signal.wait()
+        try:
+            while True:
+                self.absorb(self.signal.drain())
+                now = self.clock.now_ms()
+                if self._heap and self._heap[0][0] <= now:
+                    await self.tick(now)
+                    continue
+                deadline = self.clock.to_trio_time(self._heap[0][0]) if self._heap else math.inf
+                self._set_state(sleeping=True, now=now)
+                with trio.move_on_at(deadline):
+                    await self.signal.wait()
+                self._set_state(sleeping=False, now=now)
+        finally:
+            self._set_state(sleeping=False, now=self.evaluated_ms)
+
+    def _set_state(self, *, sleeping: bool, now: int) -> None:
+        self._sleeping = sleeping
+        self.evaluated_ms = now
+        changed, self._state = self._state, trio.Event()
+        changed.set()
+
+    async def caught_up(self, wall_ms: int) -> None:
+        """Return once everything due at ``wall_ms`` has been fired and the scheduler sleeps.
+
+        For tests and tools that drive the clock: it answers "has the scheduler
+        seen this instant yet?" without sleeping or polling.
+        """
+        while not self._idle_at(wall_ms):
+            await self._state.wait()
+
+    def _idle_at(self, wall_ms: int) -> bool:
+        if not self._sleeping or self.signal.pending:
+            return False
+        upcoming = self.next_due_ms
+        return self.evaluated_ms >= wall_ms or upcoming is None or upcoming > wall_ms
 
     # ------------------------------------------------------------------ bookkeeping
     def _push(self, entry: ScheduleEntry) -> None:

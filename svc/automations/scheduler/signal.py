@@ -40,6 +40,10 @@ class ScheduleSignal:
         self._changed.add((kind, target_id))
         self._event.set()
 
+    @property
+    def pending(self) -> bool:
+        return bool(self._changed)
+
     def drain(self) -> set[Key]:
         """The keys changed since the last drain (and re-arm the wake-up)."""
         keys, self._changed = self._changed, set()

@@ -94,7 +94,7 @@ def plan_fires(
         latest = recent[-1]
     if due == 1 and now_ms - latest <= grace_ms:
         return FirePlan((latest,), 1, False, following)
-    fires = recent[len(recent) - keep:] if keep else ()
+    fires = recent[max(0, len(recent) - keep):] if keep else ()
     return FirePlan(tuple(fires), due, True, following)
 
 
