@@ -6,7 +6,7 @@ import asyncclick as click
 
 from svc import __version__
 
-from . import basic, models, serve, tool
+from . import basic, memory, models, serve, tool
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -17,6 +17,7 @@ async def cli() -> None:
 
 for command in (
     serve.serve, basic.status, models.run, models.parallel, tool.tool, basic.token, basic.providers, basic.chat,
+    memory.memory,
 ):
     cli.add_command(command)
 
