@@ -14,6 +14,7 @@ to it directly.
 from __future__ import annotations
 
 import hashlib
+import threading
 import uuid
 import weakref
 from collections.abc import Iterable, Mapping, Sequence
@@ -186,15 +187,19 @@ def _tags_sql(tags: Sequence[str]) -> tuple[str, list[Any]]:
 
 
 _tokenizers: weakref.WeakKeyDictionary[apsw.Connection, Any] = weakref.WeakKeyDictionary()
+# Each connection runs on its own worker thread; the map they share is guarded.
+_tokenizers_lock = threading.Lock()
 
 
 def _tokenizer(conn: apsw.Connection) -> Any:
     """The index's tokenizer on this connection; registers ``svc_bm25`` there the first time."""
-    tokenizer = _tokenizers.get(conn)
+    with _tokenizers_lock:
+        tokenizer = _tokenizers.get(conn)
     if tokenizer is None:
         conn.register_fts5_function("svc_bm25", bm25_function)
         tokenizer = conn.fts5_tokenizer("porter", ["unicode61", "remove_diacritics", "2"])
-        _tokenizers[conn] = tokenizer
+        with _tokenizers_lock:
+            _tokenizers[conn] = tokenizer
     return tokenizer
 
 
