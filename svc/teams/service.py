@@ -16,6 +16,7 @@ import uuid
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from urllib.parse import unquote
 
 import attrs
 import trio
@@ -148,8 +149,6 @@ class TeamsService:
             self._live_sessions[session_id] = instance_id
 
     async def _activate_mission(self, name: str) -> MissionSupervisor | None:
-        from urllib.parse import unquote
-
         rest = name[len(ACTOR_PREFIX):]
         if "/" in rest:
             return None  # instance actors are started by their mission, never lazily
@@ -176,9 +175,6 @@ class TeamsService:
                              cost_per_1k_tokens_usd=policy.cost_per_1k_tokens_usd)
 
     # ------------------------------------------------------------------ templates
-    async def config(self) -> TeamConfig:
-        return await self.loader.load()
-
     async def templates(self) -> list[AgentTemplate]:
         config = await self.loader.load()
         return [config.templates[tid] for tid in sorted(config.templates)]
