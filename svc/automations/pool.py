@@ -26,18 +26,24 @@ class RunPool:
     def __init__(self, name: str, limit: int) -> None:
         self.name = name
         self.limiter = trio.CapacityLimiter(limit)
-        self._send, self._receive = trio.open_memory_channel[Job](math.inf)
+        self._send, self._receive = trio.open_memory_channel[list[Job]](math.inf)
         self.running = 0
 
     def submit(self, job: Job) -> None:
-        """Queue ``job``; it runs when the pool has room. Never blocks."""
-        self._send.send_nowait(job)
+        """Queue ``job``; it starts at once in the pool's task. Never blocks."""
+        self._send.send_nowait([job])
+
+    def submit_many(self, jobs: list[Job]) -> None:
+        """Queue many jobs in one hand-over (a scheduler tick creates thousands)."""
+        if jobs:
+            self._send.send_nowait(jobs)
 
     async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
         async with trio.open_nursery() as nursery:
             task_status.started()
-            async for job in self._receive:
-                nursery.start_soon(self._guarded, job)
+            async for jobs in self._receive:
+                for job in jobs:
+                    nursery.start_soon(self._guarded, job)
 
     async def _guarded(self, job: Job) -> None:
         self.running += 1

@@ -46,6 +46,8 @@ class Routine:
     updated_at_ms: int
     creator_type: str = "user"
     creator_id: str = "unknown"
+    initial_statuses: dict[str, tuple[str, str | None]] = attrs.field(init=False, eq=False, repr=False)
+    """A memo of the policy's verdict per trigger type (see :func:`..policy.initial_status`)."""
     snapshot_data: Mapping[str, Any] = attrs.field(init=False, eq=False, repr=False)
     snapshot_json: str = attrs.field(init=False, eq=False, repr=False)
     """The run snapshot (and its JSON), computed once per definition: every fire reuses them.
@@ -55,6 +57,7 @@ class Routine:
     def __attrs_post_init__(self) -> None:
         snapshot = self.snapshot()
         object.__setattr__(self, "snapshot_data", snapshot)
+        object.__setattr__(self, "initial_statuses", {})
         object.__setattr__(self, "snapshot_json", _dumps(snapshot))
 
     @property

@@ -86,22 +86,28 @@ class RoutineRepository:
     async def all(self) -> list[Stored]:
         def q(conn: apsw.Connection) -> list[Stored]:
             return [_routine(r) for r in conn.execute(
-                "SELECT status, record, next_fire_at_ms, last_fired_at_ms FROM automations_routines "
-                "ORDER BY created_at_ms, rowid")]
+                "SELECT r.status, r.record, f.next_fire_at_ms, f.last_fired_at_ms FROM automations_routines r "
+                "LEFT JOIN automations_routine_fire_times f USING (routine_id) ORDER BY r.created_at_ms, r.rowid")]
         return await self.db.read(q)
 
     async def save(self, routine: Routine, next_fire_at_ms: int | None, last_fired_at_ms: int | None) -> None:
-        row = (routine.routine_id, routine.status, dumps(routine.definition()), next_fire_at_ms,
-               last_fired_at_ms, routine.created_at_ms, routine.updated_at_ms)
-        await self.db.write(lambda conn: conn.execute(
-            "INSERT INTO automations_routines(routine_id, status, record, next_fire_at_ms, last_fired_at_ms, "
-            "created_at_ms, updated_at_ms) VALUES (?,?,?,?,?,?,?) ON CONFLICT(routine_id) DO UPDATE SET "
-            "status = excluded.status, record = excluded.record, next_fire_at_ms = excluded.next_fire_at_ms, "
-            "last_fired_at_ms = excluded.last_fired_at_ms, updated_at_ms = excluded.updated_at_ms", row))
+        row = (routine.routine_id, routine.status, dumps(routine.definition()), routine.created_at_ms,
+               routine.updated_at_ms)
+        times = (routine.routine_id, next_fire_at_ms, last_fired_at_ms)
+
+        def q(conn: apsw.Connection) -> None:
+            conn.execute(
+                "INSERT INTO automations_routines(routine_id, status, record, created_at_ms, updated_at_ms) "
+                "VALUES (?,?,?,?,?) ON CONFLICT(routine_id) DO UPDATE SET status = excluded.status, "
+                "record = excluded.record, updated_at_ms = excluded.updated_at_ms", row)
+            conn.execute("INSERT OR REPLACE INTO automations_routine_fire_times VALUES (?,?,?)", times)
+        await self.db.write(q)
 
     async def delete(self, routine_id: str) -> None:
-        await self.db.write(lambda conn: conn.execute("DELETE FROM automations_routines WHERE routine_id = ?",
-                                                      (routine_id,)))
+        def q(conn: apsw.Connection) -> None:
+            conn.execute("DELETE FROM automations_routines WHERE routine_id = ?", (routine_id,))
+            conn.execute("DELETE FROM automations_routine_fire_times WHERE routine_id = ?", (routine_id,))
+        await self.db.write(q)
 
     async def fire(self, moved: Sequence[tuple[int | None, int | None, str]], runs: Iterable[RoutineRun]) -> None:
         """New fire times ``(next_fire_at_ms, last_fired_at_ms, routine_id)`` and the runs created, in one
@@ -109,7 +115,7 @@ class RoutineRepository:
         rows = [run_row(r) for r in runs]
 
         def q(conn: apsw.Connection) -> None:
-            conn.executemany("UPDATE automations_routines SET next_fire_at_ms = ?, last_fired_at_ms = ? "
+            conn.executemany("UPDATE automations_routine_fire_times SET next_fire_at_ms = ?, last_fired_at_ms = ? "
                              "WHERE routine_id = ?", moved)
             conn.executemany(_RUN_INSERT, rows)
         await self.db.write(q)
@@ -143,7 +149,7 @@ class RoutineRepository:
         def q(conn: apsw.Connection) -> list[RoutineRun]:
             return [_run(r) for r in conn.execute(
                 f"SELECT {_RUN_COLS} FROM automations_routine_runs {where} "
-                "ORDER BY created_at_ms DESC, rowid DESC LIMIT ?", (*params, limit))]
+                "ORDER BY rowid DESC LIMIT ?", (*params, limit))]
         return await self.db.read(q)
 
 

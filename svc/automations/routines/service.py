@@ -19,14 +19,14 @@ and ``routine.deleted`` too.
 
 from __future__ import annotations
 
+import functools
 import logging
 import uuid
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 import attrs
-import trio
 
 from supervisors import BudgetScope
 
@@ -39,6 +39,7 @@ from ..errors import (
     RunStateConflict,
 )
 from ..governance import HUMAN, Actor, require_human
+from ..ids import unique_id
 from ..pool import RunPool
 from ..routing import ModelChoice
 from ..scheduler.signal import ScheduleEntry, ScheduleSignal
@@ -79,7 +80,9 @@ class RoutineService:
         self._fire: dict[str, tuple[int | None, int | None]] = {}
         self._live: dict[str, RoutineRun] = {}
         self._busy: Counter[str] = Counter()
-        self._locks: dict[str, trio.Lock] = {}
+        self._lanes: dict[str, deque[str]] = {}
+        """Per routine, its queued runs in order: a routine's runs execute one after another."""
+        self._lane_active: set[str] = set()
         self._budgets: dict[str, BudgetScope] = {}
         self._entrypoints: dict[str, EntrypointHandler] = {}
 
@@ -141,7 +144,7 @@ class RoutineService:
     def start_pending(self) -> None:
         for run in sorted(self._live.values(), key=lambda r: r.created_at_ms):
             if run.status == "queued":
-                self.pool.submit(lambda run_id=run.run_id: self._execute(run_id))
+                self._enqueue(run)
 
     # ------------------------------------------------------------------ definitions
     def require(self, routine_id: str, *, dialect: str = "routine") -> Routine:
@@ -243,9 +246,13 @@ class RoutineService:
     def _new_run(self, routine: Routine, trigger_type: str, now: int, *, scheduled_at_ms: int | None = None,
                  reason: str | None = None) -> RoutineRun:
         snapshot = routine.snapshot_data
-        status, why = initial_status(snapshot, trigger_type)
+        verdict = routine.initial_statuses.get(trigger_type)
+        if verdict is None:
+            # The verdict depends only on the definition: once per routine and trigger.
+            verdict = routine.initial_statuses[trigger_type] = initial_status(snapshot, trigger_type)
+        status, why = verdict
         return RoutineRun(
-            run_id=f"routine-run-{uuid.uuid4()}", routine_id=routine.routine_id, trigger_type=trigger_type,
+            run_id=f"routine-run-{unique_id()}", routine_id=routine.routine_id, trigger_type=trigger_type,
             status=status, created_at_ms=now, updated_at_ms=now, fired_at_ms=now, snapshot=snapshot,
             snapshot_json=routine.snapshot_json, scheduled_at_ms=scheduled_at_ms,
             requires_approval=routine.requires_approval,
@@ -255,13 +262,39 @@ class RoutineService:
         )
 
     def _admit(self, runs: list[RoutineRun]) -> None:
-        """Runs just committed: track them and start a job each (which announces it first)."""
+        """Runs just committed: track them; one job announces them all, in order, then starts them."""
+        live, busy = self._live, self._busy
         for run in runs:
             if not run.terminal:
-                self._live[run.run_id] = run
+                live[run.run_id] = run
                 if run.status in BUSY_RUN_STATUSES:
-                    self._busy[run.routine_id] += 1
-            self.pool.submit(lambda run=run: self._job(run))
+                    busy[run.routine_id] += 1
+        self.pool.submit(functools.partial(self._announce_and_start, runs))
+
+    async def _announce_and_start(self, runs: list[RoutineRun]) -> None:
+        for run in runs:
+            self._announce(run)
+        for run in runs:
+            current = self._live.get(run.run_id)
+            if current is not None and current.status == "queued":
+                self._enqueue(current)
+
+    def _enqueue(self, run: RoutineRun) -> None:
+        """Queue ``run`` on its routine's lane (starting the lane's runner if it is idle)."""
+        self._lanes.setdefault(run.routine_id, deque()).append(run.run_id)
+        if run.routine_id not in self._lane_active:
+            self._lane_active.add(run.routine_id)
+            self.pool.submit(functools.partial(self._drain_lane, run.routine_id))
+
+    async def _drain_lane(self, routine_id: str) -> None:
+        lane = self._lanes[routine_id]
+        try:
+            while lane:
+                await self._execute(lane.popleft())
+        finally:
+            self._lane_active.discard(routine_id)
+            if not lane:
+                self._lanes.pop(routine_id, None)
 
     def _announce(self, run: RoutineRun) -> None:
         properties = {"triggerType": run.trigger_type, "runCount": run.run_count, "status": run.status,
@@ -273,11 +306,6 @@ class RoutineService:
         elif run.status == "blocked_policy":
             self.publish("run.failed", run, status="blocked_policy", reason=run.detail, triggerType=run.trigger_type,
                          finishedAtMs=run.finished_at_ms)
-
-    async def _job(self, run: RoutineRun) -> None:
-        self._announce(run)
-        if run.status == "queued":
-            await self._execute(run.run_id)
 
     async def run_now(self, routine_id: str, *, actor: Actor = HUMAN, run_count: int = 1, reason: str | None = None,
                       dialect: str = "routine") -> list[RoutineRun]:
@@ -326,7 +354,7 @@ class RoutineService:
                            updated_at_ms=self.now_ms())
         await self.store(run)
         self.publish("run.step", run, step="approved", phase="approval", reason=run.approval_reason)
-        self.pool.submit(lambda: self._execute(run_id))
+        self._enqueue(run)
         return run
 
     async def deny(self, run_id: str, *, actor: Actor = HUMAN, reason: str | None = None) -> RoutineRun:
@@ -363,7 +391,7 @@ class RoutineService:
                            detail=(reason or "").strip() or "resumed by operator")
         await self.store(run)
         self.publish("run.step", run, step="resumed", phase="do", reason=run.detail)
-        self.pool.submit(lambda: self._execute(run_id))
+        self._enqueue(run)
         return run
 
     async def _expect(self, run_id: str, statuses: tuple[str, ...], code: str, message: str) -> RoutineRun:
@@ -419,20 +447,12 @@ class RoutineService:
 
     # ------------------------------------------------------------------ execution
     async def _execute(self, run_id: str) -> None:
-        first = self._live.get(run_id)
-        if first is None:
-            return
-        routine_id = first.routine_id
-        lock = self._locks.setdefault(routine_id, trio.Lock())
-        try:
-            async with lock, self.pool.limiter:
-                run = self._live.get(run_id)
-                if run is None or run.status != "queued":
-                    return  # paused, or handled while it waited for its turn
-                await self._execute_locked(run)
-        finally:
-            if not lock.locked() and lock.statistics().tasks_waiting == 0:
-                self._locks.pop(routine_id, None)
+        """Run one queued run (called by its routine's lane, so never two of a routine at once)."""
+        async with self.pool.limiter:
+            run = self._live.get(run_id)
+            if run is None or run.status != "queued":
+                return  # paused, or handled while it waited for its turn
+            await self._execute_locked(run)
 
     async def _execute_locked(self, run: RoutineRun) -> None:
         run_id = run.run_id

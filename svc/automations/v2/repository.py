@@ -96,7 +96,7 @@ class V2Repository:
 
         def q(conn: apsw.Connection) -> list[AutomationV2Run]:
             return [AutomationV2Run.from_record(loads(r[0])) for r in conn.execute(
-                f"SELECT record FROM automations_v2_runs {where} ORDER BY created_at_ms DESC, rowid DESC LIMIT ?",
+                f"SELECT record FROM automations_v2_runs {where} ORDER BY rowid DESC LIMIT ?",
                 (*params, limit))]
         return await self.db.read(q)
 

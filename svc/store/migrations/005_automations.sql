@@ -1,14 +1,19 @@
--- Routines (automations v1). The definition is a JSON document; the fire times
--- are columns because the scheduler updates many of them in one statement.
+-- Routines (automations v1). The definition is a JSON document.
 CREATE TABLE automations_routines (
     routine_id TEXT PRIMARY KEY,
     status TEXT NOT NULL,                      -- active | paused
     record TEXT NOT NULL,                      -- the routine definition (JSON)
-    next_fire_at_ms INTEGER,
-    last_fired_at_ms INTEGER,
     created_at_ms INTEGER NOT NULL,
     updated_at_ms INTEGER NOT NULL
 );
+
+-- Fire times in a narrow table of their own: a scheduler tick updates thousands
+-- of them, and narrow rows keep that to a few pages.
+CREATE TABLE automations_routine_fire_times (
+    routine_id TEXT PRIMARY KEY,
+    next_fire_at_ms INTEGER,
+    last_fired_at_ms INTEGER
+) WITHOUT ROWID;
 
 -- One row per routine run. `snapshot` is the routine as it was when the run was
 -- created (entrypoint, args, allowed_tools, output_targets, ...).
@@ -39,8 +44,9 @@ CREATE TABLE automations_routine_runs (
     total_tokens INTEGER NOT NULL DEFAULT 0,
     estimated_cost_usd REAL NOT NULL DEFAULT 0
 );
-CREATE INDEX automations_routine_runs_by_routine ON automations_routine_runs(routine_id, created_at_ms);
-CREATE INDEX automations_routine_runs_by_created ON automations_routine_runs(created_at_ms);
+-- Listings are newest first by rowid (creation order: saves are upserts, which keep it),
+-- so one index per filter is enough.
+CREATE INDEX automations_routine_runs_by_routine ON automations_routine_runs(routine_id);
 CREATE INDEX automations_routine_runs_unsettled ON automations_routine_runs(status)
     WHERE status IN ('queued', 'running', 'pending_approval', 'paused');
 
@@ -69,8 +75,7 @@ CREATE TABLE automations_v2_runs (
     updated_at_ms INTEGER NOT NULL,
     record TEXT NOT NULL                       -- the run record (JSON)
 );
-CREATE INDEX automations_v2_runs_by_automation ON automations_v2_runs(automation_id, created_at_ms);
-CREATE INDEX automations_v2_runs_by_created ON automations_v2_runs(created_at_ms);
+CREATE INDEX automations_v2_runs_by_automation ON automations_v2_runs(automation_id);
 CREATE INDEX automations_v2_runs_unsettled ON automations_v2_runs(status)
     WHERE status IN ('queued', 'running', 'awaiting_approval');
 
