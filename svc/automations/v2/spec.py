@@ -65,8 +65,8 @@ def parse_definition(body: Any, *, workspace: Path, default_status: str = "draft
     if capabilities is not None:
         if not isinstance(capabilities, Mapping):
             raise fail("`capabilities` must be an object", "capabilities")
-        metadata = dict(spec_input.get("metadata") or {}) if isinstance(spec_input.get("metadata"), Mapping) \
-            else spec_input.get("metadata")
+        metadata = spec_input.get("metadata")
+        metadata = {} if metadata is None else (dict(metadata) if isinstance(metadata, Mapping) else metadata)
         if isinstance(metadata, dict):
             merged = {**(metadata.get("capabilities") or {}), **{k: bool(v) for k, v in capabilities.items()}}
             metadata["capabilities"] = merged

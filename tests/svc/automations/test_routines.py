@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +13,7 @@ import trio
 import svc
 from svc.events import EventFilter, EventStream
 from tests.fakes.turns import FakeToolCall, Turn
-from tests.helpers import wait_for_event
+from tests.helpers import read_sse, wait_for_event
 
 from .support import offered_tools, user_prompt
 
@@ -327,3 +328,57 @@ async def test_runs_history_and_listing(client: httpx.AsyncClient, engine: svc.E
     deleted = (await client.delete("/routines/other")).json()
     assert deleted == {"deleted": True, "routineID": "other"}
     assert (await client.get("/routines/runs", params={"routine_id": "other"})).json()["count"] == 1
+
+
+async def read_stream(client: httpx.AsyncClient, engine: svc.Engine, path: str, count: int,
+                      params: dict[str, str], trigger: Any) -> list[dict[str, Any]]:
+    with trio.fail_after(30):
+        return await _read_stream(client, engine, path, count, params, trigger)
+
+
+async def _read_stream(client: httpx.AsyncClient, engine: svc.Engine, path: str, count: int,
+                       params: dict[str, str], trigger: Any) -> list[dict[str, Any]]:
+    async with client.stream("GET", path, params=params) as response:
+        assert response.headers["content-type"].startswith("text/event-stream")
+
+        async def go() -> None:
+            await engine.events.wait_for_subscribers(lambda n: n >= 1)
+            await trigger()
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(go)
+            frames = await read_sse(response, count)
+    return [json.loads(frame["data"]) for frame in frames]
+
+
+async def test_the_automations_event_stream(client: httpx.AsyncClient, engine: svc.Engine,
+                                            fake_model: Any) -> None:
+    await client.post("/routines", json=routine_body(requires_approval=True))
+    await client.post("/routines", json=routine_body(routine_id="noise"))
+
+    async def trigger() -> None:
+        await client.post("/routines/noise/run_now", json={})
+        run_id = (await client.post("/routines/digest/run_now", json={})).json()["runID"]
+        await client.post(f"/routines/runs/{run_id}/approve", json={})
+
+    payloads = await read_stream(client, engine, "/automations/events", 7, {"automation_id": "digest"}, trigger)
+    assert payloads[0]["status"] == "ready" and payloads[0]["stream"] == "automations"
+    assert isinstance(payloads[0]["timestamp_ms"], int)
+    kinds = [p["type"] for p in payloads[1:]]
+    assert kinds == ["run.started", "approval.required", "run.step", "run.step", "routine.run.model_selected",
+                     "run.completed"]
+    assert [p["properties"].get("step") for p in payloads[3:5]] == ["approved", "started"]
+    assert all(p["properties"]["routineID"] == "digest" for p in payloads[1:])
+    assert all(p["properties"]["automationID"] == "digest" for p in payloads[1:])
+
+
+async def test_the_routines_event_stream_uses_routine_names(client: httpx.AsyncClient, engine: svc.Engine,
+                                                            fake_model: Any) -> None:
+    async def trigger() -> None:
+        await client.post("/routines", json=routine_body(allowed_tools=["mcp.github.*"]))
+        await client.post("/routines/digest/run_now", json={})
+
+    payloads = await read_stream(client, engine, "/routines/events", 4, {}, trigger)
+    assert payloads[0]["stream"] == "routines"
+    assert [p["type"] for p in payloads[1:]] == ["routine.created", "routine.run.created", "routine.blocked"]
+    assert payloads[3]["properties"]["status"] == "blocked_policy"
