@@ -342,7 +342,9 @@ class TeamsService:
             try:
                 return await ask(ref, GetRemaining())  # type: ignore[return-value]
             except ActorDead:
-                parent = await self.repo.get_instance(parent.id) or parent
+                pass  # it ended meanwhile: its record has its final usage
+        # Read again: the parent may have recorded its final usage since the spawn began.
+        parent = await self.repo.get_instance(parent.id) or parent
         return remaining_from(parent.budget, parent.usage_or_zero)
 
     # ------------------------------------------------------------------ approvals

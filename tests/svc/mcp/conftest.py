@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -22,20 +21,6 @@ from tests.fakes.mcp_servers import (
     strict_server,
     workbench_server,
 )
-
-# The SDK's client leaves some async generators of httpx2 (SSE and body iterators)
-# unexhausted when a response completes; trio then closes them itself and warns
-# with a ResourceWarning, which `filterwarnings = error` would turn into a failure.
-# That is third-party behaviour the engine cannot change, so these tests ignore
-# exactly that warning.
-SDK_GENERATOR_WARNING = r"ignore:Async generator '(httpx2|httpcore2)\.[^']*' was garbage collected:ResourceWarning"
-
-
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    here = Path(__file__).parent
-    for item in items:
-        if here in item.path.parents:
-            item.add_marker(pytest.mark.filterwarnings(SDK_GENERATOR_WARNING))
 
 
 class ManualClock:
