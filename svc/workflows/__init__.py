@@ -2,7 +2,7 @@
 
 from .actions import ActionInvalid, ParsedAction, parse_action
 from .automation_spec import workflow_automation_preview
-from .component import WorkflowsComponent, migrate_stored_studio_workflows, planner_of, workflows_of
+from .component import WorkflowsComponent, planner_of, workflows_of
 from .context_stream import MAX_TAIL, ContextRuns, normalize_workspace, parse_run_ids
 from .definitions import (
     ValidationMessage,
@@ -62,6 +62,7 @@ from .runs import ActionRun, GateDecision, PendingGate, WorkflowRun
 from .service import WorkflowService
 from .simulation import Simulation, canonical_event_names, simulate
 from .studio import RESEARCH_STAGES, migrate_studio_workflow, structure_version
+from .studio_migration import migrate_stored_studio_workflow, migrate_stored_studio_workflows
 from .validation import validate_registry
 
 __all__ = [
@@ -119,6 +120,7 @@ __all__ = [
     "compile_package",
     "export_bundle",
     "load_registry",
+    "migrate_stored_studio_workflow",
     "migrate_stored_studio_workflows",
     "migrate_studio_workflow",
     "normalize_workspace",

@@ -9,7 +9,7 @@ import httpx
 import pytest
 
 import svc
-from svc.workflows import migrate_stored_studio_workflows
+from svc.workflows import WorkflowsComponent, migrate_stored_studio_workflows
 from tests.fakes.turns import Turn
 from tests.helpers import wait_for_event
 
@@ -58,20 +58,47 @@ async def test_a_failing_automation_fails_the_workflow_run(client: httpx.AsyncCl
     assert "AUTOMATION_V2_NOT_FOUND" in failed.properties["error"]
 
 
+STUDIO = {
+    **SPEC, "status": "draft",
+    "flow": {"nodes": [{"node_id": "research", "agent_id": "worker", "objective": "Research the market.",
+                        "metadata": {"studio": {"research": True}}}]},
+    "metadata": {"studio": {"version": 1, "node_layout": {"research": [0, 0]}}},
+}
+MIGRATED_NODES = ["research-discover", "research-local-sources", "research-external-research", "research"]
+
+
+async def test_a_studio_workflow_saved_at_version_1_is_migrated(client: httpx.AsyncClient,
+                                                                engine: svc.Engine) -> None:
+    created = await client.post("/automations/v2", json=STUDIO)
+    assert created.status_code == 200, created.text
+    automation_id = created.json()["automation"]["automation_id"]
+    migrated = await wait_for_event(engine, "workflow.studio.migrated",
+                                    where=lambda e: e.properties["automationID"] == automation_id)
+    assert migrated.topic == "workflows" and migrated.properties["fromVersion"] == 1
+    assert migrated.properties["toVersion"] == 2 and migrated.properties["addedNodeCount"] == 3
+    stored = (await client.get(f"/automations/v2/{automation_id}")).json()["automation"]
+    assert stored["metadata"]["studio"]["workflow_structure_version"] == 2
+    assert [n["node_id"] for n in stored["flow"]["nodes"]] == MIGRATED_NODES
+
+    # Saving it again at version 1 (an older studio) migrates it again; a version 2 save is left alone.
+    patched = await client.patch(f"/automations/v2/{automation_id}", json={"metadata": STUDIO["metadata"],
+                                                                          "flow": STUDIO["flow"]})
+    assert patched.status_code == 200, patched.text
+    await wait_for_event(engine, "workflow.studio.migrated", after_seq=migrated.seq,
+                         where=lambda e: e.properties["automationID"] == automation_id)
+    assert await migrate_stored_studio_workflows(engine) == 0
+
+
 async def test_saved_studio_workflows_are_migrated_at_start(make_settings: Any) -> None:
     settings = make_settings()
-    studio = {
-        **SPEC, "status": "draft",
-        "flow": {"nodes": [{"node_id": "research", "agent_id": "worker", "objective": "Research the market.",
-                            "metadata": {"studio": {"research": True}}}]},
-        "metadata": {"studio": {"version": 1, "node_layout": {"research": [0, 0]}}},
-    }
+    # An engine without the workflows domain stands for an older release that saved a version 1 workflow.
+    older = [c for c in svc.component.default_components() if not isinstance(c, WorkflowsComponent)]
+    async with svc.open_engine(settings, components=older) as engine:
+        automation_id = (await engine.automations.create_v2(STUDIO)).automation_id
+        assert (await engine.automations.get_v2(automation_id)).spec["metadata"]["studio"]["version"] == 1
     async with svc.open_engine(settings) as engine:
-        created = await engine.automations.create_v2(studio)
-        # The engine migrates in the background at start; run it here to observe the result.
-        await migrate_stored_studio_workflows(engine)
-        stored = await engine.automations.get_v2(created.automation_id)
+        await wait_for_event(engine, "workflow.studio.migrated",
+                             where=lambda e: e.properties["automationID"] == automation_id)
+        stored = await engine.automations.get_v2(automation_id)
         assert stored.spec["metadata"]["studio"]["workflow_structure_version"] == 2
-        assert [n["node_id"] for n in stored.spec["flow"]["nodes"]] == [
-            "research-discover", "research-local-sources", "research-external-research", "research"]
-        assert await migrate_stored_studio_workflows(engine) == 0
+        assert [n["node_id"] for n in stored.spec["flow"]["nodes"]] == MIGRATED_NODES
