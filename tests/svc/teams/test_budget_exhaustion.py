@@ -201,3 +201,39 @@ async def test_a_child_is_capped_by_what_its_parent_has_left(
     # tokens: role default 5000 capped at 50% of the parent's 600 left; steps: override 3 (parent unlimited);
     # tool calls: template 9 capped at 50% of the parent's 10.
     assert budget == {"max_tokens": 300, "max_steps": 3, "max_tool_calls": 5}
+
+
+async def test_a_parent_that_ends_during_the_spawn_caps_with_its_final_usage(
+    client: httpx.AsyncClient, engine: svc.Engine, fake_model: Any, write_policy: Callable[..., Path],
+    write_template: Callable[..., Path],
+) -> None:
+    write_policy({
+        "enabled": True, "child_budget_percent_of_parent_remaining": 50,
+        "spawn_edges": {"worker": {"behavior": "allow", "can_spawn": ["tester"]}},
+    })
+    write_template(WORKER)
+    hold = trio.Event()
+    fake_model.enqueue(Turn.reply("finished", usage=FakeUsage(300, 100), gate=hold))
+    parent = await spawn(client, prompt="work", budget_override={"max_tokens": 1000})
+    await wait_for_event(engine, "session.run.started", run_id=parent["runID"])
+    seq = engine.events.last_seq
+    child: dict[str, Any] = {}
+
+    async def spawn_child() -> None:
+        response = await client.post("/agent-team/spawn", json={
+            "role": "tester", "parentInstanceID": parent["instanceID"]})
+        child.update(response.json())
+
+    # Spawns are serialised; holding their lock parks the child's spawn after it
+    # has read its parent's record (still running, nothing charged yet), so the
+    # parent can end, with its final usage recorded, before the budget is resolved.
+    async with trio.open_nursery() as nursery, engine.teams._spawn_lock:
+        nursery.start_soon(spawn_child)
+        await wait_for_event(engine, "agent_team.spawn.requested", after_seq=seq,
+                             where=lambda e: e.properties["requestedRole"] == "tester")
+        hold.set()
+        assert (await end_of(engine, parent["instanceID"])).type == "agent_team.instance.completed"
+    assert child["ok"] is True, child
+    budget = (await client.get(f"/agent-team/instance/{child['instanceID']}")).json()["instance"]["budget"]
+    # The parent used 400 of its 1,000 tokens: the child gets 50% of the 600 left (not of a stale 1,000).
+    assert budget == {"max_tokens": 300}

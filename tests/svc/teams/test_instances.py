@@ -162,6 +162,8 @@ async def test_an_idle_instance_is_prompted_through_its_session_under_its_budget
     assert finished.properties["status"] == "cancelled"
     assert finished.properties["error"]["code"] == "BUDGET_EXHAUSTED"
     assert len(fake_model.requests) == 1
+    # The instance records its end once its run has recorded its own.
+    assert (await ended(engine, body["instanceID"])).type == "agent_team.instance.cancelled"
     instance = await instance_of(client, body["instanceID"])
     assert instance["runID"] == run_id and instance["status"] == "cancelled"
     assert instance["metadata"]["exhaustedBy"] == "max_steps"
