@@ -25,6 +25,7 @@ DEFAULT_MAX_HOPS = 100
 NodeKind = Literal["workflow", "wait", "terminal"]
 OnLimit = Literal["pause_for_review", "fail"]
 OrchestrationStatus = Literal["draft", "published", "archived"]
+ORCHESTRATION_STATUSES: tuple[str, ...] = ("draft", "published", "archived")
 TerminalOutcome = Literal["complete", "pause", "fail"]
 
 
@@ -293,6 +294,7 @@ def record_from_json(data: Mapping[str, Any]) -> Orchestration:
 
 __all__ = [
     "DEFAULT_MAX_HOPS",
+    "ORCHESTRATION_STATUSES",
     "ArtifactContract",
     "Edge",
     "EdgeApproval",

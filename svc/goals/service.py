@@ -42,7 +42,7 @@ from .errors import (
     OrchestrationNotFound,
 )
 from .events import STARTED, WAIT_CREATED, GoalEvent, GoalEventFeed, NewEvent, events_page_wire
-from .goal import Goal, RunLink
+from .goal import GOAL_STATUSES, Goal, RunLink
 from .ids import goal_id_for, root_run_id_for
 from .kernel import CompletionRequest, TransitionRequest
 from .legacy import LegacyReport, import_legacy_handoffs, legacy_handoffs, quarantine
@@ -334,6 +334,9 @@ class GoalService:
 
     async def list(self, caller: Caller, *, status: str | None = None, orchestration_id: str | None = None,
                    limit: int = 100) -> list[Goal]:
+        if status is not None and status not in GOAL_STATUSES:
+            raise InvalidGoalRequest(f"unknown goal status {status!r}; one of {', '.join(GOAL_STATUSES)}",
+                                     field="status")
         return await self.repo.goals(caller.tenant, status=status, orchestration_id=orchestration_id, limit=limit)
 
     async def view(self, caller: Caller, goal_id: str) -> dict[str, Any]:

@@ -33,7 +33,13 @@ from .errors import (
     OrchestrationInvalid,
     OrchestrationNotFound,
 )
-from .orchestration import GoalPolicy, Orchestration, SpecBody, normalize_metadata
+from .orchestration import (
+    ORCHESTRATION_STATUSES,
+    GoalPolicy,
+    Orchestration,
+    SpecBody,
+    normalize_metadata,
+)
 from .repository import GoalRepository, StoredOrchestration
 from .tenancy import Caller, owner_id_of
 from .validation import Report, validate_orchestration
@@ -186,6 +192,10 @@ class Orchestrations:
                 "latest_published": latest.spec.to_wire() if latest else None}
 
     async def list(self, caller: Caller, *, status: str | None, limit: int) -> list[dict[str, Any]]:
+        if status is not None and status not in ORCHESTRATION_STATUSES:
+            raise InvalidOrchestrationRequest(
+                f"unknown orchestration status {status!r}; one of {', '.join(ORCHESTRATION_STATUSES)}",
+                field="status")
         summaries = await self._repo.list_orchestrations(caller.tenant)
         if status == "published":
             summaries = [s for s in summaries if s["published_versions"]]

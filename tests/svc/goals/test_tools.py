@@ -9,6 +9,7 @@ import httpx
 import pytest
 
 import svc
+from svc.goals import Principal
 from svc.tools import PermissionRule, ToolContext
 from tests.svc.goals.specs import linear_spec
 from tests.svc.goals.support import PLAN, create_workflows, run_settled, step_reply
@@ -167,3 +168,46 @@ async def test_another_tenant_needs_a_verified_principal(engine: svc.Engine, ope
     outcome = await engine.dispatcher.dispatch("goal_get", {"goal_id": "goal-x"}, ctx)
     assert not outcome.ok and outcome.code == "goal_forbidden"
     assert outcome.error == "tools in a non-local tenant require a verified tenant principal"
+
+
+def verified(engine: svc.Engine, actor: str, *, org: str = "local", workspace: str = "local") -> ToolContext:
+    """A tool call made for a verified principal of a tenant (as a hosted front end would pass it)."""
+    tenant = {"org_id": org, "workspace_id": workspace}
+    return ToolContext(workspace=engine.workspace, source="http", engine=engine,
+                       metadata={"tenant_context": tenant, "principal": Principal(actor, verified=True)})
+
+
+async def test_tools_check_the_owner_and_the_tenant(operator: httpx.AsyncClient, engine: svc.Engine) -> None:
+    alice, bob = verified(engine, "alice"), verified(engine, "bob")
+    body = await pinned_spec(engine)
+    draft = await engine.dispatcher.dispatch("orchestration_create_draft", {**body, "idempotency_key": "d"}, alice)
+    assert draft.ok, draft.error
+    orchestration_id = draft.metadata["orchestration_id"]
+    assert draft.metadata["orchestration"]["metadata"]["created_by"] == "alice"
+    stolen = await engine.dispatcher.dispatch("orchestration_publish", {
+        "orchestration_id": orchestration_id, "idempotency_key": "p"}, bob)
+    assert not stolen.ok and stolen.code == "orchestration_forbidden"
+    published = await engine.dispatcher.dispatch("orchestration_publish", {
+        "orchestration_id": orchestration_id, "idempotency_key": "p"}, alice)
+    assert published.ok, published.error
+    started = await engine.dispatcher.dispatch("goal_start", {
+        "orchestration_id": orchestration_id, "objective": "alice's goal", "idempotency_key": "g"}, alice)
+    assert started.ok, started.error
+    goal_id = started.metadata["goal"]["goal_id"]
+    await run_settled(engine, started.metadata["root_run_id"])
+
+    # Bob sees the goal (visibility is the tenant's) but may not move or cancel it.
+    seen = await engine.dispatcher.dispatch("goal_get", {"goal_id": goal_id}, bob)
+    assert seen.ok and seen.metadata["goal"]["goal_id"] == goal_id
+    for tool, args in (("handoff_emit", {"goal_id": goal_id, "transition_key": "planned", "artifact": PLAN,
+                                         "idempotency_key": "h"}),
+                       ("goal_cancel", {"goal_id": goal_id, "idempotency_key": "c"})):
+        refused = await engine.dispatcher.dispatch(tool, args, bob)
+        assert not refused.ok and refused.code == "goal_forbidden", (tool, refused.error)
+    # Another tenant does not see it at all.
+    foreign = await engine.dispatcher.dispatch("goal_get", {"goal_id": goal_id},
+                                               verified(engine, "alice", org="acme", workspace="w1"))
+    assert not foreign.ok and foreign.code == "goal_not_found"
+    assert (await engine.goals.goal(svc.goals.LOCAL_CALLER, goal_id)).status == "active"
+    cancelled = await engine.dispatcher.dispatch("goal_cancel", {"goal_id": goal_id, "idempotency_key": "c"}, alice)
+    assert cancelled.ok and cancelled.metadata["outcome"] == "Applied"
