@@ -210,6 +210,24 @@ async def test_workflow_events_stream_reports_run_lifecycle(client: httpx.AsyncC
     assert all("id" in f for f in frames[1:])
 
 
+async def test_workflow_events_filter_by_run_and_resume_from_a_cursor(client: httpx.AsyncClient,
+                                                                     engine: svc.Engine, workspace: Path) -> None:
+    write_workflow(workspace, "demo.yaml", DEMO)
+    first = (await client.post("/workflows/demo/run", json={})).json()["run"]["run_id"]
+    await wait_run(engine, first, "workflow.run.completed")
+    second = (await client.post("/workflows/demo/run", json={})).json()["run"]["run_id"]
+    await wait_run(engine, second, "workflow.run.completed")
+    await engine.events.flush()
+    async with client.stream("GET", "/workflows/events", params={"runId": second},
+                             headers={"Last-Event-ID": "0"}) as response:
+        frames = await read_sse(response, 9)
+    events = [json.loads(f["data"]) for f in frames[1:]]
+    assert {e["properties"]["runID"] for e in events} == {second}
+    assert events[0]["type"] == "workflow.run.started" and events[-1]["type"] == "workflow.run.completed"
+    bad = await client.get("/workflows/events", headers={"Last-Event-ID": "later"})
+    assert bad.status_code == 400 and bad.json()["field"] == "Last-Event-ID"
+
+
 async def test_approval_gate_pauses_until_a_human_approves(client: httpx.AsyncClient, engine: svc.Engine,
                                                            workspace: Path) -> None:
     write_workflow(workspace, "gated.yaml", GATED)
