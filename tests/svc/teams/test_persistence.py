@@ -15,6 +15,9 @@ from tests.fakes.turns import FakeUsage, Turn
 from tests.helpers import wait_for_event
 from tests.svc.teams.conftest import WORKER
 
+ROLLUP_FIELDS = ("missionID", "instanceCount", "runningCount", "completedCount", "failedCount", "cancelledCount",
+                 "queuedCount", "tokenUsedTotal", "toolCallsUsedTotal", "stepsUsedTotal", "costUsedUsdTotal")
+
 
 def engine_for(settings: svc.Settings) -> Any:
     return svc.open_engine(settings, components=[TeamsComponent()])
@@ -53,6 +56,7 @@ async def test_the_team_survives_a_restart(
         fake_model.enqueue(Turn.reply("interrupted", gate=trio.Event()))
         busy = (await teams.spawn(SpawnRequest(role="worker", mission_id="m-1", prompt="long task"))).body
         await wait_for_event(engine, "session.run.started", run_id=busy["runID"])
+        await fake_model.wait_for_requests(2)  # the busy run has charged its first step
         before = {i.id: i for i in await teams.instances()}
         rollup_before = await teams.missions()
         approvals_before = (await teams.approvals())["spawnApprovals"]
@@ -71,6 +75,12 @@ async def test_the_team_survives_a_restart(
         rollup = (await teams.missions())[0]
         assert rollup["runningCount"] == 1 and rollup["failedCount"] == 1 and rollup["completedCount"] == 1
         assert rollup["queuedCount"] == 1 and rollup["tokenUsedTotal"] == rollup_before[0]["tokenUsedTotal"]
+        # Every rollup field of SPEC 2.5 survives. The interrupted instance moved from running to failed,
+        # and the step its run had charged was saved as the instance stopped with the engine.
+        moved = {**rollup_before[0], "runningCount": rollup_before[0]["runningCount"] - 1,
+                 "failedCount": rollup_before[0]["failedCount"] + 1,
+                 "stepsUsedTotal": rollup_before[0]["stepsUsedTotal"] + 1}
+        assert {k: rollup[k] for k in ROLLUP_FIELDS} == {k: moved[k] for k in ROLLUP_FIELDS}
 
         # The idle instance is supervised again: it can be cancelled, and the queued spawn approved.
         assert after[idle["instanceID"]].status == "running"
