@@ -207,6 +207,10 @@ class RoutineRun:
             return None
         return f"/event?sessionID={self.latest_session_id}&runID={self.run_id}"
 
+    def context_links(self) -> dict[str, str]:
+        """The run's context run is its own event timeline (``GET /runs/{run_id}/events``)."""
+        return {"contextRunID": self.run_id, "linked_context_run_id": self.run_id}
+
     def record_wire(self) -> dict[str, Any]:
         """The raw record (``/routines/runs``)."""
         return {
@@ -251,7 +255,7 @@ class RoutineRun:
             "requires_approval": self.requires_approval, "approval_reason": self.approval_reason,
             "denial_reason": self.denial_reason, "paused_reason": self.paused_reason, "detail": self.detail,
             "output_targets": self.output_targets, "artifacts": [dict(a) for a in self.artifacts],
-            "correlation_id": self.run_id, "active_session_ids": self.active_session_ids,
+            "correlation_id": self.run_id, **self.context_links(), "active_session_ids": self.active_session_ids,
             "latest_session_id": self.latest_session_id, "attach_event_stream": self.attach_event_stream(),
             "prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens,
             "total_tokens": self.total_tokens, "estimated_cost_usd": self.estimated_cost_usd,

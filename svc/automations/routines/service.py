@@ -326,7 +326,8 @@ class RoutineService:
         self._admit(runs)
         if runs[0].status == "blocked_policy":
             raise RoutinePolicyBlocked(routineID=routine_id, automationID=routine_id, runID=runs[0].run_id,
-                                       reason=runs[0].detail, run=runs[0].automation_wire())
+                                       reason=runs[0].detail, run=runs[0].automation_wire(),
+                                       **runs[0].context_links())
         return runs
 
     # ------------------------------------------------------------------ reading runs

@@ -169,6 +169,9 @@ class AutomationV2Run:
             "runtime_context": dict(self.context),
             "automation_snapshot": dict(self.snapshot),
             "workflow_definition_snapshot_hash": self.definition_hash,
+            # The run's context run is its own event timeline (``GET /runs/{run_id}/events``).
+            "contextRunID": self.run_id,
+            "linked_context_run_id": self.run_id,
             "detail": self.detail,
             "stop_reason": self.stop_reason,
             "prompt_tokens": self.usage.get("prompt_tokens", 0),

@@ -103,9 +103,10 @@ async def run_now(routine_id: str, dialect: str) -> Any:
     first = runs[0]
     if dialect == "automation":
         return {"ok": True, "status": first.status, "run": first.automation_wire(),
-                "runs": [r.automation_wire() for r in runs]}
+                "runs": [r.automation_wire() for r in runs], **first.context_links()}
     return {"ok": True, "status": first.status, "routineID": routine_id, "runID": first.run_id,
-            "runIDs": [r.run_id for r in runs], "runCount": len(runs), "firedAtMs": first.fired_at_ms}
+            "runIDs": [r.run_id for r in runs], "runCount": len(runs), "firedAtMs": first.fired_at_ms,
+            **first.context_links()}
 
 
 @_both("/<routine_id>/history", methods=["GET"])
@@ -152,40 +153,41 @@ async def get_run(run_id: str, dialect: str) -> Any:
 async def approve_run(run_id: str, dialect: str) -> Any:
     body = await object_body()
     run = await engine().automations.routines.approve(run_id, actor=_actor(), reason=_reason(body))
-    return {"ok": True, "run": _run_wire(run, dialect)}
+    return {"ok": True, "run": _run_wire(run, dialect), **run.context_links()}
 
 
 @_both("/runs/<run_id>/deny", methods=["POST"])
 async def deny_run(run_id: str, dialect: str) -> Any:
     body = await object_body()
     run = await engine().automations.routines.deny(run_id, actor=_actor(), reason=_reason(body))
-    return {"ok": True, "run": _run_wire(run, dialect)}
+    return {"ok": True, "run": _run_wire(run, dialect), **run.context_links()}
 
 
 @_both("/runs/<run_id>/pause", methods=["POST"])
 async def pause_run(run_id: str, dialect: str) -> Any:
     body = await object_body()
     run, cancelled = await engine().automations.routines.pause(run_id, actor=_actor(), reason=_reason(body))
-    return {"ok": True, "run": _run_wire(run, dialect), "cancelledSessionIDs": cancelled}
+    return {"ok": True, "run": _run_wire(run, dialect), "cancelledSessionIDs": cancelled, **run.context_links()}
 
 
 @_both("/runs/<run_id>/resume", methods=["POST"])
 async def resume_run(run_id: str, dialect: str) -> Any:
     body = await object_body()
     run = await engine().automations.routines.resume(run_id, actor=_actor(), reason=_reason(body))
-    return {"ok": True, "run": _run_wire(run, dialect)}
+    return {"ok": True, "run": _run_wire(run, dialect), **run.context_links()}
 
 
 @_both("/runs/<run_id>/artifacts", methods=["GET"])
 async def run_artifacts(run_id: str, dialect: str) -> Any:
     run = await engine().automations.routines.require_run(run_id)
-    return {"runID": run_id, "artifacts": [dict(a) for a in run.artifacts], "count": len(run.artifacts)}
+    return {"runID": run_id, "artifacts": [dict(a) for a in run.artifacts], "count": len(run.artifacts),
+            **run.context_links()}
 
 
 @_both("/runs/<run_id>/artifacts", methods=["POST"])
 async def add_run_artifact(run_id: str, dialect: str) -> Any:
     run, artifact = await engine().automations.routines.add_artifact(run_id, await json_body())
-    return {"ok": True, "run": _run_wire(run, dialect), "artifact": artifact}
+    return {"ok": True, "run": _run_wire(run, dialect), "artifact": artifact, **run.context_links()}
 
 
 # ---------------------------------------------------------------------- streams
@@ -308,7 +310,8 @@ async def run_v2_now(automation_id: str) -> Any:
         raise ValidationFailed("`trigger_reason` must be a string", field="trigger_reason")
     run = await engine().automations.v2.create_run(automation_id, trigger_type="manual",
                                                    trigger_reason=trigger_reason, context=context, dry_run=dry_run)
-    return {"ok": True, "dry_run": dry_run, "run": run.to_wire()}
+    return {"ok": True, "dry_run": dry_run, "run": run.to_wire(), "contextRunID": run.run_id,
+            "linked_context_run_id": run.run_id}
 
 
 @bp.get("/automations/v2/<automation_id>/runs")

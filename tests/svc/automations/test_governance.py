@@ -2,24 +2,28 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import httpx
 import pytest
+import trio
 
 import svc
 from svc.automations import Actor, GovernanceDenied, resolve_actor
+from svc.events import EventFilter, EventStream
 
-from .support import node, v2_spec
+from .support import node, replies_by_step, v2_spec
 
 AGENT = {"x-svc-agent-id": "planner-1"}
 
 
 @pytest.fixture
-def settings(make_settings: Callable[..., svc.Settings]) -> svc.Settings:
-    return make_settings(agent_automation_creation_daily_limit=3, agent_automation_active_cap=4,
-                         agent_automation_creation_review_threshold=0, agent_automation_depth_limit=2)
+def settings(model_settings: svc.Settings) -> svc.Settings:
+    return model_settings.model_copy(update={
+        "agent_automation_creation_daily_limit": 3, "agent_automation_active_cap": 4,
+        "agent_automation_creation_review_threshold": 0, "agent_automation_depth_limit": 2,
+        # Every token costs something, so the spend cap has something to count.
+        "token_cost_per_1k_usd": 10.0})
 
 
 def spec(name: str = "agent-made", **extra: Any) -> dict[str, Any]:
@@ -134,3 +138,39 @@ async def test_creation_can_be_disabled_for_agents(engine: svc.Engine) -> None:
         await engine.automations.create_v2(spec(), agent_id="planner-1")
     assert caught.value.code == "AUTOMATION_V2_CREATION_DISABLED" and caught.value.status == 403
     assert (await engine.automations.create_v2(spec())).creator_kind == "human"
+
+
+async def test_the_weekly_spend_cap(client: httpx.AsyncClient, engine: svc.Engine, fake_model: Any) -> None:
+    engine.settings = engine.settings.model_copy(update={"agent_automation_weekly_spend_cap_usd": 0.001})
+    fake_model.default = replies_by_step()
+    made = (await client.post("/automations/v2", json=spec(), headers=AGENT)).json()["automation"]
+    assert (await client.post("/automations/v2", json=spec("free so far"), headers=AGENT)).status_code == 200
+    run_id = (await client.post(f"/automations/v2/{made['automation_id']}/run_now", json={})).json()["run"]["run_id"]
+    with trio.fail_after(30), EventStream(engine.events, EventFilter(run_id=run_id, topic="automations/v2",
+                                                                     types={"run.completed"}), after_seq=0) as s:
+        await s.receive()
+    spent = (await engine.automations.get_v2_run(run_id)).usage["estimated_cost_usd"]
+    assert spent > 0.001
+    over = await client.post("/automations/v2", json=spec("one more"), headers=AGENT)
+    assert over.status_code == 429 and over.json()["code"] == "AUTOMATION_V2_AGENT_SPEND_CAP_EXCEEDED"
+    assert over.json()["capUsd"] == 0.001
+    # Other agents and humans are not charged for it; a human can lift the cap for a while.
+    assert (await client.post("/automations/v2", json=spec(), headers={"x-svc-agent-id": "other"})).status_code == 200
+    assert (await client.post("/automations/v2", json=spec("human"))).status_code == 200
+    await client.post("/automations/v2/governance/agents/planner-1/quota-override",
+                      json={"until_ms": 4_102_444_800_000})
+    assert (await client.post("/automations/v2", json=spec("one more"), headers=AGENT)).status_code == 200
+
+
+async def test_expired_automations_and_paused_agents(client: httpx.AsyncClient) -> None:
+    expired = (await client.post("/automations/v2", json=spec(metadata={"expires_at_ms": 1}),
+                                 headers=AGENT)).json()["automation"]["automation_id"]
+    late = await client.patch(f"/automations/v2/{expired}", json={"name": "still here"}, headers=AGENT)
+    assert late.status_code == 403 and late.json()["code"] == "AUTOMATION_V2_EXPIRED"
+    live = (await client.post("/automations/v2", json=spec(), headers=AGENT)).json()["automation"]["automation_id"]
+    await client.post("/automations/v2/governance/agents/planner-1/pause", json={"reason": "audit"})
+    frozen = await client.delete(f"/automations/v2/{live}", headers=AGENT)
+    assert frozen.status_code == 403 and frozen.json()["code"] == "AUTOMATION_V2_LIFECYCLE_PAUSED"
+    # Humans bypass both.
+    assert (await client.patch(f"/automations/v2/{expired}", json={"name": "renewed"})).status_code == 200
+    assert (await client.delete(f"/automations/v2/{live}")).status_code == 200

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import httpx
+import trio
+import yaml
 
 import svc
 from svc.automations.missions import Mission, MissionEvent, WorkItem, reduce
+from tests.fakes.turns import Turn
 from tests.helpers import wait_for_event
 
 
@@ -114,3 +118,49 @@ async def test_mission_event_errors(client: httpx.AsyncClient) -> None:
                                    json={"event": {"type": "run_started", "mission_id": mission_id}})
     assert incomplete.status_code == 400 and incomplete.json()["field"] == "event.work_item_id"
     assert (await client.post("/mission", json={"title": "t"})).json()["field"] == "goal"
+
+
+def write_yaml(path: Path, content: dict[str, Any]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(yaml.safe_dump(content, sort_keys=False), encoding="utf-8")
+
+
+async def test_the_bridge_spawns_and_cancels_team_instances(client: httpx.AsyncClient, engine: svc.Engine,
+                                                            fake_model: Any, workspace: Path) -> None:
+    team = workspace / ".svc" / "agent-team"
+    write_yaml(team / "spawn-policy.yaml", {
+        "enabled": True, "spawn_edges": {"orchestrator": {"behavior": "allow", "can_spawn": ["worker"]}}})
+    write_yaml(team / "templates" / "worker-basic.yaml", {
+        "templateID": "worker-basic", "role": "worker", "display_name": "Worker",
+        "capabilities": {"tool_allowlist": ["read"], "fs_scopes": {"read": ["."], "write": []}}})
+    # The instances' model turns are held, so both are still running when the mission is canceled.
+    hold = trio.Event()
+    fake_model.default = lambda request: Turn.reply("working", gate=hold)
+    mission_id = (await client.post("/mission", json={"title": "Ship", "goal": "release", "work_items": [
+        {"work_item_id": "w-1", "title": "Build", "assigned_agent": "worker"},
+        {"work_item_id": "w-2", "title": "Build more", "assigned_agent": "worker"},
+        {"work_item_id": "w-3", "title": "Think"},
+    ]})).json()["mission"]["mission_id"]
+
+    started = (await client.post(f"/mission/{mission_id}/event",
+                                 json={"event": {"type": "mission_started", "mission_id": mission_id}})).json()
+    spawns = started["orchestratorSpawns"]
+    assert [(row["workItemID"], row["ok"], row["status"]) for row in spawns] == [
+        ("w-1", True, "running"), ("w-2", True, "running")]
+    assert all(row["instanceID"] and row["sessionID"] for row in spawns)
+    assert started["orchestratorCancellations"] == {"triggered": False, "cancelledInstances": 0}
+    instances = (await client.get("/agent-team/instances", params={"missionID": mission_id})).json()["instances"]
+    assert sorted(i["instanceID"] for i in instances) == sorted(row["instanceID"] for row in spawns)
+
+    paused = (await client.post(f"/mission/{mission_id}/event", json={"event": {
+        "type": "mission_paused", "mission_id": mission_id, "reason": "lunch"}})).json()
+    assert paused["orchestratorSpawns"] == [] and paused["orchestratorCancellations"]["triggered"] is False
+
+    canceled = (await client.post(f"/mission/{mission_id}/event", json={"event": {
+        "type": "mission_canceled", "mission_id": mission_id, "reason": "descoped"}})).json()
+    assert canceled["orchestratorSpawns"] == []
+    assert canceled["orchestratorCancellations"] == {"triggered": True, "reason": "descoped",
+                                                     "cancelledInstances": 2}
+    after = (await client.get("/agent-team/instances", params={"missionID": mission_id})).json()["instances"]
+    assert {i["status"] for i in after} == {"cancelled"}
+    hold.set()

@@ -9,6 +9,7 @@ from typing import Any
 import httpx
 import pytest
 import trio
+import trio.testing
 
 import svc
 from svc.events import EventFilter, EventStream
@@ -382,3 +383,85 @@ async def test_the_routines_event_stream_uses_routine_names(client: httpx.AsyncC
     assert payloads[0]["stream"] == "routines"
     assert [p["type"] for p in payloads[1:]] == ["routine.created", "routine.run.created", "routine.blocked"]
     assert payloads[3]["properties"]["status"] == "blocked_policy"
+
+
+async def test_the_automations_event_stream_reports_failures_and_keeps_alive(
+    client: httpx.AsyncClient, engine: svc.Engine, fake_model: Any, mock_clock: trio.testing.MockClock,
+) -> None:
+    await client.post("/routines", json=routine_body(routine_id="broken"))
+    fake_model.enqueue(Turn.failure(400, "the model refused"))
+    blocks: list[str] = []
+    arrived = trio.Event()
+
+    async def next_block(count: int) -> str:
+        nonlocal arrived
+        while len(blocks) < count:
+            await arrived.wait()
+            arrived = trio.Event()
+        return blocks[count - 1]
+
+    async with client.stream("GET", "/automations/events", params={"routine_id": "broken"},
+                             timeout=None) as response:
+
+        async def pump() -> None:
+            buffer = ""
+            async for chunk in response.aiter_text():
+                buffer += chunk
+                while "\n\n" in buffer:
+                    block, buffer = buffer.split("\n\n", 1)
+                    blocks.append(block)
+                    arrived.set()
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(pump)
+            with trio.fail_after(30):
+                ready = json.loads((await next_block(1)).removeprefix("data: "))
+                assert ready["status"] == "ready" and ready["stream"] == "automations"
+                # Ten silent seconds (on trio's clock) bring a keep-alive comment.
+                await trio.testing.wait_all_tasks_blocked()
+                mock_clock.jump(10)
+                assert await next_block(2) == ": keep-alive"
+
+                run_id = (await client.post("/routines/broken/run_now", json={})).json()["runID"]
+                failed = None
+                count = 2
+                while failed is None:
+                    count += 1
+                    block = await next_block(count)
+                    data = "".join(line.removeprefix("data: ") for line in block.splitlines()
+                                   if line.startswith("data: "))
+                    if data and json.loads(data)["type"] == "run.failed":
+                        failed = json.loads(data)
+            nursery.cancel_scope.cancel()
+    assert failed["properties"]["runID"] == run_id and failed["properties"]["routineID"] == "broken"
+    assert failed["properties"]["status"] == "failed" and "the model refused" in failed["properties"]["reason"]
+    assert (await engine.automations.routines.get_run(run_id)).status == "failed"
+
+
+async def test_routine_route_shapes(client: httpx.AsyncClient, engine: svc.Engine, fake_model: Any) -> None:
+    await client.post("/automations", json=routine_body(requires_approval=True))
+    started = (await client.post("/automations/digest/run_now", json={})).json()
+    run_id = started["run"]["run_id"]
+    assert "runID" not in started and started["status"] == "pending_approval"
+    # A run's context run is its own event timeline.
+    assert started["contextRunID"] == started["linked_context_run_id"] == run_id
+    assert started["run"]["contextRunID"] == run_id
+    approved = (await client.post(f"/automations/runs/{run_id}/approve", json={})).json()
+    assert approved["contextRunID"] == run_id and approved["run"]["approval_reason"] == "approved by operator"
+    await settle(engine, run_id)
+    timeline = (await client.get(f"/runs/{started['contextRunID']}/events")).json()
+    kinds = [e["event_type"] for e in timeline["events"]]
+    assert kinds[0] == "run.started" and "approval.required" in kinds and kinds[-1] == "run.completed"
+    artifacts = (await client.get(f"/automations/runs/{run_id}/artifacts")).json()
+    assert artifacts == {"runID": run_id, "artifacts": [], "count": 0, "contextRunID": run_id,
+                         "linked_context_run_id": run_id}
+    as_routine = (await client.post("/routines/digest/run_now", json={})).json()
+    assert as_routine["contextRunID"] == as_routine["runID"]
+    await client.post(f"/routines/runs/{as_routine['runID']}/deny", json={"reason": "not today"})
+
+    deleted = (await client.delete("/automations/digest")).json()
+    assert deleted["ok"] is True and deleted["automation"]["automation_id"] == "digest"
+    assert (await client.get("/automations")).json() == {"automations": [], "count": 0}
+    gone = await client.delete("/automations/digest")
+    assert gone.status_code == 404 and gone.json()["code"] == "AUTOMATION_NOT_FOUND"
+    assert (await client.get("/routines/digest/history")).json()["code"] == "ROUTINE_NOT_FOUND"
