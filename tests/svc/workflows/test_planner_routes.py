@@ -9,9 +9,11 @@ from typing import Any
 
 import httpx
 import pytest
+import trio
 
 import svc
 from svc.events import EventFilter
+from svc.workflows import PlanRequest, planner_of
 from tests.fakes.turns import Turn
 from tests.helpers import wait_for_event
 
@@ -31,8 +33,8 @@ PLAN = {
 }
 
 
-def build(plan: dict[str, Any] = PLAN, text: str = "Here is a two-step digest workflow.") -> Turn:
-    return Turn.reply(json.dumps({"action": "build", "assistant_text": text, "plan": plan}))
+def build(plan: dict[str, Any] = PLAN, text: str = "Here is a two-step digest workflow.", **turn: Any) -> Turn:
+    return Turn.reply(json.dumps({"action": "build", "assistant_text": text, "plan": plan}), **turn)
 
 
 @pytest.fixture
@@ -108,6 +110,21 @@ async def test_a_provider_failure_falls_back_too(client: httpx.AsyncClient, fake
     body = (await client.post("/workflow-plans/preview", json={"prompt": "Tidy the docs folder"})).json()
     assert body["planner_diagnostics"]["fallback_reason"] == "provider_error"
     assert "sk-test-key" not in json.dumps(body)
+
+
+async def test_a_model_that_does_not_answer_in_time_falls_back(model_settings: svc.Settings, fake_model: Any,
+                                                               autojump_clock: Any) -> None:
+    settings = model_settings.model_copy(update={"workflow_planner_timeout_ms": 30_000})
+    held = trio.Event()
+    fake_model.enqueue(build(gate=held))
+    async with svc.open_engine(settings) as engine:
+        before = trio.current_time()
+        body = await planner_of(engine).preview(PlanRequest(prompt="Tidy the docs folder"))
+        waited = trio.current_time() - before
+        held.set()
+    assert body["planner_diagnostics"]["fallback_reason"] == "planner_timeout"
+    assert [s["step_id"] for s in body["plan"]["steps"]] == ["execute_goal"]
+    assert 30 <= waited < 31
 
 
 async def test_clarify_returns_the_question(client: httpx.AsyncClient, engine: svc.Engine,
