@@ -24,6 +24,7 @@ from .plan_package import (
     package_issues,
     replay_report,
     scope_snapshot,
+    shape_issues,
 )
 from .plans import PLANNER_VERSION, InputRef, PlanStep, WorkflowPlan, clip, normalize_prompt, slug
 from .schedule import manual_schedule, normalize_schedule
@@ -54,6 +55,8 @@ def validate_bundle(bundle: Any) -> dict[str, Any]:
     snapshot = bundle.get("scope_snapshot")
     if not isinstance(snapshot, Mapping):
         block("missing_scope_snapshot", "scope_snapshot", "imported bundles must include their scope snapshot")
+    elif shape_issues(plan):
+        pass  # a malformed package cannot be compared; package_issues below reports why
     elif canonical_json(snapshot) != canonical_json(scope_snapshot(plan)):
         block("scope_snapshot_mismatch", "scope_snapshot",
               "the scope snapshot does not match the plan package: scope metadata was altered")

@@ -125,11 +125,80 @@ def _issue(code: str, path: str, message: str, *, blocking: bool) -> Issue:
             "blocking": blocking}
 
 
+def _bad_shape(path: str, message: str) -> Issue:
+    return _issue("invalid_shape", path, message, blocking=True)
+
+
+def _string_list_issues(value: Any, path: str, *, objects_with: str | None = None) -> list[Issue]:
+    """``value`` must be absent or an array of strings (or of objects with a string ``objects_with``)."""
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        return [_bad_shape(path, f"`{path}` must be an array")]
+    for index, item in enumerate(value):
+        if isinstance(item, str):
+            continue
+        if objects_with is not None and isinstance(item, Mapping) and isinstance(item.get(objects_with), str):
+            continue
+        return [_bad_shape(f"{path}[{index}]", f"`{path}[{index}]` must be a string")]
+    return []
+
+
+def _object_list_issues(value: Any, path: str, string_fields: tuple[str, ...]) -> list[Issue]:
+    """``value`` must be absent or an array of objects whose ``string_fields`` are strings when present."""
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        return [_bad_shape(path, f"`{path}` must be an array")]
+    for index, item in enumerate(value):
+        if not isinstance(item, Mapping):
+            return [_bad_shape(f"{path}[{index}]", f"`{path}[{index}]` must be an object")]
+        for name in string_fields:
+            if item.get(name) is not None and not isinstance(item.get(name), str):
+                return [_bad_shape(f"{path}[{index}].{name}", f"`{path}[{index}].{name}` must be a string")]
+    return []
+
+
+def shape_issues(package: Mapping[str, Any]) -> list[Issue]:
+    """Fields of the wrong JSON type (blocking): checked before anything else reads a package from outside."""
+    issues = [
+        *_object_list_issues(package.get("connector_bindings"), "connector_bindings",
+                             ("binding_id", "capability", "status")),
+        *_object_list_issues(package.get("connector_intents"), "connector_intents", ("capability",)),
+        *_object_list_issues(package.get("credential_envelopes"), "credential_envelopes", ("routine_id",)),
+    ]
+    for name in ("mission", "owner", "metadata", "output_roots"):
+        if package.get(name) is not None and not isinstance(package.get(name), Mapping):
+            issues.append(_bad_shape(name, f"`{name}` must be an object"))
+    routines = package.get("routine_graph")
+    if routines is not None and not isinstance(routines, list):
+        return [*issues, _bad_shape("routine_graph", "`routine_graph` must be an array")]
+    for r_index, routine in enumerate(routines or ()):
+        path = f"routine_graph[{r_index}]"
+        if not isinstance(routine, Mapping):
+            issues.append(_bad_shape(path, f"`{path}` must be an object"))
+            continue
+        issues.extend(_string_list_issues(routine.get("dependencies"), f"{path}.dependencies",
+                                          objects_with="routine_id"))
+        steps = routine.get("steps")
+        issues.extend(_object_list_issues(steps, f"{path}.steps", ("step_id", "kind", "agent_role")))
+        for s_index, step in enumerate(steps if isinstance(steps, list) else ()):
+            if not isinstance(step, Mapping):
+                continue
+            step_path = f"{path}.steps[{s_index}]"
+            issues.extend(_string_list_issues(step.get("dependencies"), f"{step_path}.dependencies"))
+            issues.extend(_object_list_issues(step.get("input_refs"), f"{step_path}.input_refs",
+                                              ("from_step_id", "alias")))
+    return issues
+
+
 def package_issues(package: Any) -> list[Issue]:
     """Structural problems of a package (ours or imported), each blocking or a warning."""
     if not isinstance(package, Mapping):
         return [_issue("invalid_package", "plan", "the plan package must be an object", blocking=True)]
-    issues: list[Issue] = []
+    issues: list[Issue] = shape_issues(package)
+    if issues:
+        return issues
     if not isinstance(package.get("plan_id"), str) or not package["plan_id"].strip():
         issues.append(_issue("missing_plan_id", "plan_id", "the package needs a plan_id", blocking=True))
     if package.get("lifecycle_state") not in LIFECYCLE_STATES:
@@ -346,5 +415,6 @@ __all__ = [
     "package_issues",
     "replay_report",
     "scope_snapshot",
+    "shape_issues",
     "validate_package",
 ]

@@ -265,6 +265,11 @@ async def test_import_preview_then_import_stages_the_schedule(client: httpx.Asyn
     refused = await client.post("/workflow-plans/import/preview", json={"bundle": tampered})
     assert refused.status_code == 400 and refused.json()["code"] == "WORKFLOW_PLAN_IMPORT_INCOMPATIBLE"
     assert refused.json()["import_validation"]["compatible"] is False
+    malformed = copy.deepcopy(bundle)
+    malformed["plan"]["routine_graph"][0]["steps"] = 5
+    refused = await client.post("/workflow-plans/import", json={"bundle": malformed})
+    assert refused.status_code == 400 and refused.json()["field"] == "bundle.plan.routine_graph[0].steps"
+    assert refused.json()["import_validation"]["compatible"] is False
 
     imported = (await client.post("/workflow-plans/import", json={"bundle": bundle, "project_slug": "team",
                                                                   "title": "Imported digest"})).json()

@@ -127,6 +127,27 @@ def test_tampered_or_live_bundles_are_incompatible() -> None:
     assert [i["code"] for i in validate_bundle(cyclic)["issues"]] == ["step_cycle"]
 
 
+@pytest.mark.parametrize(("change", "path"), [
+    (lambda p: p.update(routine_graph=5), "plan.routine_graph"),
+    (lambda p: p["routine_graph"].append(5), "plan.routine_graph[1]"),
+    (lambda p: p["routine_graph"][0].update(steps={"a": 1}), "plan.routine_graph[0].steps"),
+    (lambda p: p["routine_graph"][0]["steps"][1].update(dependencies=[["collect_issues"]]),
+     "plan.routine_graph[0].steps[1].dependencies[0]"),
+    (lambda p: p["routine_graph"][0]["steps"][1].update(input_refs="collect_issues"),
+     "plan.routine_graph[0].steps[1].input_refs"),
+    (lambda p: p["routine_graph"][0].update(dependencies=[{"x": 1}]), "plan.routine_graph[0].dependencies[0]"),
+    (lambda p: p.update(connector_bindings=[{"binding_id": ["github"]}]), "plan.connector_bindings[0].binding_id"),
+    (lambda p: p.update(connector_intents=[{"capability": {}}]), "plan.connector_intents[0].capability"),
+    (lambda p: p.update(mission="digest"), "plan.mission"),
+])
+def test_bundles_with_fields_of_the_wrong_type_are_incompatible(change: Any, path: str) -> None:
+    bundle = export_bundle(compile_package(plan(), revision=1))
+    change(bundle["plan"])
+    report = validate_bundle(bundle)
+    assert report["compatible"] is False
+    assert [(i["code"], i["path"]) for i in report["issues"]] == [("invalid_shape", path)]
+
+
 def test_import_sanitizes_the_package_and_stages_the_schedule() -> None:
     bundle = export_bundle(compile_package(plan(), revision=3))
     preview = preview_import(bundle, workspace_root="/other/ws", creator_id="ana")
