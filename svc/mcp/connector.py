@@ -38,7 +38,7 @@ from ..tools import Tool, ToolRegistry, ToolResult
 from .arguments import repair_arguments
 from .auth import AuthChallenge, AuthLedger, find_challenge, pending_text, required_text
 from .client import BadResponse, LinkError, LinkLost, McpLink, RpcError, SessionExpired, run_link
-from .endpoint import resolve_headers
+from .endpoint import header_values, resolve_headers, scrub_values
 from .errors import (
     McpCallFailed,
     McpCallTimeout,
@@ -342,10 +342,11 @@ class ConnectorActor(Actor):
         d.pending.resolve(ConnectOutcome(count=count, discovered=len(cache), changed=changed))
 
     async def _discovery_failed(self, d: _Discovery, error: BaseException) -> None:
-        message = str(error) or type(error).__name__
+        message = self._scrub(str(error) or type(error).__name__)
         challenge: AuthChallenge | None = None
         if isinstance(error, RpcError):
-            challenge = find_challenge(self.server, error.to_wire(), now_ms=self.s.clock.now_ms(), failed=True)
+            challenge = self._scrubbed(
+                find_challenge(self.server, error.to_wire(), now_ms=self.s.clock.now_ms(), failed=True))
             if challenge is not None:
                 message = f"MCP server '{self.server}' requires authorization: {challenge.message}"
         if d.opened is not None and d.opened is not self.link:
@@ -499,22 +500,25 @@ class ConnectorActor(Actor):
                 link = await self._renew(link)
                 raw = await link.call_tool(tool.tool_name, arguments)
         except (LinkLost, SessionExpired) as exc:
-            raise McpConnectionLost(f"the connection to MCP server `{self.server}` was lost: {exc}",
-                                    name=self.server, tool=tool.tool_id) from None
+            raise McpConnectionLost(
+                self._scrub(f"the connection to MCP server `{self.server}` was lost: {exc}"),
+                name=self.server, tool=tool.tool_id) from None
         except RpcError as exc:
-            challenge = find_challenge(tool.tool_name, exc.to_wire(), now_ms=self.s.clock.now_ms(), failed=True)
+            challenge = self._scrubbed(
+                find_challenge(tool.tool_name, exc.to_wire(), now_ms=self.s.clock.now_ms(), failed=True))
             if challenge is not None:
                 return await self._challenged(tool, challenge, message.caller)
-            raise McpCallFailed(f"MCP server `{self.server}` refused `{tool.tool_name}`: {exc.message}",
+            raise McpCallFailed(self._scrub(f"MCP server `{self.server}` refused `{tool.tool_name}`: {exc.message}"),
                                 name=self.server, tool=tool.tool_id, rpcCode=exc.code) from None
         except BadResponse as exc:
-            raise McpCallFailed(f"MCP server `{self.server}` answered `{tool.tool_name}` badly: {exc}",
+            raise McpCallFailed(self._scrub(f"MCP server `{self.server}` answered `{tool.tool_name}` badly: {exc}"),
                                 name=self.server, tool=tool.tool_id) from None
-        challenge = find_challenge(tool.tool_name, raw, now_ms=self.s.clock.now_ms(), failed=bool(raw.get("isError")))
+        challenge = self._scrubbed(
+            find_challenge(tool.tool_name, raw, now_ms=self.s.clock.now_ms(), failed=bool(raw.get("isError"))))
         if challenge is not None:
             return await self._challenged(tool, challenge, message.caller)
         await self._authorized(tool)
-        return to_tool_result(self.server, tool.tool_name, raw, tool_id=tool.tool_id)
+        return to_tool_result(self.server, tool.tool_name, raw, tool_id=tool.tool_id, scrub=self._scrub)
 
     async def _ready_link(self) -> McpLink:
         """The live session, connecting (or joining a connect in flight) when there is none."""
@@ -541,6 +545,16 @@ class ConnectorActor(Actor):
             self.state = attrs.evolve(self.state, mcp_session_id=None)
             self._publish()
         return await self._ready_link()
+
+    # ------------------------------------------------------------------ secrets
+    def _scrub(self, text: str) -> str:
+        """Server-supplied error text without this connector's header values (a server may echo them)."""
+        return scrub_values(text, header_values(self.config.headers, self.s.environ()))
+
+    def _scrubbed(self, challenge: AuthChallenge | None) -> AuthChallenge | None:
+        if challenge is None:
+            return None
+        return attrs.evolve(challenge, message=self._scrub(challenge.message))
 
     # ------------------------------------------------------------------ authorization
     async def _challenged(self, tool: CachedTool, challenge: AuthChallenge, caller: Caller) -> ToolResult:

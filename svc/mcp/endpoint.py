@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from urllib.parse import parse_qsl, urlsplit
 
 from ..errors import ValidationFailed
-from ..logs import is_secret_name, register_secret
+from ..logs import REDACTED, is_secret_name, register_secret
 from .errors import McpStdioTransportDenied
 
 MAX_NAME = 64
@@ -113,4 +113,36 @@ def resolve_headers(headers: Mapping[str, str], environ: Mapping[str, str]) -> d
     return resolved
 
 
-__all__ = ["MAX_NAME", "check_headers", "check_name", "check_transport", "resolve_headers"]
+def header_values(headers: Mapping[str, str], environ: Mapping[str, str]) -> tuple[str, ...]:
+    """Every value these headers may send (references resolved where set, ``Bearer`` tokens
+    alone too), longest first: what :func:`scrub_values` removes from server-supplied text."""
+    values: set[str] = set()
+    for value in headers.values():
+        text = _ENV_REF.sub(lambda m: environ.get(m.group(1)) or "", value)
+        for candidate in (value, text, text.split(" ", 1)[1] if " " in text else ""):
+            if len(candidate.strip()) >= 4:
+                values.add(candidate.strip())
+    return tuple(sorted(values, key=len, reverse=True))
+
+
+def scrub_values(text: str, values: tuple[str, ...]) -> str:
+    """``text`` with each of ``values`` replaced by ``[REDACTED]``.
+
+    A server may echo a credential back in an error ("invalid token sk-..."); such
+    text becomes a connector's ``last_error``, an event or an HTTP answer.
+    """
+    for value in values:
+        if value in text:
+            text = text.replace(value, REDACTED)
+    return text
+
+
+__all__ = [
+    "MAX_NAME",
+    "check_headers",
+    "check_name",
+    "check_transport",
+    "header_values",
+    "resolve_headers",
+    "scrub_values",
+]

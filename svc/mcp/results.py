@@ -11,7 +11,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from ..tools import ToolResult
@@ -50,8 +50,14 @@ def _render_item(item: Any) -> str:
     return _json(item)
 
 
-def to_tool_result(server: str, tool: str, result: Mapping[str, Any], *, tool_id: str) -> ToolResult:
-    """The engine's result for a successful (non-``isError``) call; raises McpToolError otherwise."""
+def to_tool_result(
+    server: str, tool: str, result: Mapping[str, Any], *, tool_id: str, scrub: Callable[[str], str] = str
+) -> ToolResult:
+    """The engine's result for a successful (non-``isError``) call; raises McpToolError otherwise.
+
+    ``scrub`` cleans the error text of an ``isError`` result (the connector removes
+    its own header values, which a server may echo back in an error).
+    """
     output = render_content(result)
     metadata: dict[str, Any] = {
         "server": server,
@@ -62,8 +68,11 @@ def to_tool_result(server: str, tool: str, result: Mapping[str, Any], *, tool_id
     if result.get("structuredContent") is not None:
         metadata["structuredContent"] = result["structuredContent"]
     if result.get("isError"):
-        raise McpToolError(output or f"MCP tool `{tool_id}` reported an error", tool=tool_id,
-                           server=server, structuredContent=result.get("structuredContent"))
+        structured = result.get("structuredContent")
+        if structured is not None:
+            structured = json.loads(scrub(json.dumps(structured)))
+        raise McpToolError(scrub(output) or f"MCP tool `{tool_id}` reported an error", tool=tool_id,
+                           server=server, structuredContent=structured)
     return ToolResult(output, metadata)
 
 

@@ -23,7 +23,10 @@ The builders:
 * :func:`strict_server`: schemas with ``required`` names and
   ``additionalProperties: false``; tools echo the arguments they received;
 * :func:`auth_server`: tools that answer with an authorization-URL challenge
-  (in a tool result or a JSON-RPC error) until the test calls ``authorize()``.
+  (in a tool result or a JSON-RPC error) until the test calls ``authorize()``;
+  with ``guard_listing`` even ``tools/list`` is challenged (a discovery-time gate);
+* :class:`EchoingServer`: a careless server quoting the credential it received
+  in its errors (the engine must not pass it on).
 """
 
 from __future__ import annotations
@@ -434,11 +437,49 @@ def auth_server(*, guard_listing: bool = False) -> AuthServer:
     return AuthServer(guard_listing=guard_listing)
 
 
+class EchoingServer:
+    """A careless server that quotes the ``Authorization`` header it received in its errors."""
+
+    def __init__(self) -> None:
+        self.reject_listing = False
+        """When set, ``tools/list`` fails with a JSON-RPC error quoting the header."""
+        self.server = self._build()
+
+    def _build(self) -> Server[Any]:
+        tools = [
+            types.Tool(name="whoami", description="Fails with an isError result quoting the credential",
+                       input_schema={"type": "object", "properties": {}}),
+            types.Tool(name="check", description="Fails with a JSON-RPC error quoting the credential",
+                       input_schema={"type": "object", "properties": {}}),
+        ]
+
+        def credential(ctx: Any) -> str:
+            request = getattr(ctx, "request", None)
+            return request.headers.get("authorization", "") if request is not None else ""
+
+        async def list_tools(ctx: Any, params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
+            if self.reject_listing:
+                raise MCPError(-32000, f"credentials {credential(ctx)} are revoked")
+            return types.ListToolsResult(tools=tools)
+
+        async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
+            if params.name == "check":
+                raise MCPError(-32000, f"invalid credentials: {credential(ctx)}")
+            return types.CallToolResult(
+                content=[types.TextContent(type="text", text=f"token rejected: {credential(ctx)}")],
+                structured_content={"sent": credential(ctx)},
+                is_error=True,
+            )
+
+        return Server("echoing", on_list_tools=list_tools, on_call_tool=call_tool)
+
+
 __all__ = [
     "AUTH_URL",
     "PATH",
     "STRICT_TASK_SCHEMA",
     "AuthServer",
+    "EchoingServer",
     "FakeMcpServer",
     "Forecast",
     "Gate",

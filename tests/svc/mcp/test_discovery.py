@@ -104,3 +104,35 @@ async def test_a_challenge_while_connecting_is_reported_with_the_authorization_u
         assert (await connect(client, "gw"))["ok"] is True
         assert (await client.get("/mcp")).json()["gw"]["last_auth_challenge"] is None
         await client.post("/mcp/gw/disconnect")
+
+
+async def test_a_refresh_over_an_expired_session_opens_one_new_session(
+    workbench: FakeMcpServer, client: httpx.AsyncClient, engine: svc.Engine
+) -> None:
+    await add_server(client, "bench", workbench.url)
+    await connect(client, "bench")
+    old_session = engine.mcp.get("bench").state.mcp_session_id
+    workbench.expire_sessions()
+    refreshed = (await client.post("/mcp/bench/refresh")).json()
+    assert refreshed["ok"] is True and refreshed["count"] == 7
+    listings = workbench.posts("tools/list")
+    assert [(r.session_id == old_session, r.status) for r in listings[-2:]] == [(True, 404), (False, 200)]
+    assert workbench.rpc_methods()[-4:] == ["tools/list", "initialize", "notifications/initialized", "tools/list"]
+    new_session = engine.mcp.get("bench").state.mcp_session_id
+    assert workbench.sessions_opened == 2 and new_session not in (None, old_session)
+    assert listings[-1].session_id == new_session
+    assert [r for r in workbench.requests if r.method == "DELETE"] == []
+
+
+async def test_the_protocol_version_and_session_id_go_with_every_call(
+    workbench: FakeMcpServer, engine: svc.Engine
+) -> None:
+    from .conftest import connected_engine_server
+
+    await connected_engine_server(engine, "bench", workbench.url)
+    await engine.mcp.call("bench", "echo", {"text": "x"})
+    call = workbench.posts("tools/call")[0]
+    state = engine.mcp.get("bench").state
+    assert call.session_id == state.mcp_session_id
+    assert call.headers["mcp-protocol-version"] == state.protocol_version
+    assert "text/event-stream" in call.headers["accept"] and "application/json" in call.headers["accept"]

@@ -76,3 +76,34 @@ async def test_an_unset_environment_reference_fails_the_connect_naming_the_heade
     outcome = await connect(client, "bench")
     assert outcome["ok"] is False and "X-Key" in outcome["error"] and "NOT_SET_ANYWHERE" in outcome["error"]
     assert workbench.requests == []
+
+
+async def test_a_credential_echoed_back_by_the_server_is_redacted_from_errors(
+    log_lines: io.StringIO, client: httpx.AsyncClient, engine: svc.Engine
+) -> None:
+    from svc.mcp import McpCallFailed, McpToolError
+    from tests.fakes.mcp_servers import EchoingServer, open_mcp_server
+
+    careless = EchoingServer()
+    async with open_mcp_server(careless.server) as server:
+        await add_server(client, "echo", server.url, headers={"Authorization": "Bearer sk-header-secret-123"})
+        assert (await connect(client, "echo"))["ok"] is True
+        with pytest.raises(McpToolError) as tool_error:
+            await engine.mcp.call("echo", "whoami", {})
+        assert tool_error.value.message == "token rejected: [REDACTED]"
+        assert tool_error.value.extra["structuredContent"] == {"sent": "[REDACTED]"}
+        with pytest.raises(McpCallFailed) as rpc_error:
+            await engine.mcp.call("echo", "check", {})
+        assert rpc_error.value.message.endswith("invalid credentials: [REDACTED]")
+
+        careless.reject_listing = True
+        refreshed = await client.post("/mcp/echo/refresh")
+        assert refreshed.status_code == 502 and refreshed.json()["error"] == "credentials [REDACTED] are revoked"
+        shown = [refreshed.text, (await client.get("/mcp")).text]
+        await client.post("/mcp/echo/disconnect")
+    assert server.requests[0].headers["authorization"] == "Bearer sk-header-secret-123"
+    await engine.events.flush()
+    published = [e.data.decode() for e in await engine.events.replay(limit=100_000)]
+    for secret in SECRETS[:2]:
+        for text in (*shown, *published, log_lines.getvalue()):
+            assert secret not in text
