@@ -89,10 +89,12 @@ class DefinitionError(Exception):
 # ---------------------------------------------------------------- YAML with lines
 class _Map(dict[str, Any]):
     line: int | None = None
+    key_lines: dict[str, int]
 
 
 class _Seq(list[Any]):
     line: int | None = None
+    item_lines: list[int]
 
 
 class _LineLoader(yaml.SafeLoader):
@@ -103,6 +105,7 @@ def _construct_mapping(loader: _LineLoader, node: yaml.MappingNode) -> _Map:
     loader.flatten_mapping(node)
     result = _Map()
     result.line = node.start_mark.line + 1
+    result.key_lines = {}
     for key_node, value_node in node.value:
         key = loader.construct_object(key_node, deep=True)
         if not isinstance(key, str | int | float | bool) and key is not None:
@@ -111,12 +114,14 @@ def _construct_mapping(loader: _LineLoader, node: yaml.MappingNode) -> _Map:
         if key in result:
             raise DefinitionError(f"duplicate key `{key}`", line=key_node.start_mark.line + 1, field=key)
         result[key] = loader.construct_object(value_node, deep=True)
+        result.key_lines[key] = key_node.start_mark.line + 1
     return result
 
 
 def _construct_sequence(loader: _LineLoader, node: yaml.SequenceNode) -> _Seq:
     result = _Seq(loader.construct_object(child, deep=True) for child in node.value)
     result.line = node.start_mark.line + 1
+    result.item_lines = [child.start_mark.line + 1 for child in node.value]
     return result
 
 
@@ -152,6 +157,18 @@ def parse_yaml(text: str) -> Any:
 
 def _line(value: Any) -> int | None:
     return getattr(value, "line", None)
+
+
+def _key_line(mapping: Any, key: Any) -> int | None:
+    """The line of ``key`` in ``mapping`` (else where the mapping starts)."""
+    lines = getattr(mapping, "key_lines", None)
+    return lines[key] if lines and key in lines else _line(mapping)
+
+
+def _item_line(sequence: Any, index: int) -> int | None:
+    """The line of item ``index`` of ``sequence`` (else where the sequence starts)."""
+    lines = getattr(sequence, "item_lines", None)
+    return lines[index] if lines and index < len(lines) else _line(sequence)
 
 
 # ---------------------------------------------------------------- loading
@@ -239,46 +256,55 @@ def _workflow_file(
     unknown = sorted(set(document) - {"workflow", "hooks"})
     if unknown:
         raise DefinitionError(f"unknown top-level key `{unknown[0]}` (expected `workflow` or `hooks`)",
-                              line=_line(document), field=unknown[0])
+                              line=_key_line(document, unknown[0]), field=unknown[0])
     if role == "hooks" or (role == "any" and "workflow" not in document):
         if "workflow" in document:
             raise DefinitionError("a hook file holds only `hooks`; put workflows under `workflows/`",
-                                  line=_line(document), field="workflow")
+                                  line=_key_line(document, "workflow"), field="workflow")
         if "hooks" not in document:
             raise DefinitionError("a hook file needs a `hooks` key", line=_line(document))
-        return None, _hooks(document["hooks"], default_workflow="", ref=ref, field="hooks")
+        return None, _hooks(document["hooks"], default_workflow="", ref=ref, field="hooks",
+                            line=_key_line(document, "hooks"))
     if "workflow" not in document:
         raise DefinitionError("missing `workflow` key", line=_line(document))
-    spec = _workflow(document["workflow"], path, ref, top_hooks=document.get("hooks"))
+    spec = _workflow(document["workflow"], path, ref, top_hooks=document.get("hooks"),
+                     line=_key_line(document, "workflow"), hooks_line=_key_line(document, "hooks"))
     return spec, []
 
 
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]*$")
 
 
-def _workflow(raw: Any, path: Path, ref: WorkflowSourceRef, *, top_hooks: Any) -> WorkflowSpec:
+def _workflow(
+    raw: Any, path: Path, ref: WorkflowSourceRef, *, top_hooks: Any, line: int | None, hooks_line: int | None,
+) -> WorkflowSpec:
     if not isinstance(raw, Mapping):
-        raise DefinitionError("`workflow` must be a mapping", line=_line(raw), field="workflow")
+        raise DefinitionError("`workflow` must be a mapping", line=_line(raw) or line, field="workflow")
     allowed = {"id", "workflow_id", "name", "description", "enabled", "steps", "hooks", "automation_id"}
     unknown = sorted(set(raw) - allowed)
     if unknown:
-        raise DefinitionError(f"unknown key `workflow.{unknown[0]}`", line=_line(raw), field=f"workflow.{unknown[0]}")
+        raise DefinitionError(f"unknown key `workflow.{unknown[0]}`", line=_key_line(raw, unknown[0]),
+                              field=f"workflow.{unknown[0]}")
     workflow_id = _opt_str(raw, "workflow_id", "workflow") or _opt_str(raw, "id", "workflow") or path.stem
     workflow_id = workflow_id.strip()
     if not _ID.match(workflow_id):
         raise DefinitionError(
             f"workflow id `{workflow_id}` must start with a letter or digit and use only letters, digits, `_`, `.`, `-`",
-            line=_line(raw), field="workflow.id",
+            line=_key_line(raw, "workflow_id" if "workflow_id" in raw else "id"), field="workflow.id",
         )
     name = (_opt_str(raw, "name", "workflow") or workflow_id).strip() or workflow_id
     description = _opt_str(raw, "description", "workflow")
     enabled = raw.get("enabled", True)
     if not isinstance(enabled, bool):
-        raise DefinitionError("`workflow.enabled` must be true or false", line=_line(raw), field="workflow.enabled")
+        raise DefinitionError("`workflow.enabled` must be true or false", line=_key_line(raw, "enabled"),
+                              field="workflow.enabled")
     automation_id = _opt_str(raw, "automation_id", "workflow")
-    steps = _steps(raw.get("steps"), line=_line(raw))
-    hooks_raw = raw.get("hooks") if raw.get("hooks") is not None else top_hooks
-    hooks = _hooks(hooks_raw, default_workflow=workflow_id, ref=ref, field="workflow.hooks")
+    steps = _steps(raw.get("steps"), line=_key_line(raw, "steps"))
+    if raw.get("hooks") is not None:
+        hooks_raw, hooks_line = raw.get("hooks"), _key_line(raw, "hooks")
+    else:
+        hooks_raw = top_hooks
+    hooks = _hooks(hooks_raw, default_workflow=workflow_id, ref=ref, field="workflow.hooks", line=hooks_line)
     for hook in hooks:
         if hook.workflow_id != workflow_id:
             raise DefinitionError(
@@ -297,7 +323,7 @@ def _opt_str(raw: Mapping[str, Any], key: str, where: str) -> str | None:
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, str | int | float):
-        raise DefinitionError(f"`{where}.{key}` must be a string", line=_line(raw), field=f"{where}.{key}")
+        raise DefinitionError(f"`{where}.{key}` must be a string", line=_key_line(raw, key), field=f"{where}.{key}")
     return str(value)
 
 
@@ -311,17 +337,19 @@ def _steps(raw: Any, *, line: int | None) -> list[WorkflowStep]:
         field = f"workflow.steps[{index}]"
         default_id = f"step_{index + 1}"
         if isinstance(item, str):
-            steps.append(WorkflowStep(step_id=default_id, action=item.strip(), line=_line(raw)))
+            steps.append(WorkflowStep(step_id=default_id, action=item.strip(), line=_item_line(raw, index)))
             continue
         if not isinstance(item, Mapping):
-            raise DefinitionError(f"`{field}` must be an action name or a mapping", line=_line(raw), field=field)
+            raise DefinitionError(f"`{field}` must be an action name or a mapping", line=_item_line(raw, index),
+                                  field=field)
         unknown = sorted(set(item) - {"id", "step_id", "action", "with"})
         if unknown:
-            raise DefinitionError(f"unknown key `{field}.{unknown[0]}`", line=_line(item), field=f"{field}.{unknown[0]}")
+            raise DefinitionError(f"unknown key `{field}.{unknown[0]}`", line=_key_line(item, unknown[0]),
+                                  field=f"{field}.{unknown[0]}")
         action = item.get("action")
         if not isinstance(action, str):
-            raise DefinitionError(f"`{field}.action` is required and must be a string", line=_line(item),
-                                  field=f"{field}.action")
+            raise DefinitionError(f"`{field}.action` is required and must be a string",
+                                  line=_key_line(item, "action"), field=f"{field}.action")
         step_id = _opt_str(item, "step_id", field) or _opt_str(item, "id", field) or default_id
         steps.append(WorkflowStep(step_id=step_id.strip(), action=action.strip(), with_=_plain(item.get("with")),
                                   line=_line(item)))
@@ -335,10 +363,11 @@ def _action(item: Any, field: str, line: int | None) -> WorkflowAction:
         raise DefinitionError(f"`{field}` must be an action name or a mapping", line=line, field=field)
     unknown = sorted(set(item) - {"action", "with"})
     if unknown:
-        raise DefinitionError(f"unknown key `{field}.{unknown[0]}`", line=_line(item), field=f"{field}.{unknown[0]}")
+        raise DefinitionError(f"unknown key `{field}.{unknown[0]}`", line=_key_line(item, unknown[0]),
+                              field=f"{field}.{unknown[0]}")
     action = item.get("action")
     if not isinstance(action, str):
-        raise DefinitionError(f"`{field}.action` is required and must be a string", line=_line(item),
+        raise DefinitionError(f"`{field}.action` is required and must be a string", line=_key_line(item, "action"),
                               field=f"{field}.action")
     return WorkflowAction(action.strip(), _plain(item.get("with")))
 
@@ -348,42 +377,46 @@ def _actions(raw: Any, field: str, line: int | None) -> tuple[WorkflowAction, ..
         return ()
     if not isinstance(raw, list):
         raise DefinitionError(f"`{field}` must be a list of actions", line=_line(raw) or line, field=field)
-    return tuple(_action(item, f"{field}[{i}]", _line(raw)) for i, item in enumerate(raw))
+    return tuple(_action(item, f"{field}[{i}]", _item_line(raw, i)) for i, item in enumerate(raw))
 
 
 def normalize_ident(text: str) -> str:
     return re.sub(r"[\s/.]+", "_", text.strip().lower())
 
 
-def _hooks(raw: Any, *, default_workflow: str, ref: WorkflowSourceRef, field: str) -> list[WorkflowHook]:
+def _hooks(
+    raw: Any, *, default_workflow: str, ref: WorkflowSourceRef, field: str, line: int | None = None,
+) -> list[WorkflowHook]:
     if raw is None:
         return []
     prefix = default_workflow or "workflow"
     hooks: list[WorkflowHook] = []
     if isinstance(raw, Mapping):
-        for event, actions in raw.items():
-            event = str(event).strip()
+        for key, actions in raw.items():
+            event = str(key).strip()
+            event_line = _key_line(raw, key)
             if not event:
-                raise DefinitionError(f"`{field}` has an empty event name", line=_line(raw), field=field)
+                raise DefinitionError(f"`{field}` has an empty event name", line=event_line, field=field)
             hooks.append(WorkflowHook(
                 binding_id=f"{prefix}.{normalize_ident(event)}", workflow_id=default_workflow, event=event,
-                enabled=True, actions=_actions(actions, f"{field}.{event}", _line(raw)), source=ref, line=_line(raw),
+                enabled=True, actions=_actions(actions, f"{field}.{event}", event_line), source=ref, line=event_line,
             ))
         return hooks
     if not isinstance(raw, list):
         raise DefinitionError(f"`{field}` must be a mapping of event to actions or a list of bindings",
-                              line=_line(raw), field=field)
+                              line=_line(raw) or line, field=field)
     for index, item in enumerate(raw):
         where = f"{field}[{index}]"
         if not isinstance(item, Mapping):
-            raise DefinitionError(f"`{where}` must be a mapping", line=_line(raw), field=where)
+            raise DefinitionError(f"`{where}` must be a mapping", line=_item_line(raw, index), field=where)
         allowed = {"id", "binding_id", "workflow", "workflow_id", "event", "enabled", "actions"}
         unknown = sorted(set(item) - allowed)
         if unknown:
-            raise DefinitionError(f"unknown key `{where}.{unknown[0]}`", line=_line(item), field=f"{where}.{unknown[0]}")
+            raise DefinitionError(f"unknown key `{where}.{unknown[0]}`", line=_key_line(item, unknown[0]),
+                                  field=f"{where}.{unknown[0]}")
         event = item.get("event")
         if not isinstance(event, str) or not event.strip():
-            raise DefinitionError(f"`{where}.event` is required", line=_line(item), field=f"{where}.event")
+            raise DefinitionError(f"`{where}.event` is required", line=_key_line(item, "event"), field=f"{where}.event")
         workflow_id = (_opt_str(item, "workflow_id", where) or _opt_str(item, "workflow", where)
                        or default_workflow).strip()
         if not workflow_id:
@@ -391,7 +424,7 @@ def _hooks(raw: Any, *, default_workflow: str, ref: WorkflowSourceRef, field: st
                                   field=f"{where}.workflow")
         enabled = item.get("enabled", True)
         if not isinstance(enabled, bool):
-            raise DefinitionError(f"`{where}.enabled` must be true or false", line=_line(item),
+            raise DefinitionError(f"`{where}.enabled` must be true or false", line=_key_line(item, "enabled"),
                                   field=f"{where}.enabled")
         binding_id = (_opt_str(item, "binding_id", where) or _opt_str(item, "id", where)
                       or f"{workflow_id}.{normalize_ident(event)}").strip()

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from svc.workflows.loading import LoadSource, load_registry
 
 
@@ -109,6 +111,24 @@ def test_malformed_definitions_report_the_line_of_the_offending_part(tmp_path: P
     assert "missing `workflow` key" in by_file["b.yaml"].message
     assert "duplicate key `id`" in by_file["c.yaml"].message and by_file["c.yaml"].line == 3
     assert by_file["d.yaml"].field == "workflow.stepz"
+
+
+@pytest.mark.parametrize(("text", "line", "field"), [
+    ("workflow:\n  id: a\n  name: A\n  enabled: yes\n", 4, "workflow.enabled"),
+    ("workflow:\n  id: a\n  steps:\n    - planner\n    - 5\n", 5, "workflow.steps[1]"),
+    ("workflow:\n  id: a\n  steps:\n    - id: s\n      with: {}\n      action: [x]\n", 6,
+     "workflow.steps[0].action"),
+    ("workflow:\n  id: a\n  description: [x]\n", 3, "workflow.description"),
+    ("workflow:\n  id: a\n  hooks:\n    started: [x]\n    finished: 5\n", 5, "workflow.hooks.finished"),
+    ("workflow:\n  id: a\n  hooks:\n    started:\n      - x\n      - 7\n", 6, "workflow.hooks.started[1]"),
+    ("workflow:\n  id: a\n\n  stepz: []\n", 4, "workflow.stepz"),
+    ("\nworkflow: 5\n", 2, "workflow"),
+])
+def test_errors_point_at_the_line_of_the_offending_key_or_item(tmp_path: Path, text: str, line: int,
+                                                               field: str) -> None:
+    write(tmp_path / "workflows" / "w.yaml", text)
+    (message,) = load_registry([workspace_source(tmp_path)]).messages
+    assert (message.line, message.field) == (line, field), message
 
 
 def test_workspace_definition_overrides_builtin_by_id(tmp_path: Path) -> None:
