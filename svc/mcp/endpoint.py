@@ -18,7 +18,7 @@ from .errors import McpStdioTransportDenied
 
 MAX_NAME = 64
 _HEADER_NAME = re.compile(r"^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$")
-_ENV_REF = re.compile(r"\$\{(?:env|bearer_env):([A-Za-z_][A-Za-z0-9_]*)\}")
+_ENV_REF = re.compile(r"\$\{(env|bearer_env):([A-Za-z_][A-Za-z0-9_]*)\}")
 
 
 def check_name(raw: str) -> str:
@@ -86,7 +86,8 @@ def check_headers(headers: Mapping[str, str]) -> dict[str, str]:
 
 
 def resolve_headers(headers: Mapping[str, str], environ: Mapping[str, str]) -> dict[str, str]:
-    """Header values with ``${env:NAME}`` references replaced from the environment.
+    """Header values with ``${env:NAME}`` references replaced from the environment
+    (``${bearer_env:NAME}`` becomes ``Bearer <value>``).
 
     Every resolved value is registered as a secret, so it is scrubbed from logs.
     Raises ValidationFailed naming the header (never its value) if a variable is unset.
@@ -95,14 +96,14 @@ def resolve_headers(headers: Mapping[str, str], environ: Mapping[str, str]) -> d
     for name, value in headers.items():
 
         def substitute(match: re.Match[str], header: str = name) -> str:
-            variable = match.group(1)
+            kind, variable = match.group(1), match.group(2)
             found = environ.get(variable)
             if found is None or found == "":
                 raise ValidationFailed(
                     f"header `{header}` refers to environment variable {variable}, which is not set",
                     field=f"headers[{header}]",
                 )
-            return found
+            return f"Bearer {found}" if kind == "bearer_env" else found
 
         text = _ENV_REF.sub(substitute, value)
         register_secret(text)
@@ -118,7 +119,7 @@ def header_values(headers: Mapping[str, str], environ: Mapping[str, str]) -> tup
     alone too), longest first: what :func:`scrub_values` removes from server-supplied text."""
     values: set[str] = set()
     for value in headers.values():
-        text = _ENV_REF.sub(lambda m: environ.get(m.group(1)) or "", value)
+        text = _ENV_REF.sub(lambda m: environ.get(m.group(2)) or "", value)
         for candidate in (value, text, text.split(" ", 1)[1] if " " in text else ""):
             if len(candidate.strip()) >= 4:
                 values.add(candidate.strip())

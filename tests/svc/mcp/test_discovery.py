@@ -122,6 +122,9 @@ async def test_a_refresh_over_an_expired_session_opens_one_new_session(
     assert workbench.sessions_opened == 2 and new_session not in (None, old_session)
     assert listings[-1].session_id == new_session
     assert [r for r in workbench.requests if r.method == "DELETE"] == []
+    await engine.events.flush()
+    updates = [e for e in await engine.events.replay(limit=10_000) if e.type == "mcp.tools.updated"]
+    assert len(updates) == 2  # connect, then the refresh
 
 
 async def test_the_protocol_version_and_session_id_go_with_every_call(

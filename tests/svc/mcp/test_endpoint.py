@@ -70,6 +70,8 @@ def test_environment_references_resolve_and_become_secrets() -> None:
     resolved = resolve_headers({"Authorization": "Bearer ${env:GW_TOKEN}", "X-User": "ops"},
                                {"GW_TOKEN": "env-token-77"})
     assert resolved == {"Authorization": "Bearer env-token-77", "X-User": "ops"}
+    assert resolve_headers({"Authorization": "${bearer_env:GW_TOKEN}"}, {"GW_TOKEN": "env-token-77"}) == {
+        "Authorization": "Bearer env-token-77"}
     assert scrub("sent env-token-77") == "sent [REDACTED]"
     with pytest.raises(ValidationFailed) as raised:
         resolve_headers({"X-Key": "${env:MISSING_VAR}"}, {})
