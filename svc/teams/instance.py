@@ -302,7 +302,11 @@ class InstanceActor(Actor):
                 self.instance, status=verdict.status, reason=verdict.reason, exhausted_by=verdict.exhausted_by,
                 usage=self.scope.usage, updated_at_ms=now, ended_at_ms=now,
             )
-            await self.ctx.repo.save_instance(self.instance, mission_usage=self._mission_usage())
+            # An instance ended by its mission's exhaustion records that exhaustion with
+            # its own end, so anyone who saw the end also finds the mission spent.
+            mission_exhausted = self.scope.cancelled_by.limit if self.scope.cancelled_by is not None else None
+            await self.ctx.repo.save_instance(self.instance, mission_usage=self._mission_usage(),
+                                              mission_exhausted_by=mission_exhausted)
         self._publish(ev.BUDGET_USAGE, **usage_to_wire(self.instance.usage_or_zero))
         self._publish(
             ev.ENDED_EVENTS[verdict.status], parentInstanceID=self.instance.parent_instance_id,

@@ -89,15 +89,21 @@ class TeamsRepository:
         self._db = db
 
     # ------------------------------------------------------------------ instances
-    async def save_instance(self, instance: Instance, *, mission_usage: BudgetUsage | None = None) -> None:
+    async def save_instance(self, instance: Instance, *, mission_usage: BudgetUsage | None = None,
+                            mission_exhausted_by: str | None = None) -> None:
         """Insert or replace ``instance``; with ``mission_usage``, update its mission's counters in
-        the same transaction (a crash never leaves the two disagreeing)."""
+        the same transaction (a crash never leaves the two disagreeing), and with
+        ``mission_exhausted_by`` the limit that exhausted the mission."""
 
         def q(conn: apsw.Connection) -> None:
             _upsert_instance(conn, instance)
             if mission_usage is not None:
-                conn.execute("UPDATE teams_missions SET usage = ?, updated_at_ms = ? WHERE id = ?",
-                             (dumps(usage_to_wire(mission_usage)), instance.updated_at_ms, instance.mission_id))
+                conn.execute(
+                    "UPDATE teams_missions SET usage = ?, updated_at_ms = ?, exhausted_by = COALESCE(?, exhausted_by)"
+                    " WHERE id = ?",
+                    (dumps(usage_to_wire(mission_usage)), instance.updated_at_ms, mission_exhausted_by,
+                     instance.mission_id),
+                )
 
         await self._db.write(q)
 
