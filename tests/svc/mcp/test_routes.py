@@ -116,6 +116,8 @@ async def test_lifecycle_connect_refresh_disconnect_patch_delete(
     await connect(client, "bench")
     removed = (await client.delete("/mcp/bench")).json()
     assert removed == {"ok": True, "removedToolCount": 7}
+    # Disabling, disconnecting and deleting each ended their session with a DELETE.
+    assert len([r for r in workbench.requests if r.method == "DELETE"]) == 3
     assert (await client.get("/mcp")).json() == {}
     assert not [n for n in engine.tools.names() if n.startswith("mcp.")
                 and n not in ("mcp_list", "mcp_list_catalog", "mcp_request_capability", "mcp_debug")]
