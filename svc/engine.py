@@ -274,7 +274,13 @@ async def open_engine(
         open_database(state_dir / DB_FILENAME) as db,
         open_event_log(db, clock) as events,
         open_actor_system() as system,
-        httpx.AsyncClient(timeout=httpx.Timeout(30.0, connect=10.0), follow_redirects=False) as http,
+        # No cap on connections: a model stream holds its connection for the whole
+        # run, so a pool cap would silently cap concurrent runs (and time the rest
+        # out waiting for the pool). Runs are bounded by their own budgets instead.
+        httpx.AsyncClient(
+            timeout=httpx.Timeout(30.0, connect=10.0, pool=None), follow_redirects=False,
+            limits=httpx.Limits(max_connections=None, max_keepalive_connections=64),
+        ) as http,
     ):
         engine = Engine(
             settings=settings, clock=clock, db=db, events=events, actors=system,

@@ -102,7 +102,8 @@ async def main(sessions: int) -> None:
             )
             turn = Turn(chunks=["x"] * DELTAS)
             async with svc.open_engine(settings, serve_http=True) as engine, httpx.AsyncClient(
-                base_url=engine.url, trust_env=False, timeout=120
+                base_url=engine.url, trust_env=False, timeout=120,
+                limits=httpx.Limits(max_connections=None),  # an SSE stream and a prompt per session
             ) as client:
                 fake.default = lambda request: turn  # every request streams the same answer
                 await plain_read(http, fake.url)
