@@ -22,19 +22,19 @@ managers open; many tasks may call through one :class:`McpLink` concurrently.
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Callable, Mapping
-from typing import Any
+from types import SimpleNamespace
+from typing import TYPE_CHECKING, Any
 
 import attrs
-import httpx2
-import mcp_types as types
 import trio
-from mcp import ClientSession
-from mcp.client.streamable_http import streamable_http_client
-from mcp.shared.exceptions import MCPError
-from mcp_types import CONNECTION_CLOSED
 from pydantic import ValidationError
+
+if TYPE_CHECKING:
+    import httpx2
+    from mcp import ClientSession
 
 from .._version import __version__
 
@@ -47,7 +47,27 @@ LOST_GRACE_S = 5.0
 CLOSE_GRACE_S = 5.0
 """Bound on a graceful close (the DELETE of the session)."""
 CONNECT_TIMEOUT_S = 10.0
-CLIENT_INFO = types.Implementation(name="svc-engine", version=__version__)
+
+
+@functools.cache
+def _sdk() -> SimpleNamespace:
+    """The SDK's modules, imported on first use.
+
+    Importing them costs more than all the rest of the engine's start-up, and an
+    engine with no MCP connector never needs them; so they load with the first
+    session (or the first failure to describe), not with the engine.
+    """
+    import httpx2
+    import mcp_types
+    from mcp import ClientSession
+    from mcp.client.streamable_http import streamable_http_client
+    from mcp.shared.exceptions import MCPError
+
+    return SimpleNamespace(
+        httpx2=httpx2, types=mcp_types, ClientSession=ClientSession, MCPError=MCPError,
+        streamable_http_client=streamable_http_client, CONNECTION_CLOSED=mcp_types.CONNECTION_CLOSED,
+        client_info=mcp_types.Implementation(name="svc-engine", version=__version__),
+    )
 
 
 class LinkError(Exception):
@@ -119,7 +139,7 @@ class McpLink:
         cursor: str | None = None
         seen: set[str] = set()
         for _ in range(MAX_PAGES):
-            params = types.PaginatedRequestParams(cursor=cursor) if cursor is not None else None
+            params = _sdk().types.PaginatedRequestParams(cursor=cursor) if cursor is not None else None
             page = await self._request(lambda p=params: self._session().list_tools(params=p))
             tools.extend(t.model_dump(by_alias=True, mode="json", exclude_none=True) for t in page.tools)
             cursor = page.next_cursor
@@ -141,12 +161,13 @@ class McpLink:
         return self.session
 
     async def _request(self, send: Callable[[], Any]) -> Any:
+        sdk = _sdk()
         try:
             return await send()
-        except MCPError as exc:
+        except sdk.MCPError as exc:
             if self.expired:
                 raise SessionExpired(exc.message) from None
-            if exc.code == CONNECTION_CLOSED:
+            if exc.code == sdk.CONNECTION_CLOSED:
                 # The SDK ended the session; its holder task records why.
                 with trio.move_on_after(LOST_GRACE_S):
                     await self.closed.wait()
@@ -205,11 +226,13 @@ async def run_link(
     cause is stored in ``link.failure`` and ``on_lost(link)`` is called.
     ``link.close()`` ends it gracefully (``DELETE``), ``link.abort()`` at once.
     """
+    sdk = _sdk()
+    httpx2 = sdk.httpx2
     link = McpLink(url)
     started = False
 
     async def on_message(message: Any) -> None:
-        if isinstance(message, types.ToolListChangedNotification) and on_tools_changed is not None:
+        if isinstance(message, sdk.types.ToolListChangedNotification) and on_tools_changed is not None:
             on_tools_changed(link)
 
     try:
@@ -224,8 +247,8 @@ async def run_link(
                     limits=httpx2.Limits(max_connections=512, max_keepalive_connections=128),
                     event_hooks={"response": [link._observe]},
                 ) as http,
-                streamable_http_client(url, http_client=http) as (read, write),
-                ClientSession(read, write, client_info=CLIENT_INFO, message_handler=on_message) as session,
+                sdk.streamable_http_client(url, http_client=http) as (read, write),
+                sdk.ClientSession(read, write, client_info=sdk.client_info, message_handler=on_message) as session,
             ):
                 link.session = session
                 result = await session.initialize()
@@ -248,10 +271,10 @@ async def run_link(
             raise
         cause = primary_error(exc)
         if not started:
-            if isinstance(cause, MCPError) and cause.data is None and link.http_status is not None:
+            if isinstance(cause, sdk.MCPError) and cause.data is None and link.http_status is not None:
                 # The SDK turns a bare HTTP error into a generic JSON-RPC error; the status says more.
                 raise LinkFailed(f"the MCP server answered HTTP {link.http_status}") from None
-            if isinstance(cause, MCPError):
+            if isinstance(cause, sdk.MCPError):
                 raise RpcError(cause.code, cause.message, cause.data) from None
             raise LinkFailed(describe(cause)) from None
         link.failure = cause
@@ -267,8 +290,9 @@ async def run_link(
 
 def primary_error(exc: BaseException) -> BaseException:
     """The most telling leaf of an exception group from the SDK's task groups."""
+    sdk = _sdk()
     leaves = list(_leaves(exc))
-    for kind in (MCPError, httpx2.HTTPError, OSError, LinkError):
+    for kind in (sdk.MCPError, sdk.httpx2.HTTPError, OSError, LinkError):
         for leaf in leaves:
             if isinstance(leaf, kind):
                 return leaf
@@ -286,6 +310,8 @@ def _leaves(exc: BaseException) -> list[BaseException]:
 
 def describe(exc: BaseException) -> str:
     """A one-line, secret-free description of a transport failure."""
+    sdk = _sdk()
+    httpx2 = sdk.httpx2
     if isinstance(exc, httpx2.HTTPStatusError):
         return f"HTTP {exc.response.status_code} from the MCP server"
     if isinstance(exc, httpx2.ConnectError):
@@ -294,7 +320,7 @@ def describe(exc: BaseException) -> str:
         return "the MCP server did not respond in time"
     if isinstance(exc, httpx2.RemoteProtocolError | httpx2.ReadError | httpx2.WriteError):
         return "the connection to the MCP server broke"
-    if isinstance(exc, MCPError):
+    if isinstance(exc, sdk.MCPError):
         return exc.message
     text = str(exc).strip()
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
