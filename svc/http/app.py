@@ -11,6 +11,7 @@ from ..errors import AuthRequired, EngineStarting, PayloadTooLarge
 from .auth import is_public, presented_token, token_matches
 from .errors import error_response, install_error_handlers
 from .routes import BLUEPRINTS
+from .routing import LazyBuildRule
 
 if TYPE_CHECKING:
     from ..engine import Engine
@@ -20,6 +21,7 @@ MAX_BODY_BYTES = 10 * 1024 * 1024
 
 def create_app(engine: Engine) -> QuartTrio:
     app = QuartTrio("svc", static_folder=None)
+    app.url_rule_class = LazyBuildRule
     app.config.update(
         SVC_ENGINE=engine,
         MAX_CONTENT_LENGTH=MAX_BODY_BYTES,
