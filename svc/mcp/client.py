@@ -47,6 +47,10 @@ LOST_GRACE_S = 5.0
 CLOSE_GRACE_S = 5.0
 """Bound on a graceful close (the DELETE of the session)."""
 CONNECT_TIMEOUT_S = 10.0
+KEEPALIVE_EXPIRY_S = 1.5
+"""Idle pooled connections are dropped after this long, below the servers' own idle timeouts
+(uvicorn, hypercorn, Node: 5 s; gunicorn: 2 s). Reusing a connection the server is closing at that
+very moment fails the request, and the SDK then ends the whole session, failing every call in flight."""
 
 
 @functools.cache
@@ -244,7 +248,8 @@ async def run_link(
                     # ends the whole session on any failed exchange; each call is
                     # bounded by the connector's own deadline instead.
                     timeout=httpx2.Timeout(CONNECT_TIMEOUT_S, read=None, pool=None),
-                    limits=httpx2.Limits(max_connections=512, max_keepalive_connections=128),
+                    limits=httpx2.Limits(max_connections=512, max_keepalive_connections=128,
+                                         keepalive_expiry=KEEPALIVE_EXPIRY_S),
                     event_hooks={"response": [link._observe]},
                 ) as http,
                 sdk.streamable_http_client(url, http_client=http) as (read, write),

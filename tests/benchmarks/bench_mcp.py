@@ -36,6 +36,7 @@ from mcp.client.streamable_http import streamable_http_client
 
 import svc
 from svc.mcp import ConnectorInput
+from svc.mcp.client import KEEPALIVE_EXPIRY_S
 from svc.tools import ToolContext
 from tests.fakes.mcp_servers import open_mcp_server, workbench_server
 
@@ -79,8 +80,10 @@ async def main(json_response: bool) -> None:
         async with (
             open_mcp_server(workbench_server(), json_response=json_response) as server,
             svc.open_engine(settings) as engine,
+            # The same pool settings as a connector's own client (see svc/mcp/client.py).
             httpx2.AsyncClient(timeout=httpx2.Timeout(10.0, read=None),
-                               limits=httpx2.Limits(max_connections=512)) as http,
+                               limits=httpx2.Limits(max_connections=512, max_keepalive_connections=128,
+                                                    keepalive_expiry=KEEPALIVE_EXPIRY_S)) as http,
             streamable_http_client(server.url, http_client=http) as (read, write),
             ClientSession(read, write) as session,
         ):
