@@ -22,7 +22,7 @@ from typing import Any
 import attrs
 import trio
 
-from actors import Actor
+from actors import Actor, MailboxFull
 
 from ..errors import SvcError
 from ..events import EventFilter, EventStream, StreamEnded
@@ -124,6 +124,11 @@ class DeadlineReached:
     pass
 
 
+@attrs.frozen
+class Release:
+    """Told to itself once the goal has ended, behind the requests already queued."""
+
+
 @attrs.define(eq=False)
 class _Work:
     """One arming of the goal's live work; ``superseded`` tells a re-arm from the deadline."""
@@ -141,6 +146,7 @@ class GoalActor(Actor):
         self.pinned = pinned
         self._dispatch = dispatcher
         self._work: _Work | None = None
+        self._releasing = False
 
     async def started(self) -> None:
         await self._after_change()
@@ -152,15 +158,32 @@ class GoalActor(Actor):
         try:
             return await self._handle(message)
         finally:
-            if self.goal.terminal:
-                # The goal has ended: release the actor. No checkpoint until the reply is
-                # sent, so this caller still gets its answer; later messages re-activate.
-                self.stop()
+            if self.goal.terminal and not self._releasing:
+                self._release()
+
+    def _release(self) -> None:
+        """The goal has ended: stop the actor once the messages already queued are answered.
+
+        Stopping at once would fail every request queued behind this one with ActorDead, and
+        each retry would find a fresh incarnation that answers one request and stops again;
+        a ``Release`` queued behind them lets this incarnation answer them all first. Later
+        messages re-activate the goal from the store.
+        """
+        self._releasing = True
+        try:
+            self.ref.tell(Release())
+        except MailboxFull:
+            # A full mailbox: stop now; the queued callers retry on a fresh incarnation.
+            self.stop()
 
     async def _handle(self, message: object) -> object:
         match message:
             case GetGoal():
                 return self.goal
+            case Release():
+                if self.goal.terminal:
+                    self.stop()
+                return None
             case Transition(caller=caller, request=request):
                 try:
                     return await self._mutate(transition(self.rt, self.goal, self.pinned, caller, request))

@@ -63,6 +63,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("svc.goals")
 
 ASK_TIMEOUT = 60.0
+ASK_ATTEMPTS = 5
 MAX_KEY_BYTES = 256
 MAX_METADATA_BYTES = 16 * 1024
 
@@ -311,13 +312,16 @@ class GoalService:
             raise GoalNotFound(f"goal {goal_id!r} not found") from None
 
     async def _ask(self, goal_id: str, message: object) -> Any:
-        # A goal's actor stops right after its goal ends; a message that was queued behind
-        # that gets ActorDead, and simply goes to the next incarnation.
-        for _ in range(3):
+        # A goal's actor stops once its goal has ended and the requests queued by then are
+        # answered; a message that arrives later gets ActorDead and goes to the next
+        # incarnation, after the old one has fully ended (else the retry would find the
+        # stopping incarnation still registered and fail again at once).
+        for _ in range(ASK_ATTEMPTS):
             ref = await self._ref(goal_id)
             try:
                 return await ref.ask(message, timeout=ASK_TIMEOUT)
             except ActorDead:
+                await ref.wait_stopped()
                 continue
             except ActorError as exc:
                 if isinstance(exc.error, SvcError):

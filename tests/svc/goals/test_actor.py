@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 import httpx
@@ -80,3 +81,50 @@ async def test_one_actor_per_active_goal_and_none_after_it_ends(client: httpx.As
     # A later message re-activates it from the store and answers.
     again = await client.post(f"/goals/{goal_id}/cancel")
     assert again.status_code == 200 and again.json()["outcome"] == "AlreadyTerminal"
+
+
+HELD = {"kind": "external_condition", "condition_key": {"source": "literal", "value": "go"},
+        "timeout": {"expires_after_ms": 86_400_000, "on_timeout": "escalate"}}
+
+
+async def test_concurrent_mixed_mutations_apply_one_at_a_time(client: httpx.AsyncClient, engine: svc.Engine,
+                                                              goal_id: str) -> None:
+    """Transitions, pauses, resumes and a cancel racing on one goal leave one consistent history."""
+    # The build node's run waits on a condition, so no run talks to the model during the burst.
+    await publish(client, linear_spec(orchestration_id="held-loop", wait=HELD))
+    started = await start_goal(client, key="held", orchestration_id="held-loop")
+    goal_id = started["goal"]["goal_id"]
+    await run_settled(engine, started["root_run_id"])
+    calls = [("post", f"/goals/{goal_id}/transitions", {"transition_key": "planned", "idempotency_key": f"t{i}",
+                                                         "artifact": {**PLAN, "value": {"n": i}}}) for i in range(4)]
+    calls += [("post", f"/goals/{goal_id}/pause", {"reason": f"p{i}"}) for i in range(3)]
+    calls += [("post", f"/goals/{goal_id}/resume", {}) for _ in range(3)]
+    calls += [("post", f"/goals/{goal_id}/cancel", {"reason": "stop"})]
+    responses: list[httpx.Response] = []
+
+    # A fresh client: the burst opens new connections rather than reusing pooled ones the
+    # server may be closing after its keep-alive timeout while the fixture's runs went on.
+    async with httpx.AsyncClient(base_url=engine.url or "", timeout=30.0) as burst:
+
+        async def one(path: str, body: dict[str, Any]) -> None:
+            responses.append(await burst.post(path, json=body))
+
+        async with trio.open_nursery() as nursery:
+            for _, path, body in calls:
+                nursery.start_soon(one, path, body)
+    odd = [(r.status_code, r.json().get("code"), r.json().get("error")) for r in responses
+           if r.status_code not in (200, 409)]
+    assert odd == []
+
+    goal = (await client.get(f"/goals/{goal_id}")).json()["goal"]
+    assert goal["status"] == "cancelled"
+    events = [e["event"] for e in (await client.get(f"/goals/{goal_id}/events")).json()["events"]]
+    own = [e for e in events if e["run_id"] == f"goal:{goal_id}"]
+    assert [e["seq"] for e in own] == list(range(1, len(own) + 1))  # one writer: no gaps, no duplicates
+    types = [e["event_type"].rsplit(".", 1)[1] for e in own]
+    assert types.count("cancelled") == 1 and types[-1] == "cancelled"  # nothing moved the goal after it
+    assert types.count("transitioned") == goal["hop_count"] <= 1
+    # Pauses and resumes alternate: each one saw the state the previous one left.
+    toggles = [t for t in types if t in ("paused", "resumed")]
+    assert all(a != b for a, b in itertools.pairwise(toggles))
+    assert not toggles or toggles[0] == "paused"

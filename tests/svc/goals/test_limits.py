@@ -180,6 +180,8 @@ async def test_raw_payload_keys_are_snake_case(client: httpx.AsyncClient, engine
                                                                         "transitionKey": "planned"})).json()
     responses["resolve"] = (await client.post(f"/goals/{goal_id}/waits/{wait_id}/resolve",
                                               json={"idempotency_key": "r1", "payload": {"windowOpen": True}})).json()
+    # Let the released review run finish: cancelling it mid-request is not what this test is about.
+    await run_settled(engine, responses["committed"]["downstream_run_id"])
     token = (await client.get(f"/goals/{goal_id}")).json()["goal"]["updated_at_ms"]
     responses["action"] = (await client.post(f"/goals/{goal_id}/actions/pause", json={
         "expected_updated_at_ms": token, "idempotency_key": "a1", "reason": "check"})).json()

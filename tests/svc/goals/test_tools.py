@@ -88,6 +88,7 @@ async def test_an_operator_drives_a_goal_with_tools(operator: httpx.AsyncClient,
     emitted = await ok(operator, "handoff_emit", goal_id=goal_id, transition_key="planned", artifact=PLAN,
                        idempotency_key="h1")
     assert emitted["outcome"] == "committed" and emitted["goal"]["current_node_id"] == "build"
+    await run_settled(engine, emitted["downstream_run_id"])  # cancel between runs, not mid-request
     cancelled = await ok(operator, "goal_cancel", goal_id=goal_id, idempotency_key="c1")
     assert cancelled["outcome"] == "Applied" and cancelled["goal"]["status"] == "cancelled"
     assert set(cancelled) == {"outcome", "goal", "cancelled_run_id", "cancelled_wait_ids"}
