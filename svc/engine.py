@@ -45,6 +45,7 @@ from .clock import Clock, SystemClock
 from .component import Component, default_components
 from .errors import ConfigError
 from .events import EventLog, open_event_log
+from .outbound import outbound_client
 from .providers import ProviderRegistry
 from .sessions import (
     PermissionService,
@@ -274,13 +275,7 @@ async def open_engine(
         open_database(state_dir / DB_FILENAME) as db,
         open_event_log(db, clock) as events,
         open_actor_system() as system,
-        # No cap on connections: a model stream holds its connection for the whole
-        # run, so a pool cap would silently cap concurrent runs (and time the rest
-        # out waiting for the pool). Runs are bounded by their own budgets instead.
-        httpx.AsyncClient(
-            timeout=httpx.Timeout(30.0, connect=10.0, pool=None), follow_redirects=False,
-            limits=httpx.Limits(max_connections=None, max_keepalive_connections=64),
-        ) as http,
+        outbound_client() as http,
     ):
         engine = Engine(
             settings=settings, clock=clock, db=db, events=events, actors=system,
