@@ -46,21 +46,22 @@ async def migrate_stored_studio_workflow(engine: Engine, automation_id: str) -> 
     automation = await v2.get(automation_id) if v2 is not None else None
     if automation is None:
         return False
-    spec, changed = migrate_studio_workflow(automation.spec)
-    if not changed:
-        return False
-    before = structure_version(automation.spec)
-    stages_before = len(automation.spec.get("flow", {}).get("nodes") or ())
     try:
+        spec, changed = migrate_studio_workflow(automation.spec)
+        if not changed:
+            return False
+        before = structure_version(automation.spec)
         await v2.patch(automation_id, {k: spec[k] for k in ("agents", "flow", "metadata")})
-    except SvcError:
-        # A spec the automations domain no longer accepts stays as it is (and
-        # keeps running as saved); the next save retries the migration.
+    except (SvcError, TypeError, ValueError, AttributeError, KeyError):
+        # A spec the automations domain no longer accepts (or one too odd to
+        # migrate) stays as saved and keeps running; the next save retries.
+        # One bad workflow must not stop the migration of the others.
         log.exception("studio workflow %s could not be migrated", automation_id)
         return False
+    nodes_before = automation.spec.get("flow", {}).get("nodes") or ()
     engine.events.publish("workflow.studio.migrated", {
         "automationID": automation_id, "fromVersion": before, "toVersion": STRUCTURE_VERSION,
-        "addedNodeCount": len(spec["flow"]["nodes"]) - stages_before,
+        "addedNodeCount": len(spec["flow"]["nodes"]) - len(nodes_before),
     }, topic=TOPIC)
     log.info("studio workflow migrated to structure version 2", extra={"automation": automation_id})
     return True
