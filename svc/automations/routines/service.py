@@ -27,6 +27,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 import attrs
+import trio
 
 from supervisors import BudgetScope
 
@@ -79,6 +80,8 @@ class RoutineService:
         self._routines: dict[str, Routine] = {}
         self._fire: dict[str, tuple[int | None, int | None]] = {}
         self._live: dict[str, RoutineRun] = {}
+        self._held: list[RoutineRun] = []
+        """Runs of the scheduler tick in progress, started when it ends (:meth:`release`)."""
         self._busy: Counter[str] = Counter()
         self._lanes: dict[str, deque[str]] = {}
         """Per routine, its queued runs in order: a routine's runs execute one after another."""
@@ -261,15 +264,34 @@ class RoutineService:
             finished_at_ms=now if status == "blocked_policy" else None,
         )
 
-    def _admit(self, runs: list[RoutineRun]) -> None:
-        """Runs just committed: track them; one job announces them all, in order, then starts them."""
+    def _admit(self, runs: list[RoutineRun], *, hold: bool = False) -> None:
+        """Runs just committed: track them; one job announces them all, in order, then starts them.
+
+        ``hold`` (a scheduler tick's slice) keeps the job until :meth:`release`, so
+        the runs of a tick neither publish nor execute while the tick still writes:
+        the tick's later slices get the store to themselves.
+        """
         live, busy = self._live, self._busy
         for run in runs:
             if not run.terminal:
                 live[run.run_id] = run
                 if run.status in BUSY_RUN_STATUSES:
                     busy[run.routine_id] += 1
-        self.pool.submit(functools.partial(self._announce_and_start, runs))
+        if hold:
+            self._held.extend(runs)
+        else:
+            self.pool.submit(functools.partial(self._announce_and_start, runs))
+
+    def release(self) -> None:
+        """The scheduler's tick is over: announce and start the runs it created."""
+        held, self._held = self._held, []
+        if not held:
+            return
+        try:
+            self.pool.submit(functools.partial(self._announce_and_start, held))
+        except (trio.BrokenResourceError, trio.ClosedResourceError):
+            # The engine is stopping: the runs are stored as queued and start after the restart.
+            pass
 
     async def _announce_and_start(self, runs: list[RoutineRun]) -> None:
         for run in runs:
@@ -569,7 +591,7 @@ class RoutineService:
         await self.repo.fire(moved, runs)
         for next_fire, last, routine_id in moved:
             self._fire[routine_id] = (next_fire, last)
-        self._admit(runs)
+        self._admit(runs, hold=True)
 
     # ------------------------------------------------------------------ history
     async def history(self, routine_id: str, *, limit: int = 50) -> list[dict[str, Any]]:

@@ -47,6 +47,9 @@ class Target(Protocol):
 
     async def fire(self, decisions: list[tuple[ScheduleEntry, FirePlan]], now_ms: int) -> None: ...
 
+    def release(self) -> None:
+        """The tick is over: start whatever runs :meth:`fire` held back during it."""
+
 
 class Scheduler:
     def __init__(self, clock: Clock, targets: Mapping[str, Target], signal: ScheduleSignal,
@@ -147,19 +150,24 @@ class Scheduler:
         """
         grace = self.grace_ms()
         created = 0
-        while self._heap and self._heap[0][0] <= now_ms:
-            for kind, entries in self._pop_due(now_ms, TICK_SLICE).items():
-                decisions = [(e, plan_fires(e.schedule, e.misfire, e.next_fire_at_ms, now_ms, grace_ms=grace))
-                             for e in entries]
-                await self.targets[kind].fire(decisions, now_ms)
-                for entry, plan in decisions:
-                    created += len(plan.fires)
-                    if plan.next_fire_at_ms is not None:
-                        # The target stored exactly this next fire time (a later
-                        # edit signals, and is absorbed on the next loop).
-                        self._scheduled[entry.key] = plan.next_fire_at_ms
-                        heapq.heappush(self._heap, (plan.next_fire_at_ms, entry.kind, entry.target_id))
-            await trio.lowlevel.checkpoint()
+        try:
+            while self._heap and self._heap[0][0] <= now_ms:
+                for kind, entries in self._pop_due(now_ms, TICK_SLICE).items():
+                    decisions = [(e, plan_fires(e.schedule, e.misfire, e.next_fire_at_ms, now_ms, grace_ms=grace))
+                                 for e in entries]
+                    await self.targets[kind].fire(decisions, now_ms)
+                    for entry, plan in decisions:
+                        created += len(plan.fires)
+                        if plan.next_fire_at_ms is not None:
+                            # The target stored exactly this next fire time (a later
+                            # edit signals, and is absorbed on the next loop).
+                            self._scheduled[entry.key] = plan.next_fire_at_ms
+                            heapq.heappush(self._heap, (plan.next_fire_at_ms, entry.kind, entry.target_id))
+                await trio.lowlevel.checkpoint()
+        finally:
+            # Also when the tick is cancelled: the runs it committed still start.
+            for target in self.targets.values():
+                target.release()
         self.ticks += 1
         self.fired += created
         return created

@@ -377,6 +377,9 @@ class V2Service:
     def busy(self, automation_id: str) -> bool:
         return self._busy.get(automation_id, 0) > 0
 
+    def release(self) -> None:
+        """Scheduled v2 runs start as :meth:`fire` commits them: nothing is held."""
+
     async def fire(self, decisions: list[tuple[ScheduleEntry, FirePlan]], now_ms: int) -> None:
         """Apply the scheduler's decisions: new fire times and the scheduled runs, in one transaction."""
         moved: list[AutomationV2] = []
