@@ -182,3 +182,27 @@ async def test_the_v2_event_stream(client: httpx.AsyncClient, engine: svc.Engine
     assert kinds[:2] == ["automation.v2.run.created", "run.started"]
     assert all(p["properties"]["automationID"] == "streamed" for p in payloads[1:])
     assert all("id" in f for f in frames[1:])
+
+
+async def test_run_records_show_each_nodes_status_and_output(client: httpx.AsyncClient, engine: svc.Engine,
+                                                             fake_model: Any) -> None:
+    def answer(request: Any) -> Turn:
+        step = step_of(request)
+        return Turn.failure(400, "cannot do " + str(step)) if step == "broken" else Turn.reply(f"ok {step}")
+    fake_model.default = answer
+    await client.post("/automations/v2", json=v2_spec([
+        node("broken", "worker"), node("downstream", "worker", deps=["broken"]), node("independent", "worker"),
+    ], parallel=2, automation_id="mixed"))
+    run_id = (await client.post("/automations/v2/mixed/run_now", json={})).json()["run"]["run_id"]
+    await settled(engine, run_id)
+    run = (await client.get(f"/automations/v2/runs/{run_id}")).json()["run"]
+    assert run["status"] == "failed"
+    assert run["node_statuses"] == {"broken": "failed", "downstream": "skipped", "independent": "completed"}
+    assert run["node_outputs"] == {"independent": "ok independent"}
+    checkpoint = run["checkpoint"]
+    assert checkpoint["completed_nodes"] == ["independent"]
+    assert sorted(checkpoint["blocked_nodes"]) == ["broken", "downstream"]
+    assert "cannot do broken" in checkpoint["node_outputs"]["broken"]["error"]
+    assert checkpoint["node_outputs"]["independent"]["status"] == "completed"
+    listed = (await client.get("/automations/v2/mixed/runs")).json()["runs"]
+    assert listed[0]["node_statuses"] == run["node_statuses"]
