@@ -130,3 +130,14 @@ async def test_an_import_next_to_a_running_engine_is_searchable_there(served: Ca
         found = (await client.post("/memory/search", json={"query": "ingest worker", "project_id": "ops"})).json()
     assert [r["metadata"]["path"] for r in found["results"]] == ["ops/runbook.md"]
     assert found["results"][0]["tier"] == "project"
+
+
+async def test_state_dir_flag_picks_the_database(run_cli: Callable, notes: Path, tmp_path: Path) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    first = summary(await run_cli("memory", "import", "--path", str(notes), "--state-dir", str(elsewhere)))
+    assert first["indexed_files"] == 2
+    assert (elsewhere / "svc.db").is_file() and not (tmp_path / "state" / "svc.db").exists()
+    again = summary(await run_cli("memory", "import", "--path", str(notes), "--state-dir", str(elsewhere)))
+    assert (again["indexed_files"], again["skipped_files"]) == (0, 2)
+    fresh = summary(await run_cli("memory", "import", "--path", str(notes)))  # the environment's state dir
+    assert fresh["indexed_files"] == 2

@@ -130,3 +130,14 @@ async def test_an_invalid_project_file_is_refused_untouched(client: httpx.AsyncC
     response = await patch(client, {"bot": {"canonical_name": "x"}})
     assert response.status_code == 400 and response.json()["code"] == "CONFIG_INVALID"
     assert project_file(workspace).read_text() == "{not json"
+
+
+@pytest.mark.parametrize("prefix", ["AGENT_", "SVC_"])
+async def test_protocol_title_from_the_environment_is_the_protocol_alias(make_settings: Any, prefix: str) -> None:
+    settings = make_settings(env={f"{prefix}PROTOCOL_TITLE": "Ada Runtime", f"{prefix}BOT_NAME": "Ada"})
+    async with svc.open_engine(settings, serve_http=True) as engine, \
+            httpx.AsyncClient(base_url=engine.url or "") as client:
+        bot = (await client.get("/config/identity")).json()["identity"]["bot"]
+        assert engine.settings.protocol_title == "Ada Runtime"
+    assert bot["canonical_name"] == "Ada" and bot["aliases"]["protocol"] == "Ada Runtime"
+    assert bot["aliases"]["tui"] == "Ada TUI" and bot["aliases"]["cli"] == "Ada"

@@ -90,6 +90,20 @@ async def test_a_run_cannot_reach_into_another_session(client: httpx.AsyncClient
     assert "own session" in result and "plum" not in result
 
 
+async def test_memory_list_in_a_run_lists_what_the_run_can_see(client: httpx.AsyncClient, engine: svc.Engine,
+                                                               fake_model: Any) -> None:
+    sid = (await client.post("/session", json={"project_id": "apollo"})).json()["id"]
+    await put(client, text="fig in my session", session_id=sid)
+    await put(client, text="fig for the project", project_id="apollo")
+    await put(client, text="fig for another project", project_id="zeus")
+    fake_model.enqueue(Turn.calls(FakeToolCall("memory_list", {}, id="l1")), Turn.reply("ok"))
+    run_id = await start(client, sid, "what do you remember?")
+    await wait_for_event(engine, "session.run.finished", run_id=run_id)
+    result = tool_result(fake_model)
+    assert "fig in my session" in result and "fig for the project" in result
+    assert "another project" not in result
+
+
 async def test_memory_delete_in_a_run_deletes_only_visible_records(
     client: httpx.AsyncClient, engine: svc.Engine, fake_model: Any,
 ) -> None:
