@@ -106,7 +106,8 @@ class ImportSummary:
 
     def to_wire(self) -> dict[str, Any]:
         return {
-            "ok": True, "path": self.path, "format": self.format, "tier": self.tier,
+            "ok": True, "source": {"kind": "path", "path": self.path}, "path": self.path, "format": self.format,
+            "tier": self.tier,
             "project_id": self.project_id, "session_id": self.session_id,
             "source_binding_id": self.source_binding_id, "sync_deletes": self.sync_deletes,
             "discovered_files": self.discovered_files, "files_processed": self.files_processed,

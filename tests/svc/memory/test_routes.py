@@ -232,6 +232,7 @@ async def test_import_over_http_takes_both_body_shapes(client: httpx.AsyncClient
     assert response.status_code == 200, response.text
     body = response.json()
     assert body["ok"] is True and body["tier"] == "project" and body["project_id"] == "ops"
+    assert body["source"] == {"kind": "path", "path": str(notes)} and body["format"] == "directory"
     assert (body["discovered_files"], body["indexed_files"], body["chunks_created"]) == (2, 2, 2)
     simple = (await client.post("/memory/import", json={"path": str(notes), "project_id": "ops"})).json()
     assert simple["tier"] == "project" and simple["skipped_files"] == 2
