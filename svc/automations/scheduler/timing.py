@@ -79,6 +79,10 @@ def plan_fires(
         return FirePlan((), 0, False, None)
     if next_fire_at_ms > now_ms:
         return FirePlan((), 0, False, next_fire_at_ms)
+    interval = schedule.interval_ms
+    if interval is not None and now_ms - next_fire_at_ms < interval and now_ms - next_fire_at_ms <= grace_ms:
+        # The common case, on time: one slot due, within the grace (the policy has no say).
+        return FirePlan((next_fire_at_ms,), 1, False, next_fire_at_ms + interval)
     keep = _keep(policy)
     if schedule.kind == "interval":
         interval = schedule.interval_ms
