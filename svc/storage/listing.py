@@ -35,6 +35,9 @@ def safe_relative(path: str | None) -> PurePosixPath:
     raw = (path or "").strip().replace("\\", "/")
     if not raw:
         return PurePosixPath()
+    if any(ord(ch) < 32 for ch in raw):
+        # The OS refuses a NUL in a path (ValueError, a 500); no stored file has control characters.
+        raise StoragePathInvalid("`path` must not contain control characters", field="path")
     if raw.startswith("/") or PureWindowsPath(raw).drive or PureWindowsPath(raw).is_absolute():
         raise StoragePathInvalid("`path` must be relative to the storage root", field="path")
     parts = PurePosixPath(raw).parts

@@ -27,7 +27,7 @@ async def test_the_root_listing_includes_the_database(client: httpx.AsyncClient)
     assert "svc.db" in [f["path"] for f in body["files"]] and body["limit"] == 500
 
 
-@pytest.mark.parametrize("path", ["..", "../../etc", "/etc", "channel_uploads/../.."])
+@pytest.mark.parametrize("path", ["..", "../../etc", "/etc", "channel_uploads/../..", "C:\\Windows", "a\x00b"])
 async def test_escaping_paths_are_400(client: httpx.AsyncClient, path: str) -> None:
     response = await client.get("/global/storage/files", params={"path": path})
     assert response.status_code == 400
