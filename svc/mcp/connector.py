@@ -425,17 +425,16 @@ class ConnectorActor(Actor):
     def _find_tool(self, wanted: str) -> CachedTool | None:
         """By remote name or tool ID; then ignoring case; then by slug (``search_issues``)."""
         cache = self.state.tool_cache
+        # The exact match first, without building anything: it is every call's path.
+        found = next((t for t in cache if wanted == t.tool_name or wanted == t.tool_id), None)
+        if found is not None:
+            return found
         lowered = wanted.lower()
+        found = next((t for t in cache if lowered == t.tool_name.lower() or lowered == t.tool_id), None)
+        if found is not None:
+            return found
         bare = server_prefix(self.server) + slug(wanted)
-        for matches in (
-            lambda t: wanted in (t.tool_name, t.tool_id),
-            lambda t: lowered in (t.tool_name.lower(), t.tool_id),
-            lambda t: t.tool_id == bare,
-        ):
-            found = next((t for t in cache if matches(t)), None)
-            if found is not None:
-                return found
-        return None
+        return next((t for t in cache if t.tool_id == bare), None)
 
     def _check_allowed(self, tool: CachedTool) -> None:
         if not self.snapshot().allows(tool):

@@ -62,7 +62,7 @@ def to_tool_result(
     metadata: dict[str, Any] = {
         "server": server,
         "tool": tool,
-        "result": elide_binary(result),
+        "result": elide_binary(result) if _has_binary(result) else dict(result),
         "mcpAuth": None,
     }
     if result.get("structuredContent") is not None:
@@ -74,6 +74,14 @@ def to_tool_result(
         raise McpToolError(scrub(output) or f"MCP tool `{tool_id}` reported an error", tool=tool_id,
                            server=server, structuredContent=structured)
     return ToolResult(output, metadata)
+
+
+def _has_binary(result: Mapping[str, Any]) -> bool:
+    """Whether a content item may carry base64 (text-only results skip the deep copy)."""
+    content = result.get("content")
+    if not isinstance(content, list):
+        return True
+    return any(not (isinstance(item, Mapping) and item.get("type") == "text") for item in content)
 
 
 def elide_binary(value: Any) -> Any:
