@@ -124,6 +124,40 @@ async def test_ask_permission_blocks_until_reply_and_conflicts_meanwhile(
     assert (await client.get(f"/session/{sid}/run")).json() == {"active": None}
 
 
+async def test_a_permission_reply_is_published_to_the_run(client: httpx.AsyncClient, engine: svc.Engine) -> None:
+    sid = await new_session(client)
+    run_id = (await start(client, sid, '/tool write {"path": "r.txt", "content": "1"}'))["runID"]
+    asked = await wait_for_event(engine, "permission.asked", run_id=run_id)
+    request_id = asked.properties["requestID"]
+    await client.post(f"/permission/{request_id}/reply", json={"reply": "once"})
+    replied = await wait_for_event(engine, "permission.replied", session_id=sid)
+    assert replied.properties["requestID"] == request_id
+    await wait_for_event(engine, "session.run.finished", run_id=run_id)
+    names = types(await run_events(engine, run_id))
+    assert names.index("permission.asked") < names.index("session.run.finished")
+
+
+async def test_todo_write_in_a_run_publishes_todo_updated(client: httpx.AsyncClient, engine: svc.Engine) -> None:
+    sid = await new_session(client)
+    todos = {"todos": [{"content": "write the docs", "status": "in_progress"}, {"content": "ship", "status": "pending"}]}
+    run_id = (await start(client, sid, f"/tool todo_write {json.dumps(todos)}"))["runID"]
+    updated = await wait_for_event(engine, "todo.updated", run_id=run_id)
+    assert [t["content"] for t in updated.properties["todos"]] == ["write the docs", "ship"]
+    assert [t["status"] for t in updated.properties["todos"]] == ["in_progress", "pending"]
+    finished = await wait_for_event(engine, "session.run.finished", run_id=run_id)
+    assert finished.properties["status"] == "completed"
+
+
+async def test_abort_cancels_the_active_run(client: httpx.AsyncClient, engine: svc.Engine) -> None:
+    sid = await new_session(client)
+    run_id = (await start(client, sid, '/tool bash {"command": "echo hi"}'))["runID"]
+    await wait_for_event(engine, "permission.asked", run_id=run_id)
+    assert (await client.post(f"/session/{sid}/abort")).json()["cancelled"] is True
+    finished = await wait_for_event(engine, "session.run.finished", run_id=run_id)
+    assert finished.properties["status"] == "cancelled"
+    assert (await client.post(f"/session/{sid}/abort")).json()["cancelled"] is False  # nothing left to abort
+
+
 async def test_rejecting_a_permission_denies_the_call(client: httpx.AsyncClient, engine: svc.Engine,
                                                       workspace: Path) -> None:
     sid = await new_session(client)
