@@ -97,4 +97,6 @@ async def test_the_embedding_example_runs(cli_env: dict[str, str]) -> None:
     assert result.returncode == 0, result.stderr.decode()
     out = result.stdout.decode()
     assert "in-process events: ['example.hello']" in out
+    assert "run: completed reply: hello from Python" in out
+    assert "run finished events: 1" in out
     assert "'ready': True" in out
