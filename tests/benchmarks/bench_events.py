@@ -12,7 +12,6 @@
 
 from __future__ import annotations
 
-import json
 import pathlib
 import sys
 import tempfile
