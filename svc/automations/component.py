@@ -2,9 +2,10 @@
 
 * ``setup``: build :class:`AutomationService` (``engine.automations``), load
   definitions and unsettled runs from the store.
-* ``children``: the run pools and the scheduler, supervised one-for-one under
-  the engine's ``services`` supervisor (a crashed scheduler restarts and
-  reloads its heap from the services' state).
+* ``children``: the run pools, the fire journal's materializer and the
+  scheduler, supervised one-for-one under the engine's ``services`` supervisor
+  (a crashed scheduler restarts and reloads its heap from the services' state;
+  a crashed materializer retries the row it was on).
 * ``started``: queued runs left by a previous process start executing.
 """
 
@@ -19,6 +20,10 @@ from .service import AutomationService
 
 if TYPE_CHECKING:
     from ..engine import Engine
+
+
+MATERIALIZER = "automations-fire-journal"
+"""The child that turns journaled fires into runs."""
 
 
 class AutomationsComponent(Component):
@@ -38,6 +43,7 @@ class AutomationsComponent(Component):
         children = [
             ChildSpec(id="automations-routine-runs", start=service.routine_pool.run, restart=Restart.PERMANENT),
             ChildSpec(id="automations-v2-runs", start=service.v2_pool.run, restart=Restart.PERMANENT),
+            ChildSpec(id=MATERIALIZER, start=service.journal.run, restart=Restart.PERMANENT),
         ]
         if engine.settings.automation_scheduler_enabled:
             children.append(ChildSpec(id="automations-scheduler", start=service.scheduler.run,
@@ -49,4 +55,4 @@ class AutomationsComponent(Component):
         self.service.start()
 
 
-__all__ = ["AutomationsComponent"]
+__all__ = ["MATERIALIZER", "AutomationsComponent"]

@@ -4,8 +4,10 @@ Routes and other domains (goals, workflows, teams) use this object; the work
 is done by the services it holds: :class:`~svc.automations.v2.V2Service` for
 automations v2, the routine service for routines (automations v1), the
 mission service for missions, :class:`~svc.automations.governance.Governance`
-for agent governance, and the :class:`~svc.automations.scheduler.Scheduler`
-that fires both kinds of schedule.
+for agent governance, the :class:`~svc.automations.scheduler.Scheduler`
+that fires both kinds of schedule, and the
+:class:`~svc.automations.scheduler.journal.FireJournal` that turns its
+decisions into runs.
 
 The interface other domains build on::
 
@@ -26,6 +28,7 @@ from .governance import Actor, Governance, resolve_actor
 from .missions import MissionRepository, MissionService
 from .pool import RunPool
 from .routines import RoutineRepository, RoutineService
+from .scheduler.journal import FireJournal
 from .scheduler.scheduler import Scheduler
 from .scheduler.signal import ScheduleSignal
 from .v2 import AutomationV2, AutomationV2Run, V2Repository, V2Service
@@ -48,12 +51,17 @@ class AutomationService:
         self.routine_pool = RunPool("routines", settings.automation_max_concurrent_runs)
         self.routines = RoutineService(engine, RoutineRepository(engine.db), self.routine_pool, self.signal)
         self.missions = MissionService(engine, MissionRepository(engine.db))
-        self.scheduler = Scheduler(engine.clock, {"routine": self.routines, "v2": self.v2}, self.signal,
+        targets = {"routine": self.routines, "v2": self.v2}
+        self.journal = FireJournal(engine.db, targets)
+        self.scheduler = Scheduler(engine.clock, targets, self.signal, self.journal,
                                    grace_ms=lambda: engine.settings.automation_misfire_grace_ms)
 
     async def load(self) -> None:
         await self.routines.load()
         await self.v2.load()
+        # Fires a previous process journaled but did not turn into runs: their runs
+        # and fire times land now, before the scheduler first loads its heap.
+        await self.journal.recover()
 
     def start(self) -> None:
         """Once the engine is ready: queued runs (left by a previous process) start."""

@@ -1,9 +1,8 @@
 """Storage of routines and their runs (``automations_routines``, ``automations_routine_runs``).
 
 Run records are saved through a :class:`~svc.automations.batching.GroupWriter`,
-so the saves of many runs finishing together share one transaction; a
-scheduler tick writes its fire times and all the runs it created in one
-transaction too.
+so the saves of many runs finishing together share one transaction; a fire
+journal row becomes its runs, fire times and deletion in one transaction too.
 """
 
 from __future__ import annotations
@@ -15,6 +14,7 @@ import apsw
 
 from ...store import Database, dumps, loads
 from ..batching import GroupWriter
+from ..scheduler.journal import delete_row
 from ..scheduler.schedule import parse_routine_schedule
 from .records import Routine, RoutineRun
 
@@ -121,6 +121,18 @@ class RoutineRepository:
             conn.executemany("UPDATE automations_routine_fire_times SET next_fire_at_ms = ?, last_fired_at_ms = ? "
                              "WHERE routine_id = ?", moved)
             conn.executemany(_RUN_INSERT_NEW, rows)
+        await self.db.write(q)
+
+    async def materialize(self, seq: int, moved: Sequence[tuple[int | None, int | None, str]],
+                          runs: Iterable[RoutineRun]) -> None:
+        """A fire journal row becomes runs: the runs, the fire times and the row's deletion, in one transaction."""
+        rows = [run_row(r) for r in runs]
+
+        def q(conn: apsw.Connection) -> None:
+            conn.executemany("UPDATE automations_routine_fire_times SET next_fire_at_ms = ?, last_fired_at_ms = ? "
+                             "WHERE routine_id = ?", moved)
+            conn.executemany(_RUN_INSERT_NEW, rows)
+            delete_row(conn, seq)
         await self.db.write(q)
 
     # ------------------------------------------------------------------ runs

@@ -43,6 +43,8 @@ from ..governance import HUMAN, Actor, require_human
 from ..ids import unique_id
 from ..pool import RunPool
 from ..routing import ModelChoice
+from ..scheduler.journal import JournalRow
+from ..scheduler.schedule import MisfirePolicy
 from ..scheduler.signal import ScheduleEntry, ScheduleSignal
 from ..scheduler.timing import FirePlan, first_fire_at
 from ..targets import SCHEME, confined
@@ -80,8 +82,10 @@ class RoutineService:
         self._routines: dict[str, Routine] = {}
         self._fire: dict[str, tuple[int | None, int | None]] = {}
         self._live: dict[str, RoutineRun] = {}
-        self._held: list[RoutineRun] = []
-        """Runs of the scheduler tick in progress, started when it ends (:meth:`release`)."""
+        self._journaled: set[str] = set()
+        """Routines with a journaled fire not yet materialized (busy for the scheduler)."""
+        self._recovered: list[RoutineRun] = []
+        """Runs materialized from the journal at start-up, announced and started by :meth:`start_pending`."""
         self._busy: Counter[str] = Counter()
         self._lanes: dict[str, deque[str]] = {}
         """Per routine, its queued runs in order: a routine's runs execute one after another."""
@@ -145,9 +149,14 @@ class RoutineService:
                 self._busy[run.routine_id] += 1
 
     def start_pending(self) -> None:
+        recovered, self._recovered = self._recovered, []
+        fresh = {run.run_id for run in recovered}
         for run in sorted(self._live.values(), key=lambda r: r.created_at_ms):
-            if run.status == "queued":
+            if run.status == "queued" and run.run_id not in fresh:
                 self._enqueue(run)
+        if recovered:
+            # Never announced by the process that journaled them: announce, then start.
+            self.pool.submit(functools.partial(self._announce_and_start, recovered))
 
     # ------------------------------------------------------------------ definitions
     def require(self, routine_id: str, *, dialect: str = "routine") -> Routine:
@@ -264,12 +273,10 @@ class RoutineService:
             finished_at_ms=now if status == "blocked_policy" else None,
         )
 
-    def _admit(self, runs: list[RoutineRun], *, hold: bool = False) -> None:
+    def _admit(self, runs: list[RoutineRun], *, start: bool = True) -> None:
         """Runs just committed: track them; one job announces them all, in order, then starts them.
 
-        ``hold`` (a scheduler tick's slice) keeps the job until :meth:`release`, so
-        the runs of a tick neither publish nor execute while the tick still writes:
-        the tick's later slices get the store to themselves.
+        Without ``start`` (start-up recovery) they wait for :meth:`start_pending`.
         """
         live, busy = self._live, self._busy
         for run in runs:
@@ -277,18 +284,11 @@ class RoutineService:
                 live[run.run_id] = run
                 if run.status in BUSY_RUN_STATUSES:
                     busy[run.routine_id] += 1
-        if hold:
-            self._held.extend(runs)
-        else:
-            self.pool.submit(functools.partial(self._announce_and_start, runs))
-
-    def release(self) -> None:
-        """The scheduler's tick is over: announce and start the runs it created."""
-        held, self._held = self._held, []
-        if not held:
+        if not start:
+            self._recovered.extend(runs)
             return
         try:
-            self.pool.submit(functools.partial(self._announce_and_start, held))
+            self.pool.submit(functools.partial(self._announce_and_start, runs))
         except (trio.BrokenResourceError, trio.ClosedResourceError):
             # The engine is stopping: the runs are stored as queued and start after the restart.
             pass
@@ -573,25 +573,48 @@ class RoutineService:
         return ScheduleEntry("routine", routine_id, routine.schedule, routine.misfire, next_fire)
 
     def busy(self, routine_id: str) -> bool:
-        return routine_id in self._busy
+        return routine_id in self._busy or routine_id in self._journaled
 
-    async def fire(self, decisions: list[tuple[ScheduleEntry, FirePlan]], now_ms: int) -> None:
-        """The scheduler's decisions: fire times and runs, committed in one transaction."""
+    def missed_reason(self, misfire: MisfirePolicy, plan: FirePlan) -> str:
+        return f"misfire: {plan.due} fires were due ({misfire.kind})"
+
+    def journaled(self, row: JournalRow) -> None:
+        """A tick's decisions are committed: the fire times move now, the runs come with :meth:`materialize`."""
+        fire, routines, journaled = self._fire, self._routines, self._journaled
+        for routine_id, slots, next_fire, _reason in row.decisions:
+            if routine_id not in routines:
+                continue  # deleted while the decision was being committed
+            fire[routine_id] = (next_fire, slots[-1] if slots else fire.get(routine_id, (None, None))[1])
+            journaled.add(routine_id)
+
+    async def materialize(self, row: JournalRow, *, recovering: bool) -> None:
+        """The runs of a journal row, the fire times and the row's deletion in one transaction; then admit them.
+
+        The fire times written are the current ones, which already account for
+        the row (and for any edit made since).
+        """
         moved: list[tuple[int | None, int | None, str]] = []
         runs: list[RoutineRun] = []
-        for entry, plan in decisions:
-            routine = self._routines.get(entry.target_id)
+        routines, fire, new_run = self._routines, self._fire, self._new_run
+        fired_at = row.fired_at_ms
+        for routine_id, slots, _next, reason in row.decisions:
+            routine = routines.get(routine_id)
             if routine is None:
-                continue
-            last = plan.fires[-1] if plan.fires else self._fire.get(entry.target_id, (None, None))[1]
-            moved.append((plan.next_fire_at_ms, last, entry.target_id))
-            reason = f"misfire: {plan.due} fires were due ({routine.misfire.kind})" if plan.missed else None
-            for slot in plan.fires:
-                runs.append(self._new_run(routine, "scheduled", now_ms, scheduled_at_ms=slot, reason=reason))
-        await self.repo.fire(moved, runs)
-        for next_fire, last, routine_id in moved:
-            self._fire[routine_id] = (next_fire, last)
-        self._admit(runs, hold=True)
+                continue  # deleted since the decision: nothing to run
+            next_fire, last = fire.get(routine_id, (None, None))
+            moved.append((next_fire, last, routine_id))
+            for slot in slots:
+                runs.append(new_run(routine, "scheduled", fired_at, scheduled_at_ms=slot, reason=reason))
+        await self.repo.materialize(row.seq, moved, runs)
+        # No checkpoint from the commit to the end: memory always agrees with the store.
+        self._admit(runs, start=not recovering)
+        journaled, busy = self._journaled, self._busy
+        for routine_id, *_ in row.decisions:
+            journaled.discard(routine_id)
+            if routine_id not in busy:
+                # Nothing of it is queued (skipped fires, runs blocked by policy):
+                # a fire it missed meanwhile may happen now.
+                self.signal.changed("routine", routine_id)
 
     # ------------------------------------------------------------------ history
     async def history(self, routine_id: str, *, limit: int = 50) -> list[dict[str, Any]]:

@@ -1,5 +1,6 @@
-"""Schedules, misfire policies, the pure schedule math, and the scheduler itself."""
+"""Schedules, misfire policies, the pure schedule math, the fire journal, and the scheduler itself."""
 
+from .journal import FireJournal, JournalRow
 from .schedule import (
     MisfirePolicy,
     Schedule,
@@ -13,7 +14,9 @@ from .signal import ScheduleEntry, ScheduleSignal
 from .timing import FirePlan, first_fire_at, plan_fires, slot_after
 
 __all__ = [
+    "FireJournal",
     "FirePlan",
+    "JournalRow",
     "MisfirePolicy",
     "Schedule",
     "ScheduleEntry",

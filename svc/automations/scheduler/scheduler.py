@@ -3,14 +3,16 @@
 It keeps a heap of ``(next_fire_at_ms, kind, id)`` and sleeps until the
 earliest one, in trio time converted from wall time through the engine clock
 (``clock.to_trio_time``), so a MockClock drives it exactly. A *tick* takes
-every due entry, skips the ones whose target still has a run queued or running
-(they wait, and are reconsidered when that run settles, when the misfire policy
-decides how many of the missed fires to run), plans the rest with
-:func:`~svc.automations.scheduler.timing.plan_fires`, and hands each target
-service its decisions in one call, which records the new fire times and the
-runs created in one transaction. ``next_fire_at_ms`` is therefore always
-persisted with the fires it accounts for: after a restart, whatever was missed
-is due at once and the policy applies.
+every due entry, skips the ones whose target is busy (a run still queued or
+running, or a journaled fire not yet turned into runs: they wait, and are
+reconsidered when that settles, when the misfire policy decides how many of the
+missed fires to run), plans the rest with
+:func:`~svc.automations.scheduler.timing.plan_fires`, and commits the decisions
+to the :class:`~svc.automations.scheduler.journal.FireJournal`: one row per
+slice and kind, whatever the number of fires. The runs themselves are written by
+the journal's materializer after the tick, together with the persisted fire
+times; after a crash, the next start materializes what is left before this
+heap is loaded, so whatever was missed is due at once and the policy applies.
 
 Services never call into the scheduler: they mark changes on a
 :class:`~svc.automations.scheduler.signal.ScheduleSignal`, which wakes it.
@@ -19,47 +21,57 @@ Services never call into the scheduler: they mark changes on a
 from __future__ import annotations
 
 import heapq
+import json
 import logging
 import math
 from collections.abc import Callable, Mapping
-from typing import Protocol
+from typing import Any, Protocol
 
 import trio
 
 from ...clock import Clock
+from .journal import Decision, FireJournal, JournalBatch, JournalTarget, encode_decision
+from .schedule import MisfirePolicy
 from .signal import Key, ScheduleEntry, ScheduleSignal
 from .timing import FirePlan, plan_fires
 
 log = logging.getLogger("svc.automations")
 
-TICK_SLICE = 500
-"""Due entries handled (planned, fired, committed) between two checkpoints of a tick."""
+TICK_SLICE = 1000
+"""Due entries handled (planned, journaled in one transaction) between two checkpoints of a tick."""
+
+POP_LIMIT = 256
+"""Due items popped one by one before a tick takes the rest in one pass over the heap."""
 
 
-class Target(Protocol):
+class Target(JournalTarget, Protocol):
     """A service whose records have schedules (routines, automations v2)."""
 
     def schedule_entries(self) -> list[ScheduleEntry]: ...
 
     def entry(self, target_id: str) -> ScheduleEntry | None: ...
 
-    def busy(self, target_id: str) -> bool: ...
+    def busy(self, target_id: str) -> bool:
+        """A run is queued or running, or a journaled fire has not become runs yet."""
 
-    async def fire(self, decisions: list[tuple[ScheduleEntry, FirePlan]], now_ms: int) -> None: ...
-
-    def release(self) -> None:
-        """The tick is over: start whatever runs :meth:`fire` held back during it."""
+    def missed_reason(self, misfire: MisfirePolicy, plan: FirePlan) -> str:
+        """The note a run created by a misfire decision carries (journaled with the decision)."""
 
 
 class Scheduler:
-    def __init__(self, clock: Clock, targets: Mapping[str, Target], signal: ScheduleSignal,
+    def __init__(self, clock: Clock, targets: Mapping[str, Target], signal: ScheduleSignal, journal: FireJournal,
                  *, grace_ms: Callable[[], int]) -> None:
         self.clock = clock
         self.targets = targets
         self.signal = signal
+        self.journal = journal
         self.grace_ms = grace_ms
         self._heap: list[tuple[int, str, str]] = []
-        self._scheduled: dict[Key, int] = {}
+        self._tracked: dict[str, dict[str, list[Any]]] = {}
+        """Per kind and target: ``[next_fire_at_ms | None, schedule, misfire, interval_ms | None, the id as
+        JSON]`` as last
+        read from the target (edits signal) and moved by ticks. A heap item whose time differs is stale;
+        None: not in the heap (waiting, or nothing more to fire). Mutable, so a tick allocates nothing here."""
         self.waiting: set[Key] = set()
         """Due targets held back because a previous run is still queued or running."""
         self.ticks = 0
@@ -73,7 +85,7 @@ class Scheduler:
     def load(self) -> None:
         self.signal.drain()
         self._heap.clear()
-        self._scheduled.clear()
+        self._tracked.clear()
         self.waiting.clear()
         for target in self.targets.values():
             for entry in target.schedule_entries():
@@ -120,7 +132,9 @@ class Scheduler:
 
     # ------------------------------------------------------------------ bookkeeping
     def _push(self, entry: ScheduleEntry) -> None:
-        self._scheduled[entry.key] = entry.next_fire_at_ms
+        self._tracked.setdefault(entry.kind, {})[entry.target_id] = [
+            entry.next_fire_at_ms, entry.schedule, entry.misfire, entry.schedule.interval_ms,
+            json.dumps(entry.target_id)]
         heapq.heappush(self._heap, (entry.next_fire_at_ms, entry.kind, entry.target_id))
 
     def absorb(self, keys: set[Key]) -> None:
@@ -128,13 +142,17 @@ class Scheduler:
         for key in keys:
             kind, target_id = key
             entry = self.targets[kind].entry(target_id)
+            tracked = self._tracked.setdefault(kind, {})
             if entry is None:
-                self._scheduled.pop(key, None)
+                tracked.pop(target_id, None)
                 self.waiting.discard(key)
                 continue
-            if key in self.waiting or self._scheduled.get(key) != entry.next_fire_at_ms:
+            slot = tracked.get(target_id)
+            if key in self.waiting or slot is None or slot[0] != entry.next_fire_at_ms:
                 self.waiting.discard(key)
                 self._push(entry)
+            else:  # same time; the policy (or the schedule's details) may have changed
+                slot[1:4] = [entry.schedule, entry.misfire, entry.schedule.interval_ms]
 
     @property
     def next_due_ms(self) -> int | None:
@@ -142,61 +160,117 @@ class Scheduler:
 
     # ------------------------------------------------------------------ tick
     async def tick(self, now_ms: int) -> int:
-        """Fire everything due at ``now_ms``; returns the number of runs created.
+        """Fire everything due at ``now_ms``; returns the number of runs decided.
 
-        Due entries are handled in slices of :data:`TICK_SLICE`, each committed in
-        its own transaction, so a tick with thousands due never holds the event
-        loop for long (the store works on its own thread between slices).
+        Due entries are handled in slices of :data:`TICK_SLICE`; each slice's
+        decisions are committed to the journal in one transaction (one row per
+        kind), so a tick with thousands due never holds the event loop for long
+        (the store works on its own thread between slices). The runs are created
+        by the journal's materializer once the tick is over.
         """
         grace = self.grace_ms()
         created = 0
+        due = self._take_due(now_ms)
+        done = 0
+        upcoming: list[tuple[int, str, str]] = []
         try:
-            while self._heap and self._heap[0][0] <= now_ms:
-                for kind, entries in self._pop_due(now_ms, TICK_SLICE).items():
-                    decisions = [(e, plan_fires(e.schedule, e.misfire, e.next_fire_at_ms, now_ms, grace_ms=grace))
-                                 for e in entries]
-                    await self.targets[kind].fire(decisions, now_ms)
-                    for entry, plan in decisions:
-                        created += len(plan.fires)
-                        if plan.next_fire_at_ms is not None:
-                            # The target stored exactly this next fire time (a later
-                            # edit signals, and is absorbed on the next loop).
-                            self._scheduled[entry.key] = plan.next_fire_at_ms
-                            heapq.heappush(self._heap, (plan.next_fire_at_ms, entry.kind, entry.target_id))
+            while done < len(due):
+                if done:
+                    # Edits made while the previous slice was being committed (the
+                    # run loop absorbs what came before the tick).
+                    self.absorb(self.signal.drain())
+                batches, count, done = self._decide(due, done, now_ms, grace, upcoming)
+                created += count
+                if batches:
+                    await self.journal.record(batches, now_ms)
                 await trio.lowlevel.checkpoint()
         finally:
-            # Also when the tick is cancelled: the runs it committed still start.
-            for target in self.targets.values():
-                target.release()
+            # The next fire times, and whatever a cancelled tick did not reach, go
+            # back: many in one pass over the heap (cheaper than a push each), a
+            # few one by one (cheaper than a pass).
+            back = upcoming + due[done:]
+            if len(back) > POP_LIMIT:
+                self._heap.extend(back)
+                heapq.heapify(self._heap)
+            else:
+                for item in back:
+                    heapq.heappush(self._heap, item)
+            # Also when the tick is cancelled: what it journaled still becomes runs.
+            self.journal.release()
         self.ticks += 1
         self.fired += created
         return created
 
-    def _pop_due(self, now_ms: int, limit: int) -> dict[str, list[ScheduleEntry]]:
-        """Up to ``limit`` due entries by kind; busy targets go to :attr:`waiting`."""
-        due: dict[str, list[ScheduleEntry]] = {}
+    def _take_due(self, now_ms: int) -> list[tuple[int, str, str]]:
+        """Every due heap item, oldest first, out of the heap."""
         heap = self._heap
-        taken = 0
-        while heap and heap[0][0] <= now_ms and taken < limit:
-            at, kind, target_id = heapq.heappop(heap)
-            key = (kind, target_id)
-            if self._scheduled.get(key) != at:
-                continue  # superseded by a later push
-            target = self.targets[kind]
-            entry = target.entry(target_id)
-            if entry is None:
-                del self._scheduled[key]
-                continue
-            if entry.next_fire_at_ms != at:
-                self._push(entry)
-                continue
-            del self._scheduled[key]
-            taken += 1
-            if target.busy(target_id):
-                self.waiting.add(key)
-                continue
-            due.setdefault(kind, []).append(entry)
+        due: list[tuple[int, str, str]] = []
+        while heap and heap[0][0] <= now_ms:
+            if len(due) == POP_LIMIT:
+                # Many are due: one pass over the heap beats popping them one by one.
+                due.extend(sorted(item for item in heap if item[0] <= now_ms))
+                heap[:] = [item for item in heap if item[0] > now_ms]
+                heapq.heapify(heap)
+                break
+            due.append(heapq.heappop(heap))
         return due
+
+    def _decide(self, due: list[tuple[int, str, str]], start: int, now_ms: int, grace: int,
+                upcoming: list[tuple[int, str, str]]) -> tuple[list[JournalBatch], int, int]:
+        """Plan the next :data:`TICK_SLICE` due items from ``start``.
+
+        Returns the journal batches by kind, the runs they make, and where the
+        next slice starts; the next fire times are appended to ``upcoming``. Busy
+        targets go to :attr:`waiting`. This is the hot path of a big tick, so it
+        allocates little: an on-time interval fire is decided (what
+        :func:`plan_fires` decides for it) and encoded inline; anything else goes
+        through :func:`plan_fires` and :func:`encode_decision`.
+        """
+        targets, waiting, add_upcoming = self.targets, self.waiting, upcoming.append
+        batches: dict[str, JournalBatch] = {}
+        created = 0
+        stop = min(len(due), start + TICK_SLICE)
+        current = ""
+        tracked: dict[str, list[Any]] = {}
+        target: Any = None
+        busy: Callable[[str], bool] = bool
+        add_decision: Callable[[Decision], None] = print
+        add_text: Callable[[str], None] = print
+        for at, kind, target_id in due[start:stop]:
+            if kind != current:
+                current, target = kind, targets[kind]
+                tracked, busy = self._tracked.get(kind, {}), target.busy
+                if kind not in batches:
+                    batches[kind] = (kind, [], [])
+                add_decision, add_text = batches[kind][1].append, batches[kind][2].append
+            slot = tracked.get(target_id)
+            if slot is None or slot[0] != at:
+                continue  # superseded by a later push, or no longer scheduled
+            if busy(target_id):
+                slot[0] = None
+                waiting.add((kind, target_id))
+                continue
+            interval = slot[3]
+            late = now_ms - at
+            if interval is not None and late < interval and late <= grace:
+                following: int | None = at + interval
+                add_decision((target_id, (at,), following, None))
+                add_text(f"[{slot[4]},[{at}],{following},null]")  # encode_decision, inline
+                created += 1
+            else:
+                plan = plan_fires(slot[1], slot[2], at, now_ms, grace_ms=grace)
+                following = plan.next_fire_at_ms
+                decision = (target_id, plan.fires, following,
+                            target.missed_reason(slot[2], plan) if plan.missed else None)
+                add_decision(decision)
+                add_text(encode_decision(decision))
+                created += len(plan.fires)
+            # The journal makes exactly this the target's next fire time (a later
+            # edit signals, and is absorbed before the next slice).
+            slot[0] = following
+            if following is not None:
+                add_upcoming((following, kind, target_id))
+        return [batch for batch in batches.values() if batch[1]], created, stop
 
 
 __all__ = ["TICK_SLICE", "Scheduler", "Target"]

@@ -8,6 +8,7 @@ from typing import Any
 import apsw
 
 from ...store import Database, dumps, loads
+from ..scheduler.journal import delete_row
 from .records import AutomationV2, AutomationV2Run
 
 _AUTOMATION_COLS = ("automation_id, name, status, spec, creator_kind, creator_id, provenance, next_fire_at_ms, "
@@ -55,8 +56,9 @@ class V2Repository:
         await self.db.write(lambda conn: conn.execute("DELETE FROM automations_v2 WHERE automation_id = ?",
                                                       (automation_id,)))
 
-    async def fire(self, automations: Iterable[AutomationV2], runs: Iterable[AutomationV2Run]) -> None:
-        """One scheduler decision: the fire times and the runs it created, in one transaction."""
+    async def materialize(self, seq: int, automations: Iterable[AutomationV2], runs: Iterable[AutomationV2Run]
+                          ) -> None:
+        """A fire journal row becomes runs: the runs, the fire times and the row's deletion, in one transaction."""
         moved = [(a.next_fire_at_ms, a.last_fired_at_ms, a.automation_id) for a in automations]
         rows = [_run_row(r) for r in runs]
 
@@ -64,6 +66,7 @@ class V2Repository:
             conn.executemany("UPDATE automations_v2 SET next_fire_at_ms = ?, last_fired_at_ms = ? "
                              "WHERE automation_id = ?", moved)
             conn.executemany("INSERT INTO automations_v2_runs VALUES (?,?,?,?,?,?,?)", rows)
+            delete_row(conn, seq)
         await self.db.write(q)
 
     # ------------------------------------------------------------------ runs

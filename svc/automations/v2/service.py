@@ -28,6 +28,8 @@ import trio
 from ...errors import Conflict, Forbidden, ValidationFailed
 from ..governance import HUMAN, Actor, Governance
 from ..pool import RunPool
+from ..scheduler.journal import JournalRow
+from ..scheduler.schedule import MisfirePolicy
 from ..scheduler.signal import ScheduleEntry, ScheduleSignal
 from ..scheduler.timing import FirePlan, first_fire_at
 from .dag import descendants
@@ -60,6 +62,10 @@ class V2Service:
         self._executions: dict[str, V2Execution] = {}
         self._done: dict[str, trio.Event] = {}
         self._busy: Counter[str] = Counter()
+        self._journaled: set[str] = set()
+        """Automations with a journaled fire not yet materialized (busy for the scheduler)."""
+        self._recovered: list[AutomationV2Run] = []
+        """Runs materialized from the journal at start-up, announced by :meth:`start_pending`."""
 
     # ------------------------------------------------------------------ plumbing
     def now_ms(self) -> int:
@@ -108,6 +114,10 @@ class V2Service:
 
     def start_pending(self) -> None:
         """Submit every queued run (at start-up, once the pool exists)."""
+        recovered, self._recovered = self._recovered, []
+        for run in recovered:
+            # Never announced by the process that journaled them.
+            self._announce_scheduled(run)
         for run in sorted(self._live.values(), key=lambda r: r.created_at_ms):
             if run.status == "queued":
                 self._submit(run.run_id)
@@ -375,36 +385,55 @@ class V2Service:
         return ScheduleEntry("v2", automation_id, schedule, misfire, automation.next_fire_at_ms)
 
     def busy(self, automation_id: str) -> bool:
-        return self._busy.get(automation_id, 0) > 0
+        return self._busy.get(automation_id, 0) > 0 or automation_id in self._journaled
 
-    def release(self) -> None:
-        """Scheduled v2 runs start as :meth:`fire` commits them: nothing is held."""
+    def missed_reason(self, misfire: MisfirePolicy, plan: FirePlan) -> str:
+        return f"misfire: {plan.due} due"
 
-    async def fire(self, decisions: list[tuple[ScheduleEntry, FirePlan]], now_ms: int) -> None:
-        """Apply the scheduler's decisions: new fire times and the scheduled runs, in one transaction."""
+    def journaled(self, row: JournalRow) -> None:
+        """A tick's decisions are committed: the fire times move now, the runs come with :meth:`materialize`."""
+        for automation_id, slots, next_fire, _reason in row.decisions:
+            automation = self._automations.get(automation_id)
+            if automation is None:
+                continue  # deleted while the decision was being committed
+            last = slots[-1] if slots else automation.last_fired_at_ms
+            self._automations[automation_id] = attrs.evolve(automation, next_fire_at_ms=next_fire,
+                                                            last_fired_at_ms=last)
+            self._journaled.add(automation_id)
+
+    async def materialize(self, row: JournalRow, *, recovering: bool) -> None:
+        """The runs of a journal row, the fire times and the row's deletion in one transaction; then start them."""
         moved: list[AutomationV2] = []
         runs: list[AutomationV2Run] = []
-        for entry, plan in decisions:
-            automation = self._automations.get(entry.target_id)
+        for automation_id, slots, _next, reason in row.decisions:
+            automation = self._automations.get(automation_id)
             if automation is None:
-                continue
-            last = plan.fires[-1] if plan.fires else automation.last_fired_at_ms
-            automation = attrs.evolve(automation, next_fire_at_ms=plan.next_fire_at_ms, last_fired_at_ms=last)
-            moved.append(automation)
-            for slot in plan.fires:
-                reason = f"scheduled for {slot}" + (f" (misfire: {plan.due} due)" if plan.missed else "")
-                run = self.new_run(automation, run_id=None, trigger_type="scheduled", trigger_reason=reason,
+                continue  # deleted since the decision: nothing to run
+            moved.append(automation)  # its fire times already account for the row
+            for slot in slots:
+                trigger_reason = f"scheduled for {slot}" + (f" ({reason})" if reason else "")
+                run = self.new_run(automation, run_id=None, trigger_type="scheduled", trigger_reason=trigger_reason,
                                    context=None, snapshot=None)
                 runs.append(attrs.evolve(run, context={"scheduled_at_ms": slot}))
-        await self.repo.fire(moved, runs)
-        for automation in moved:
-            self._automations[automation.automation_id] = automation
+        await self.repo.materialize(row.seq, moved, runs)
+        # No checkpoint from the commit to the end: memory always agrees with the store.
         for run in runs:
             self._live[run.run_id] = run
             self._busy[run.automation_id] += 1
-            self.publish("automation.v2.run.created", run, status=run.status, triggerType="scheduled",
-                         scheduledAtMs=run.context.get("scheduled_at_ms"))
+        for automation_id, *_ in row.decisions:
+            self._journaled.discard(automation_id)
+            if not self.busy(automation_id):
+                self.signal.changed("v2", automation_id)
+        if recovering:
+            self._recovered.extend(runs)  # announced and submitted by start_pending
+            return
+        for run in runs:
+            self._announce_scheduled(run)
             self._submit(run.run_id)
+
+    def _announce_scheduled(self, run: AutomationV2Run) -> None:
+        self.publish("automation.v2.run.created", run, status=run.status, triggerType="scheduled",
+                     scheduledAtMs=run.context.get("scheduled_at_ms"))
 
 
 __all__ = ["BUSY_STATUSES", "TOPIC", "V2Service"]
