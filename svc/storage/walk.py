@@ -13,9 +13,12 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Collection, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import attrs
-import pathspec
+
+if TYPE_CHECKING:
+    import pathspec
 
 
 @attrs.frozen
@@ -90,6 +93,10 @@ def _with_gitignore(rules: list[_Rules], directory: Path, relative: str) -> list
         lines = (directory / ".gitignore").read_text(encoding="utf-8", errors="replace").splitlines()
     except OSError:
         return rules
+    # Imported on first use: only listings and imports read ignore files, and the
+    # import is a noticeable share of engine start-up.
+    import pathspec
+
     return [*rules, _Rules(relative, pathspec.GitIgnoreSpec.from_lines(lines))]
 
 

@@ -13,8 +13,6 @@ from collections.abc import Mapping
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from croniter import croniter
-
 from .errors import PlanInvalid
 
 MISFIRE_KINDS = ("run_once", "skip", "catch_up")
@@ -58,6 +56,10 @@ def normalize_schedule(raw: Any, *, field: str = "schedule") -> dict[str, Any]:
         schedule["interval_seconds"] = seconds
     elif kind == "cron":
         expression = data.get("cron_expression")
+        # Imported on first use: parsing a cron expression is rare, and the import is a
+        # noticeable share of engine start-up.
+        from croniter import croniter
+
         if not isinstance(expression, str) or not croniter.is_valid(expression.strip()):
             raise PlanInvalid(f"`{field}.cron_expression` must be a valid cron expression",
                               field=f"{field}.cron_expression")

@@ -15,7 +15,6 @@ from collections.abc import Mapping
 from typing import Any, Literal
 
 import attrs
-from croniter import croniter
 
 from ...errors import ValidationFailed
 
@@ -117,6 +116,10 @@ def parse_cron(expression: Any, *, field: str, code: str) -> str:
     if len(fields) not in (5, 6):
         raise ValidationFailed(f"`{field}` must have 5 fields (or 6 with seconds first), not {len(fields)}",
                                field=field, code=code)
+    # Imported on first use: parsing a cron expression is rare, and the import is a
+    # noticeable share of engine start-up.
+    from croniter import croniter
+
     if not croniter.is_valid(_croniter_form(text)):
         raise ValidationFailed(f"`{field}` `{text}` is not a valid cron expression", field=field, code=code)
     return text

@@ -22,11 +22,14 @@ import zoneinfo
 from collections import deque
 from datetime import datetime
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 import attrs
-from croniter import croniter
 
 from .schedule import MisfirePolicy, Schedule, croniter_expression
+
+if TYPE_CHECKING:
+    from croniter import croniter
 
 CRON_SCAN_LIMIT = 1000
 """Missed cron slots counted at most (the count only decides on-time versus missed)."""
@@ -50,6 +53,10 @@ def _zone(name: str) -> zoneinfo.ZoneInfo:
 
 def _cron(schedule: Schedule, start_ms: int) -> croniter:
     start = datetime.fromtimestamp(start_ms / 1000.0, _zone(schedule.timezone))
+    # Imported on first use: parsing a cron expression is rare, and the import is a
+    # noticeable share of engine start-up.
+    from croniter import croniter
+
     return croniter(croniter_expression(schedule), start)
 
 
