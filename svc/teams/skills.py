@@ -20,8 +20,6 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-import yaml
-
 from .errors import SpawnDenied
 from .policy import SkillSources
 from .schema import SkillRef
@@ -124,6 +122,10 @@ def is_skill_document(text: str) -> bool:
         end = next(i for i in range(1, len(lines)) if lines[i].strip() == "---")
     except StopIteration:
         return False
+    # PyYAML is imported on first use: the files are read only when a team is
+    # configured, and the import is a noticeable share of engine start-up.
+    import yaml
+
     try:
         meta = yaml.safe_load("\n".join(lines[1:end]))
     except yaml.YAMLError:

@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any
 
 import attrs
-import yaml
 
 from ..convert import aliases, unstructure
 from .errors import TeamConfigInvalid
@@ -157,6 +156,10 @@ def template_filename(template_id: str) -> str:
 
 def write_template(path: Path, template: AgentTemplate) -> None:
     """Write ``template`` to ``path`` atomically (a reader never sees half a file)."""
+    # PyYAML is imported on first use: the files are read only when a team is
+    # configured, and the import is a noticeable share of engine start-up.
+    import yaml
+
     path.parent.mkdir(parents=True, exist_ok=True)
     text = yaml.safe_dump(template.to_file(), sort_keys=False, allow_unicode=True)
     partial = path.with_name(f".{path.name}.partial")

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any, TypeVar
-
-import yaml
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..convert import structure
 from ..errors import ValidationFailed
 from .errors import TeamConfigInvalid
+
+if TYPE_CHECKING:
+    import yaml
 
 T = TypeVar("T")
 
@@ -24,6 +25,10 @@ _SEGMENT = re.compile(r"([^.\[\]]+)|\[([^\]]*)\]")
 
 def read_yaml(path: Path) -> tuple[Any, yaml.Node | None]:
     """The document in ``path`` and its node tree (for line numbers); None/None when empty."""
+    # PyYAML is imported on first use: the files are read only when a team is
+    # configured, and the import is a noticeable share of engine start-up.
+    import yaml
+
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
@@ -90,6 +95,8 @@ def line_of(node: yaml.Node | None, field: str) -> int | None:
 
 
 def _child(node: yaml.Node, step: str) -> yaml.Node | None:
+    import yaml  # already loaded: a node exists
+
     if isinstance(node, yaml.MappingNode):
         wanted = _squash(step)
         for key, value in node.value:

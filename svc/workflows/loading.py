@@ -37,13 +37,13 @@ line, the file is skipped, and everything else loads.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
-import yaml
 
 from .definitions import (
     SourceKind,
@@ -55,6 +55,9 @@ from .definitions import (
     WorkflowSpec,
     WorkflowStep,
 )
+
+if TYPE_CHECKING:
+    import yaml
 
 YAML_SUFFIXES = (".yaml", ".yml")
 
@@ -97,11 +100,33 @@ class _Seq(list[Any]):
     item_lines: list[int]
 
 
-class _LineLoader(yaml.SafeLoader):
-    """A safe loader that remembers where each mapping and sequence starts, and refuses duplicate keys."""
+@functools.cache
+def _line_loader() -> type[Any]:
+    """A safe loader that remembers where each mapping and sequence starts, and refuses duplicate keys.
+
+    Built (and PyYAML imported) on first use: definitions are parsed only when
+    workflow files exist, and the import is a noticeable share of engine start-up.
+    """
+    import yaml
+
+    class LineLoader(yaml.SafeLoader):
+        pass
+
+    LineLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
+    LineLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_SEQUENCE_TAG, _construct_sequence)
+    # YAML 1.2 booleans: only true/false. YAML 1.1 also reads yes/no/on/off as
+    # booleans, which silently turns an id such as `off` or an event named `on`
+    # into False; those stay strings here.
+    LineLoader.yaml_implicit_resolvers = {
+        first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:bool"]
+        for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+    }
+    LineLoader.add_implicit_resolver(
+        "tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF"))
+    return LineLoader
 
 
-def _construct_mapping(loader: _LineLoader, node: yaml.MappingNode) -> _Map:
+def _construct_mapping(loader: Any, node: yaml.MappingNode) -> _Map:
     loader.flatten_mapping(node)
     result = _Map()
     result.line = node.start_mark.line + 1
@@ -118,31 +143,20 @@ def _construct_mapping(loader: _LineLoader, node: yaml.MappingNode) -> _Map:
     return result
 
 
-def _construct_sequence(loader: _LineLoader, node: yaml.SequenceNode) -> _Seq:
+def _construct_sequence(loader: Any, node: yaml.SequenceNode) -> _Seq:
     result = _Seq(loader.construct_object(child, deep=True) for child in node.value)
     result.line = node.start_mark.line + 1
     result.item_lines = [child.start_mark.line + 1 for child in node.value]
     return result
 
 
-_LineLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
-_LineLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_SEQUENCE_TAG, _construct_sequence)
-
-# YAML 1.2 booleans: only true/false. YAML 1.1 also reads yes/no/on/off as
-# booleans, which silently turns an id such as `off` or an event named `on`
-# into False; those stay strings here.
-_LineLoader.yaml_implicit_resolvers = {
-    first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:bool"]
-    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
-}
-_LineLoader.add_implicit_resolver(
-    "tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF"))
-
-
 def parse_yaml(text: str) -> Any:
     """Parse one YAML document; raise :class:`DefinitionError` with the line of a syntax error."""
+    loader = _line_loader()
+    import yaml  # loaded by _line_loader
+
     try:
-        return yaml.load(text, Loader=_LineLoader)
+        return yaml.load(text, Loader=loader)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         problem = exc.problem or exc.context or "invalid YAML"
