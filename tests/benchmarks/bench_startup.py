@@ -12,6 +12,7 @@ resident memory after a second of idling. Baseline measured in the same run: the
 
 from __future__ import annotations
 
+import argparse
 import compileall
 import pathlib
 import statistics
@@ -45,12 +46,12 @@ def measure(argv: list[str], env: dict[str, str]) -> tuple[float, float, float]:
         stop(process)
 
 
-def main() -> None:
+def main(rounds: int = ROUNDS) -> None:
     root = HERE.parents[1]
     for package in ("actors", "supervisors", "svc", "cli"):
         compileall.compile_dir(root / package, quiet=1)
     engine_ready, engine_cpu, engine_rss, bare_ready, bare_cpu, bare_rss = [], [], [], [], [], []
-    for _ in range(ROUNDS):
+    for _ in range(rounds):
         with tempfile.TemporaryDirectory() as tmp:
             env = {"SVC_WORKSPACE": tmp, "XDG_CONFIG_HOME": tmp, "SVC_LOG_LEVEL": "warning"}
             ready, cpu, rss = measure([ENGINE, "serve", "--port", "0", "--state-dir", tmp], env)
@@ -65,11 +66,13 @@ def main() -> None:
     ec, bc = statistics.median(engine_cpu), statistics.median(bare_cpu)
     em, bm = statistics.median(engine_rss), statistics.median(bare_rss)
     print(f"start-up to healthy: engine {er:.2f} s, bare app {br:.2f} s (ratio {er / br:.2f}; target <= 1.0 s)")
-    print(f"  best of {ROUNDS}: engine {min(engine_ready):.2f} s, bare app {min(bare_ready):.2f} s; "
+    print(f"  best of {rounds}: engine {min(engine_ready):.2f} s, bare app {min(bare_ready):.2f} s; "
           f"rounds: engine {', '.join(f'{t:.2f}' for t in engine_ready)}")
     print(f"CPU time to healthy: engine {ec:.2f} s, bare app {bc:.2f} s (ratio {ec / bc:.2f})")
     print(f"idle RSS: engine {em:.0f} MB, bare app {bm:.0f} MB (ratio {em / bm:.2f}; target <= 120 MB)")
 
 
 if __name__ == "__main__":
-    main()
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--rounds", type=int, default=ROUNDS)
+    main(parser.parse_args().rounds)
