@@ -19,7 +19,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from .errors import PlanInvalid
-from .plans import WorkflowPlan
+from .plans import WorkflowPlan, dependency_cycle
 from .schedule import normalize_schedule
 
 BUNDLE_VERSION = "1"
@@ -232,7 +232,7 @@ def package_issues(package: Any) -> list[Issue]:
             if dep not in routine_deps:
                 issues.append(_issue("unknown_routine_dependency", f"routine_graph[{r_index}].dependencies",
                                      f"routine `{routine_id}` depends on unknown routine `{dep}`", blocking=True))
-    cycle = _cycle({k: [d for d in v if d in routine_deps] for k, v in routine_deps.items()})
+    cycle = dependency_cycle({k: [d for d in v if d in routine_deps] for k, v in routine_deps.items()})
     if cycle:
         issues.append(_issue("routine_cycle", "routine_graph", f"routines form a cycle: {' -> '.join(cycle)}",
                              blocking=True))
@@ -277,37 +277,11 @@ def _step_issues(routine: Mapping[str, Any], path: str) -> list[Issue]:
         if not isinstance(objective, str) or not objective.strip():
             issues.append(_issue("missing_objective", f"{path}.steps[{index}].objective",
                                  f"step `{step['step_id']}` has no objective", blocking=False))
-    cycle = _cycle(deps)
+    cycle = dependency_cycle(deps)
     if cycle:
         issues.append(_issue("step_cycle", f"{path}.steps", f"steps form a cycle: {' -> '.join(cycle)}",
                              blocking=True))
     return issues
-
-
-def _cycle(deps: Mapping[str, list[str]]) -> list[str]:
-    state: dict[str, int] = {}
-    path: list[str] = []
-
-    def visit(node: str) -> list[str]:
-        state[node] = 1
-        path.append(node)
-        for dep in deps.get(node, ()):
-            if state.get(dep) == 1:
-                return [*path[path.index(dep):], dep]
-            if state.get(dep) is None:
-                found = visit(dep)
-                if found:
-                    return found
-        path.pop()
-        state[node] = 2
-        return []
-
-    for node in deps:
-        if state.get(node) is None:
-            found = visit(node)
-            if found:
-                return found
-    return []
 
 
 def validate_package(package: Mapping[str, Any]) -> dict[str, Any]:

@@ -296,7 +296,11 @@ def normalize_plan(body: PlanBody, ctx: PlanContext, *, field: str = "plan") -> 
 
 def find_cycle(steps: Sequence[PlanStep]) -> list[str]:
     """A dependency cycle as a list of step ids (first id repeated at the end), or ``[]``."""
-    deps = {s.step_id: s.depends_on for s in steps}
+    return dependency_cycle({s.step_id: s.depends_on for s in steps})
+
+
+def dependency_cycle(deps: Mapping[str, Sequence[str]]) -> list[str]:
+    """A cycle in ``deps`` (node -> what it depends on) as a list of nodes, the first repeated at the end; or ``[]``."""
     state: dict[str, int] = {}
     path: list[str] = []
 
@@ -314,9 +318,9 @@ def find_cycle(steps: Sequence[PlanStep]) -> list[str]:
         state[node] = 2
         return []
 
-    for step in steps:
-        if state.get(step.step_id) is None:
-            found = visit(step.step_id)
+    for node in deps:
+        if state.get(node) is None:
+            found = visit(node)
             if found:
                 return found
     return []
@@ -377,6 +381,7 @@ __all__ = [
     "WorkflowPlan",
     "clip",
     "coerce_loose_plan",
+    "dependency_cycle",
     "fallback_plan",
     "find_cycle",
     "normalize_plan",
