@@ -226,7 +226,7 @@ class FakeServer:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
-            await _lifespan(receive, send)
+            await serve_lifespan(receive, send)
             return
         if scope["type"] != "http":
             return
@@ -272,7 +272,8 @@ class FakeServer:
         self._waiters = remaining
 
 
-async def _lifespan(receive: Receive, send: Send) -> None:
+async def serve_lifespan(receive: Receive, send: Send) -> None:
+    """Answer an ASGI lifespan scope: nothing to start or stop."""
     while True:
         message = await receive()
         if message["type"] == "lifespan.startup":

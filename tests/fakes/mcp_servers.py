@@ -48,6 +48,8 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.shared.exceptions import MCPError
 from pydantic import BaseModel
 
+from tests.fakes._asgi import serve_lifespan
+
 log = logging.getLogger("tests.fakes.mcp")
 
 Scope = MutableMapping[str, Any]
@@ -167,7 +169,7 @@ class FakeMcpServer:
 
     async def _app(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
-            await _lifespan(receive, send)
+            await serve_lifespan(receive, send)
             return
         if scope["type"] != "http":
             return
@@ -218,16 +220,6 @@ class FakeMcpServer:
             else:
                 remaining.append((predicate, event))
         self._waiters = remaining
-
-
-async def _lifespan(receive: Receive, send: Send) -> None:
-    while True:
-        message = await receive()
-        if message["type"] == "lifespan.startup":
-            await send({"type": "lifespan.startup.complete"})
-        elif message["type"] == "lifespan.shutdown":
-            await send({"type": "lifespan.shutdown.complete"})
-            return
 
 
 @asynccontextmanager

@@ -22,6 +22,8 @@ import hypercorn.config
 import hypercorn.trio
 import trio
 
+from tests.fakes._asgi import serve_lifespan
+
 
 @attrs.frozen
 class Request:
@@ -78,7 +80,7 @@ class WebServer:
         self, scope: dict[str, Any], receive: Callable[..., Any], send: Callable[..., Any]
     ) -> None:
         if scope["type"] == "lifespan":
-            await _lifespan(receive, send)
+            await serve_lifespan(receive, send)
             return
         if scope["type"] != "http":
             return
@@ -106,16 +108,6 @@ class WebServer:
             return handler
         reply = handler(request)
         return await reply if inspect.isawaitable(reply) else reply
-
-
-async def _lifespan(receive: Callable[..., Any], send: Callable[..., Any]) -> None:
-    while True:
-        message = await receive()
-        if message["type"] == "lifespan.startup":
-            await send({"type": "lifespan.startup.complete"})
-        elif message["type"] == "lifespan.shutdown":
-            await send({"type": "lifespan.shutdown.complete"})
-            return
 
 
 async def _send_reply(send: Callable[..., Any], reply: Reply) -> None:
