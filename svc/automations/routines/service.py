@@ -575,13 +575,26 @@ class RoutineService:
     def busy(self, routine_id: str) -> bool:
         return routine_id in self._busy or routine_id in self._journaled
 
+    def held(self, routine_ids: list[str]) -> set[str]:
+        held = set(filter(self._busy.__contains__, routine_ids)) if self._busy else set()
+        if self._journaled:
+            held.update(self._journaled.intersection(routine_ids))
+        return held
+
     def missed_reason(self, misfire: MisfirePolicy, plan: FirePlan) -> str:
         return f"misfire: {plan.due} fires were due ({misfire.kind})"
 
     def journaled(self, row: JournalRow) -> None:
         """A tick's decisions are committed: the fire times move now, the runs come with :meth:`materialize`."""
         fire, routines, journaled = self._fire, self._routines, self._journaled
-        for routine_id, slots, next_fire, _reason in row.decisions:
+        decisions = row.decisions
+        ids = decisions.ids
+        if not decisions.special and all(map(routines.__contains__, ids)):
+            # The common case (on-time fires of routines that still exist), in bulk.
+            fire.update(zip(ids, zip(decisions.nexts, decisions.ats, strict=True), strict=True))
+            journaled.update(ids)
+            return
+        for routine_id, slots, next_fire, _reason in decisions:
             if routine_id not in routines:
                 continue  # deleted while the decision was being committed
             fire[routine_id] = (next_fire, slots[-1] if slots else fire.get(routine_id, (None, None))[1])

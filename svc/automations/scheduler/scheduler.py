@@ -20,17 +20,19 @@ Services never call into the scheduler: they mark changes on a
 
 from __future__ import annotations
 
+import bisect
 import heapq
 import json
 import logging
 import math
-from collections.abc import Callable, Mapping
+import operator
+from collections.abc import Callable, Container, Mapping, Sequence
 from typing import Any, Protocol
 
 import trio
 
 from ...clock import Clock
-from .journal import Decision, FireJournal, JournalBatch, JournalTarget, encode_decision
+from .journal import Decisions, FireJournal, JournalBatch, JournalTarget, encode_decision
 from .schedule import MisfirePolicy
 from .signal import Key, ScheduleEntry, ScheduleSignal
 from .timing import FirePlan, plan_fires
@@ -53,6 +55,9 @@ class Target(JournalTarget, Protocol):
 
     def busy(self, target_id: str) -> bool:
         """A run is queued or running, or a journaled fire has not become runs yet."""
+
+    def held(self, target_ids: list[str]) -> Container[str]:
+        """The busy ones among ``target_ids`` (what :meth:`busy` says of each, in bulk)."""
 
     def missed_reason(self, misfire: MisfirePolicy, plan: FirePlan) -> str:
         """The note a run created by a misfire decision carries (journaled with the decision)."""
@@ -190,8 +195,11 @@ class Scheduler:
             # few one by one (cheaper than a pass).
             back = upcoming + due[done:]
             if len(back) > POP_LIMIT:
+                # Sorted rather than heapified: the heap stays mostly sorted (the
+                # rest of it is, and so is ``upcoming`` when the intervals agree),
+                # which makes this and the next big tick's sort nearly one pass.
                 self._heap.extend(back)
-                heapq.heapify(self._heap)
+                self._heap.sort()
             else:
                 for item in back:
                     heapq.heappush(self._heap, item)
@@ -207,10 +215,14 @@ class Scheduler:
         due: list[tuple[int, str, str]] = []
         while heap and heap[0][0] <= now_ms:
             if len(due) == POP_LIMIT:
-                # Many are due: one pass over the heap beats popping them one by one.
-                due.extend(sorted(item for item in heap if item[0] <= now_ms))
-                heap[:] = [item for item in heap if item[0] > now_ms]
-                heapq.heapify(heap)
+                # Many are due: sorting the heap in place beats popping them one by
+                # one (a sorted list is a heap, and what remains after the due
+                # prefix still is; the heap is kept mostly sorted, see tick, so
+                # this is close to one pass).
+                heap.sort()
+                split = bisect.bisect_right(heap, now_ms, key=_at)
+                due.extend(heap[:split])
+                del heap[:split]
                 break
             due.append(heapq.heappop(heap))
         return due
@@ -222,55 +234,88 @@ class Scheduler:
         Returns the journal batches by kind, the runs they make, and where the
         next slice starts; the next fire times are appended to ``upcoming``. Busy
         targets go to :attr:`waiting`. This is the hot path of a big tick, so it
-        allocates little: an on-time interval fire is decided (what
-        :func:`plan_fires` decides for it) and encoded inline; anything else goes
-        through :func:`plan_fires` and :func:`encode_decision`.
+        does little per item: the busy targets among the slice are found once
+        per kind (:meth:`Target.held`); an on-time interval fire is decided (what
+        :func:`plan_fires` decides for it) and encoded inline, and kept as the
+        due item and its next heap item, from which the row's
+        :class:`Decisions` columns are taken in bulk; anything else goes through
+        :func:`plan_fires` and :func:`encode_decision`.
         """
-        targets, waiting, add_upcoming = self.targets, self.waiting, upcoming.append
-        batches: dict[str, JournalBatch] = {}
-        created = 0
         stop = min(len(due), start + TICK_SLICE)
+        chunk = due[start:stop]
+        kinds = set(map(_kind, chunk))
+        waiting = self.waiting
+        earliest = now_ms - grace
+        # Per kind: the decided due items, their next heap items (the next fire
+        # time may be None for a plan), the decisions' JSON, the planned ones.
+        columns: dict[str, tuple[list[tuple[int, str, str]], list[tuple[Any, str, str]], list[str],
+                                 dict[int, tuple[Sequence[int], int | None, str | None]]]] = {}
         current = ""
-        tracked: dict[str, list[Any]] = {}
         target: Any = None
-        busy: Callable[[str], bool] = bool
-        add_decision: Callable[[Decision], None] = print
+        tracked_get: Callable[[str], list[Any] | None] = {}.get
+        held: Container[str] = ()
+        helds: dict[str, Container[str]] = {}
+        add_item: Callable[[tuple[int, str, str]], None] = print
+        add_next: Callable[[tuple[Any, str, str]], None] = print
         add_text: Callable[[str], None] = print
-        for at, kind, target_id in due[start:stop]:
+        items: list[tuple[int, str, str]] = []
+        planned: dict[int, tuple[Sequence[int], int | None, str | None]] = {}
+        for item in chunk:
+            at, kind, target_id = item
             if kind != current:
-                current, target = kind, targets[kind]
-                tracked, busy = self._tracked.get(kind, {}), target.busy
-                if kind not in batches:
-                    batches[kind] = (kind, [], [])
-                add_decision, add_text = batches[kind][1].append, batches[kind][2].append
-            slot = tracked.get(target_id)
+                current, target = kind, self.targets[kind]
+                tracked_get = self._tracked.get(kind, {}).get
+                if kind not in columns:
+                    columns[kind] = ([], [], [], {})
+                    ids = list(map(_id, chunk)) if len(kinds) == 1 else [i for _, k, i in chunk if k == kind]
+                    helds[kind] = target.held(ids)
+                held = helds[kind]
+                items, nexts, texts, planned = columns[kind]
+                add_item, add_next, add_text = items.append, nexts.append, texts.append
+            slot = tracked_get(target_id)
             if slot is None or slot[0] != at:
                 continue  # superseded by a later push, or no longer scheduled
-            if busy(target_id):
+            if target_id in held:
                 slot[0] = None
                 waiting.add((kind, target_id))
                 continue
             interval = slot[3]
-            late = now_ms - at
-            if interval is not None and late < interval and late <= grace:
-                following: int | None = at + interval
-                add_decision((target_id, (at,), following, None))
-                add_text(f"[{slot[4]},[{at}],{following},null]")  # encode_decision, inline
-                created += 1
+            if interval is not None and at >= earliest:
+                following = at + interval
+                if following > now_ms:  # one slot due, within the grace: on time
+                    # The journal makes exactly this the target's next fire time (a
+                    # later edit signals, and is absorbed before the next slice).
+                    slot[0] = following
+                    add_item(item)
+                    add_next((following, kind, target_id))
+                    add_text(f"[{slot[4]},[{at}],{following},null]")  # encode_decision, inline
+                    continue
+            plan = plan_fires(slot[1], slot[2], at, now_ms, grace_ms=grace)
+            decision = (plan.fires, plan.next_fire_at_ms,
+                        target.missed_reason(slot[2], plan) if plan.missed else None)
+            planned[len(items)] = decision
+            slot[0] = plan.next_fire_at_ms
+            add_item(item)
+            add_next((plan.next_fire_at_ms, kind, target_id))
+            add_text(encode_decision((target_id, *decision)))
+        batches: list[JournalBatch] = []
+        created = 0
+        for kind, (items, nexts, texts, planned) in columns.items():
+            if not items:
+                continue
+            created += len(items) - len(planned) + sum(len(fires) for fires, _, _ in planned.values())
+            if any(following is None for _, following, _ in planned.values()):
+                upcoming.extend(item for item in nexts if item[0] is not None)
             else:
-                plan = plan_fires(slot[1], slot[2], at, now_ms, grace_ms=grace)
-                following = plan.next_fire_at_ms
-                decision = (target_id, plan.fires, following,
-                            target.missed_reason(slot[2], plan) if plan.missed else None)
-                add_decision(decision)
-                add_text(encode_decision(decision))
-                created += len(plan.fires)
-            # The journal makes exactly this the target's next fire time (a later
-            # edit signals, and is absorbed before the next slice).
-            slot[0] = following
-            if following is not None:
-                add_upcoming((following, kind, target_id))
-        return [batch for batch in batches.values() if batch[1]], created, stop
+                upcoming.extend(nexts)
+            decisions = Decisions(list(map(_id, items)), list(map(_at, items)), list(map(_at, nexts)), planned)
+            batches.append((kind, decisions, texts))
+        return batches, created, stop
+
+
+_at = operator.itemgetter(0)
+_kind = operator.itemgetter(1)
+_id = operator.itemgetter(2)
 
 
 __all__ = ["TICK_SLICE", "Scheduler", "Target"]

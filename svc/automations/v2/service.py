@@ -387,6 +387,9 @@ class V2Service:
     def busy(self, automation_id: str) -> bool:
         return self._busy.get(automation_id, 0) > 0 or automation_id in self._journaled
 
+    def held(self, automation_ids: list[str]) -> set[str]:
+        return set(filter(self.busy, automation_ids))
+
     def missed_reason(self, misfire: MisfirePolicy, plan: FirePlan) -> str:
         return f"misfire: {plan.due} due"
 
