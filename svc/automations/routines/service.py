@@ -80,7 +80,9 @@ class RoutineService:
         self.pool = pool
         self.signal = signal
         self._routines: dict[str, Routine] = {}
-        self._fire: dict[str, tuple[int | None, int | None]] = {}
+        self._next_fire: dict[str, int | None] = {}
+        self._last_fired: dict[str, int | None] = {}
+        """The fire times per routine (two maps, so a tick's journal row applies without a tuple each)."""
         self._live: dict[str, RoutineRun] = {}
         self._journaled: set[str] = set()
         """Routines with a journaled fire not yet materialized (busy for the scheduler)."""
@@ -135,7 +137,7 @@ class RoutineService:
     async def load(self) -> None:
         for routine, next_fire, last_fired in await self.repo.all():
             self._routines[routine.routine_id] = routine
-            self._fire[routine.routine_id] = (next_fire, last_fired)
+            self._set_fire(routine.routine_id, next_fire, last_fired)
         now = self.now_ms()
         # A run the previous process left running cannot be resumed mid-session
         # (its session run was settled as interrupted): it ends failed.
@@ -171,7 +173,11 @@ class RoutineService:
         return self._routines.get(routine_id)
 
     def fire_times(self, routine_id: str) -> tuple[int | None, int | None]:
-        return self._fire.get(routine_id, (None, None))
+        return self._next_fire.get(routine_id), self._last_fired.get(routine_id)
+
+    def _set_fire(self, routine_id: str, next_fire: int | None, last_fired: int | None) -> None:
+        self._next_fire[routine_id] = next_fire
+        self._last_fired[routine_id] = last_fired
 
     def list(self) -> list[Routine]:
         return sorted(self._routines.values(), key=lambda r: (r.created_at_ms, r.routine_id))
@@ -197,7 +203,7 @@ class RoutineService:
             next_fire = first_fire_at(routine.schedule, now)
         await self.repo.save(routine, next_fire, None)
         self._routines[routine_id] = routine
-        self._fire[routine_id] = (next_fire, None)
+        self._set_fire(routine_id, next_fire, None)
         self.signal.changed("routine", routine_id)
         self.engine.events.publish("routine.created", {
             "routineID": routine_id, "automationID": routine_id, "name": routine.name,
@@ -237,7 +243,7 @@ class RoutineService:
             next_fire = first_fire_at(updated.schedule, now)
         await self.repo.save(updated, next_fire, last_fired)
         self._routines[routine_id] = updated
-        self._fire[routine_id] = (next_fire, last_fired)
+        self._set_fire(routine_id, next_fire, last_fired)
         self.signal.changed("routine", routine_id)
         self.engine.events.publish("routine.updated", {
             "routineID": routine_id, "automationID": routine_id, "status": updated.status,
@@ -248,7 +254,8 @@ class RoutineService:
         current = self.require(routine_id, dialect=dialect)
         await self.repo.delete(routine_id)
         self._routines.pop(routine_id, None)
-        self._fire.pop(routine_id, None)
+        self._next_fire.pop(routine_id, None)
+        self._last_fired.pop(routine_id, None)
         self.signal.changed("routine", routine_id)
         self.engine.events.publish("routine.deleted", {"routineID": routine_id, "automationID": routine_id},
                                    topic=TOPIC)
@@ -344,7 +351,7 @@ class RoutineService:
         runs = [self._new_run(routine, "manual", now, reason=reason) for _ in range(run_count)]
         next_fire, _last = self.fire_times(routine_id)
         await self.repo.fire([(next_fire, now, routine_id)], runs)
-        self._fire[routine_id] = (next_fire, now)
+        self._set_fire(routine_id, next_fire, now)
         self._admit(runs)
         if runs[0].status == "blocked_policy":
             raise RoutinePolicyBlocked(routineID=routine_id, automationID=routine_id, runID=runs[0].run_id,
@@ -567,7 +574,7 @@ class RoutineService:
         routine = self._routines.get(routine_id)
         if routine is None or routine.status != "active":
             return None
-        next_fire = self._fire.get(routine_id, (None, None))[0]
+        next_fire = self._next_fire.get(routine_id)
         if next_fire is None or routine.schedule.kind == "manual":
             return None
         return ScheduleEntry("routine", routine_id, routine.schedule, routine.misfire, next_fire)
@@ -586,18 +593,21 @@ class RoutineService:
 
     def journaled(self, row: JournalRow) -> None:
         """A tick's decisions are committed: the fire times move now, the runs come with :meth:`materialize`."""
-        fire, routines, journaled = self._fire, self._routines, self._journaled
+        next_fires, last_fired, routines, journaled = self._next_fire, self._last_fired, self._routines, self._journaled
         decisions = row.decisions
         ids = decisions.ids
         if not decisions.special and all(map(routines.__contains__, ids)):
             # The common case (on-time fires of routines that still exist), in bulk.
-            fire.update(zip(ids, zip(decisions.nexts, decisions.ats, strict=True), strict=True))
+            next_fires.update(zip(ids, decisions.nexts, strict=True))
+            last_fired.update(zip(ids, decisions.ats, strict=True))
             journaled.update(ids)
             return
         for routine_id, slots, next_fire, _reason in decisions:
             if routine_id not in routines:
                 continue  # deleted while the decision was being committed
-            fire[routine_id] = (next_fire, slots[-1] if slots else fire.get(routine_id, (None, None))[1])
+            next_fires[routine_id] = next_fire
+            if slots:
+                last_fired[routine_id] = slots[-1]
             journaled.add(routine_id)
 
     async def materialize(self, row: JournalRow, *, recovering: bool) -> None:
@@ -608,13 +618,13 @@ class RoutineService:
         """
         moved: list[tuple[int | None, int | None, str]] = []
         runs: list[RoutineRun] = []
-        routines, fire, new_run = self._routines, self._fire, self._new_run
+        routines, fire_times, new_run = self._routines, self.fire_times, self._new_run
         fired_at = row.fired_at_ms
         for routine_id, slots, _next, reason in row.decisions:
             routine = routines.get(routine_id)
             if routine is None:
                 continue  # deleted since the decision: nothing to run
-            next_fire, last = fire.get(routine_id, (None, None))
+            next_fire, last = fire_times(routine_id)
             moved.append((next_fire, last, routine_id))
             for slot in slots:
                 runs.append(new_run(routine, "scheduled", fired_at, scheduled_at_ms=slot, reason=reason))

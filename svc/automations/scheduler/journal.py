@@ -41,9 +41,13 @@ Decision = Sequence[Any]
 """``[target_id, slots, next_fire_at_ms | None, missed_reason | None]`` (a list once read back from the store)."""
 
 
+_compact = json.JSONEncoder(separators=(",", ":")).encode
+"""``json.dumps(..., separators=...)`` without building an encoder per call."""
+
+
 def encode_decision(decision: Decision) -> str:
     """One decision as compact JSON (the scheduler inlines this for on-time fires)."""
-    return json.dumps(decision, separators=(",", ":"))
+    return _compact(decision)
 
 
 @attrs.frozen

@@ -72,9 +72,11 @@ class Scheduler:
         self.journal = journal
         self.grace_ms = grace_ms
         self._heap: list[tuple[int, str, str]] = []
+        self._sorted = True
+        """The heap is a sorted list (as a big tick leaves it): the next big tick needs no sort."""
         self._tracked: dict[str, dict[str, list[Any]]] = {}
         """Per kind and target: ``[next_fire_at_ms | None, schedule, misfire, interval_ms | None, the id as
-        JSON]`` as last
+        JSON, next_fire_at_ms as text]`` as last
         read from the target (edits signal) and moved by ticks. A heap item whose time differs is stale;
         None: not in the heap (waiting, or nothing more to fire). Mutable, so a tick allocates nothing here."""
         self.waiting: set[Key] = set()
@@ -90,6 +92,7 @@ class Scheduler:
     def load(self) -> None:
         self.signal.drain()
         self._heap.clear()
+        self._sorted = True
         self._tracked.clear()
         self.waiting.clear()
         for target in self.targets.values():
@@ -139,8 +142,9 @@ class Scheduler:
     def _push(self, entry: ScheduleEntry) -> None:
         self._tracked.setdefault(entry.kind, {})[entry.target_id] = [
             entry.next_fire_at_ms, entry.schedule, entry.misfire, entry.schedule.interval_ms,
-            json.dumps(entry.target_id)]
+            json.dumps(entry.target_id), str(entry.next_fire_at_ms)]
         heapq.heappush(self._heap, (entry.next_fire_at_ms, entry.kind, entry.target_id))
+        self._sorted = False
 
     def absorb(self, keys: set[Key]) -> None:
         """Re-read the entries of changed targets (new, edited, deleted, or no longer busy)."""
@@ -200,9 +204,11 @@ class Scheduler:
                 # which makes this and the next big tick's sort nearly one pass.
                 self._heap.extend(back)
                 self._heap.sort()
+                self._sorted = True
             else:
                 for item in back:
                     heapq.heappush(self._heap, item)
+                self._sorted = self._sorted and not back
             # Also when the tick is cancelled: what it journaled still becomes runs.
             self.journal.release()
         self.ticks += 1
@@ -212,6 +218,12 @@ class Scheduler:
     def _take_due(self, now_ms: int) -> list[tuple[int, str, str]]:
         """Every due heap item, oldest first, out of the heap."""
         heap = self._heap
+        if self._sorted:
+            # What is due is a prefix, and the rest stays sorted.
+            split = bisect.bisect_right(heap, now_ms, key=_at)
+            due = heap[:split]
+            del heap[:split]
+            return due
         due: list[tuple[int, str, str]] = []
         while heap and heap[0][0] <= now_ms:
             if len(due) == POP_LIMIT:
@@ -220,6 +232,7 @@ class Scheduler:
                 # prefix still is; the heap is kept mostly sorted, see tick, so
                 # this is close to one pass).
                 heap.sort()
+                self._sorted = True
                 split = bisect.bisect_right(heap, now_ms, key=_at)
                 due.extend(heap[:split])
                 del heap[:split]
@@ -288,13 +301,17 @@ class Scheduler:
                     slot[0] = following
                     add_item(item)
                     add_next((following, kind, target_id))
-                    add_text(f"[{slot[4]},[{at}],{following},null]")  # encode_decision, inline
+                    # encode_decision, inline (``at`` was converted to text when it was planned)
+                    text = str(following)
+                    add_text(f"[{slot[4]},[{slot[5]}],{text},null]")
+                    slot[5] = text
                     continue
             plan = plan_fires(slot[1], slot[2], at, now_ms, grace_ms=grace)
             decision = (plan.fires, plan.next_fire_at_ms,
                         target.missed_reason(slot[2], plan) if plan.missed else None)
             planned[len(items)] = decision
             slot[0] = plan.next_fire_at_ms
+            slot[5] = str(plan.next_fire_at_ms)
             add_item(item)
             add_next((plan.next_fire_at_ms, kind, target_id))
             add_text(encode_decision((target_id, *decision)))
