@@ -596,11 +596,19 @@ class RoutineService:
         next_fires, last_fired, routines, journaled = self._next_fire, self._last_fired, self._routines, self._journaled
         decisions = row.decisions
         ids = decisions.ids
-        if not decisions.special and all(map(routines.__contains__, ids)):
-            # The common case (on-time fires of routines that still exist), in bulk.
+        if not decisions.special:
+            # The common case (on-time fires), in bulk. The fire times have an entry
+            # per routine, so a routine deleted while the row was being committed
+            # shows as one entry too many: take those out again.
             next_fires.update(zip(ids, decisions.nexts, strict=True))
             last_fired.update(zip(ids, decisions.ats, strict=True))
             journaled.update(ids)
+            if len(next_fires) != len(routines):
+                for routine_id in ids:
+                    if routine_id not in routines:
+                        next_fires.pop(routine_id, None)
+                        last_fired.pop(routine_id, None)
+                        journaled.discard(routine_id)
             return
         for routine_id, slots, next_fire, _reason in decisions:
             if routine_id not in routines:

@@ -192,7 +192,10 @@ class Scheduler:
                 created += count
                 if batches:
                     await self.journal.record(batches, now_ms)
-                await trio.lowlevel.checkpoint()
+                    # The commit let the other tasks run; a cancelled tick stops here.
+                    await trio.lowlevel.checkpoint_if_cancelled()
+                else:
+                    await trio.lowlevel.checkpoint()
         finally:
             # The next fire times, and whatever a cancelled tick did not reach, go
             # back: many in one pass over the heap (cheaper than a push each), a
