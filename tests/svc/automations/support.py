@@ -8,6 +8,8 @@ from typing import Any
 
 import trio
 
+import svc
+from svc.events import EventFilter, EventStream
 from tests.fakes.turns import Turn
 
 STEP = re.compile(r"^Step: (\S+)$", re.MULTILINE)
@@ -71,3 +73,13 @@ def replies_by_step(gates: dict[str, trio.Event] | None = None) -> Callable[[Any
         gate = (gates or {}).get(step)
         return Turn.reply(f"output of {step}", gate=gate) if gate is not None else Turn.reply(f"output of {step}")
     return answer
+
+
+async def settled(engine: svc.Engine, run_id: str) -> Any:
+    """The automation v2 run once its terminal event (run.completed / run.failed / run.cancelled) is out."""
+    with trio.fail_after(30), EventStream(engine.events, EventFilter(run_id=run_id, topic="automations/v2"),
+                                          after_seq=0) as stream:
+        while True:
+            for event in await stream.receive():
+                if event.type in ("run.completed", "run.failed", "run.cancelled"):
+                    return await engine.automations.get_v2_run(run_id)

@@ -11,21 +11,20 @@ import trio
 
 import svc
 from svc.errors import ValidationFailed
-from svc.events import EventFilter, EventStream
+from svc.events import EventFilter
 from tests.fakes.turns import Turn
 from tests.helpers import wait_for_event
 
-from .support import agent, node, offered_tools, replies_by_step, step_of, user_prompt, v2_spec
-
-
-async def settled(engine: svc.Engine, run_id: str) -> Any:
-    """The run once its terminal event (run.completed / run.failed / run.cancelled) is out."""
-    with trio.fail_after(30), EventStream(engine.events, EventFilter(run_id=run_id, topic="automations/v2"),
-                                          after_seq=0) as stream:
-        while True:
-            for event in await stream.receive():
-                if event.type in ("run.completed", "run.failed", "run.cancelled"):
-                    return await engine.automations.get_v2_run(run_id)
+from .support import (
+    agent,
+    node,
+    offered_tools,
+    replies_by_step,
+    settled,
+    step_of,
+    user_prompt,
+    v2_spec,
+)
 
 
 async def test_create_v2_stores_the_canonical_spec_and_hashes_it(engine: svc.Engine) -> None:

@@ -10,21 +10,10 @@ import httpx
 import trio
 
 import svc
-from svc.events import EventFilter, EventStream
 from tests.fakes.turns import FakeToolCall, Turn
 from tests.helpers import read_sse, wait_for_event
 
-from .support import agent, node, replies_by_step, step_of, user_prompt, v2_spec
-
-
-async def settled(engine: svc.Engine, run_id: str) -> Any:
-    """The run once its terminal event is out."""
-    with trio.fail_after(30), EventStream(engine.events, EventFilter(run_id=run_id, topic="automations/v2"),
-                                          after_seq=0) as stream:
-        while True:
-            for event in await stream.receive():
-                if event.type in ("run.completed", "run.failed", "run.cancelled"):
-                    return await engine.automations.get_v2_run(run_id)
+from .support import agent, node, replies_by_step, settled, step_of, user_prompt, v2_spec
 
 
 async def test_create_list_get_patch_delete(client: httpx.AsyncClient) -> None:
