@@ -271,9 +271,10 @@ class Scheduler:
         tracked_get: Callable[[str], list[Any] | None] = {}.get
         held: Container[str] = ()
         helds: dict[str, Container[str]] = {}
-        add_item: Callable[[tuple[int, str, str]], None] = print
-        add_next: Callable[[tuple[Any, str, str]], None] = print
-        add_text: Callable[[str], None] = print
+        # Bound to the current kind's columns by the first item (``current`` starts empty).
+        add_item: Callable[[tuple[int, str, str]], None] = _unbound
+        add_next: Callable[[tuple[Any, str, str]], None] = _unbound
+        add_text: Callable[[str], None] = _unbound
         items: list[tuple[int, str, str]] = []
         planned: dict[int, tuple[Sequence[int], int | None, str | None]] = {}
         for item in chunk:
@@ -336,6 +337,10 @@ class Scheduler:
 _at = operator.itemgetter(0)
 _kind = operator.itemgetter(1)
 _id = operator.itemgetter(2)
+
+
+def _unbound(_: object) -> None:
+    raise AssertionError("a column was appended to before its kind was selected")
 
 
 __all__ = ["TICK_SLICE", "Scheduler", "Target"]
