@@ -1,26 +1,20 @@
-"""``svc-engine``: the command group and the console-script entry point."""
+"""The console-script entry point of ``svc-engine``.
+
+Light on purpose: the command modules (and with them the engine) are imported
+inside :func:`main`, with collection paused (see :mod:`cli.heap`).
+"""
 
 from __future__ import annotations
 
-import asyncclick as click
-
-from svc import __version__
-
-from . import basic, memory, models, serve, tool
-
-
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, "--version", "-V", prog_name="svc-engine")
-async def cli() -> None:
-    """svc-engine: a local or headless agent automation runtime."""
-
-
-for command in (
-    serve.serve, basic.status, models.run, models.parallel, tool.tool, basic.token, basic.providers, basic.chat,
-    memory.memory,
-):
-    cli.add_command(command)
+from . import heap
 
 
 def main() -> None:
+    heap.pause_collection()
+    try:
+        from .commands import cli
+    finally:
+        # Every command but `serve` resumes here; `serve` pauses again until the
+        # engine is ready.
+        heap.settle()
     cli(_anyio_backend="trio")

@@ -13,6 +13,7 @@ from svc.engine import ensure_bind_allowed
 from svc.errors import SvcError
 from svc.logs import configure_logging
 
+from . import heap
 from .common import fail, load_settings
 
 
@@ -35,6 +36,9 @@ async def serve(
     web_ui: bool | None, web_ui_prefix: str | None,
 ) -> None:
     """Run the HTTP/SSE server."""
+    # Collection stays paused until the engine is ready: start-up (settings, the
+    # domains, migrations, the route map) builds long-lived objects only.
+    heap.pause_collection()
     settings = load_settings(
         host=host, port=port, state_dir=state_dir, provider=provider, model=model, api_key=api_key,
         config_path=config_path, api_token=api_token, web_ui=web_ui, web_ui_prefix=web_ui_prefix,
@@ -48,9 +52,13 @@ async def serve(
     with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
         try:
             async with open_engine(settings, serve_http=True) as engine:
+                heap.settle()
                 click.echo(f"svc-engine {engine.version} listening on {engine.url}", err=True)
                 async for _ in signals:
                     click.echo("svc-engine shutting down", err=True)
                     break
         except SvcError as exc:
             fail(exc.message, 2)
+        finally:
+            # A start-up that failed still gets its collector back.
+            heap.settle()

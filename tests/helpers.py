@@ -46,7 +46,10 @@ def text_prompt(text: str, **extra: Any) -> dict[str, Any]:
 
 
 async def read_sse(response: Any, count: int) -> list[dict[str, str]]:
-    """Read SSE frames until ``count`` data frames arrived (keep-alive comments skipped).
+    """The first ``count`` SSE data frames (keep-alive comments skipped).
+
+    Frames that arrived in the same chunk as the last wanted one are dropped:
+    how the server's writes are chunked is timing, not behaviour.
 
     Stops by cancelling a scope rather than leaving the loop: the cancellation
     runs through httpx's async generators, which therefore finish cleanly.
@@ -63,4 +66,4 @@ async def read_sse(response: Any, count: int) -> list[dict[str, str]]:
                 frames.extend(parse_frames(block + "\n\n"))
             if len(frames) >= count:
                 scope.cancel()
-    return frames
+    return frames[:count]

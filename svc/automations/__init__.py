@@ -1,40 +1,26 @@
 """Scheduled automations: routines (v1), automation v2 DAGs, the scheduler, approvals, missions."""
 
-from .component import AutomationsComponent
-from .errors import (
-    AutomationNotFound,
-    AutomationV2NotFound,
-    AutomationV2RunNotFound,
-    GovernanceDenied,
-    MissionNotFound,
-    RoutineNotFound,
-    RoutinePolicyBlocked,
-    RoutineRequiresHuman,
-    RoutineRunNotFound,
-    RunStateConflict,
-)
-from .governance import Actor, Governance, resolve_actor
-from .service import AutomationService
-from .v2 import AutomationV2, AutomationV2Run, NodeState, definition_hash
+from __future__ import annotations
 
-__all__ = [
-    "Actor",
-    "AutomationNotFound",
-    "AutomationService",
-    "AutomationV2",
-    "AutomationV2NotFound",
-    "AutomationV2Run",
-    "AutomationV2RunNotFound",
-    "AutomationsComponent",
-    "Governance",
-    "GovernanceDenied",
-    "MissionNotFound",
-    "NodeState",
-    "RoutineNotFound",
-    "RoutinePolicyBlocked",
-    "RoutineRequiresHuman",
-    "RoutineRunNotFound",
-    "RunStateConflict",
-    "definition_hash",
-    "resolve_actor",
-]
+from ..lazy import LazyExports
+
+_exports = LazyExports(__name__, {
+    ".component": [
+        "AutomationsComponent",
+    ],
+    ".errors": [
+        "AutomationNotFound", "AutomationV2NotFound", "AutomationV2RunNotFound", "GovernanceDenied",
+        "MissionNotFound", "RoutineNotFound", "RoutinePolicyBlocked", "RoutineRequiresHuman",
+        "RoutineRunNotFound", "RunStateConflict",
+    ],
+    ".governance": [
+        "Actor", "Governance", "resolve_actor",
+    ],
+    ".service": [
+        "AutomationService",
+    ],
+    ".v2": [
+        "AutomationV2", "AutomationV2Run", "NodeState", "definition_hash",
+    ],
+})
+__getattr__, __dir__, __all__ = _exports.getattr, _exports.dir, _exports.names

@@ -5,24 +5,25 @@
 serves and patches it.
 """
 
-from .component import IdentityComponent
-from .patch import ConfigSecretRejected, looks_secret, parse_patch
-from .presets import BY_ID, DEFAULT_PRESET, PRESETS, Preset
-from .resolve import ALIASES, DEFAULT_NAME, Identity, resolve_identity
-from .service import IdentityService
+from __future__ import annotations
 
-__all__ = [
-    "ALIASES",
-    "BY_ID",
-    "DEFAULT_NAME",
-    "DEFAULT_PRESET",
-    "PRESETS",
-    "ConfigSecretRejected",
-    "Identity",
-    "IdentityComponent",
-    "IdentityService",
-    "Preset",
-    "looks_secret",
-    "parse_patch",
-    "resolve_identity",
-]
+from ..lazy import LazyExports
+
+_exports = LazyExports(__name__, {
+    ".component": [
+        "IdentityComponent",
+    ],
+    ".patch": [
+        "ConfigSecretRejected", "looks_secret", "parse_patch",
+    ],
+    ".presets": [
+        "BY_ID", "DEFAULT_PRESET", "PRESETS", "Preset",
+    ],
+    ".resolve": [
+        "ALIASES", "DEFAULT_NAME", "Identity", "resolve_identity",
+    ],
+    ".service": [
+        "IdentityService",
+    ],
+})
+__getattr__, __dir__, __all__ = _exports.getattr, _exports.dir, _exports.names

@@ -9,116 +9,52 @@
 * the ``memory_*`` tools.
 """
 
-from .chunking import MAX_TOKENS, OVERLAP_TOKENS, Chunk, chunk_text, count_tokens
-from .component import MemoryComponent
-from .exchanges import ExchangeRecorder, clip, compact_exchange
-from .governance import (
-    DEFAULT_CAPABILITY,
-    Capability,
-    MemoryCapabilityExpired,
-    MemoryConflict,
-    MemoryForbidden,
-    MemoryNotFound,
-    MemoryPermissions,
-    Partition,
-    TierNotStorageBacked,
-)
-from .importer import (
-    FORMATS,
-    Importer,
-    ImportProgress,
-    ImportRequest,
-    ImportSummary,
-    MemoryImportFailed,
-    discover,
-    import_key,
-)
-from .query import score_from_bm25, terms
-from .records import (
-    TIERS,
-    AuditEntry,
-    MemoryRecord,
-    MemoryScope,
-    NewRecord,
-    ScopeClause,
-    SearchHit,
-    Tier,
-)
-from .requests import (
-    DemoteRequest,
-    GovernedPromoteRequest,
-    GovernedPutRequest,
-    GovernedSearchRequest,
-    ImportBody,
-    PromoteRequest,
-    PutRequest,
-    SearchRequest,
-    parse_demote,
-    parse_import,
-    parse_promote,
-    parse_put,
-    parse_search,
-)
-from .scrub import ScrubReport, scrub_text
-from .service import TOPIC, MemoryService
-from .store import MemoryStore
-from .tools import memory_tools, register_memory_tools
+from __future__ import annotations
 
-__all__ = [
-    "DEFAULT_CAPABILITY",
-    "FORMATS",
-    "MAX_TOKENS",
-    "OVERLAP_TOKENS",
-    "TIERS",
-    "TOPIC",
-    "AuditEntry",
-    "Capability",
-    "Chunk",
-    "DemoteRequest",
-    "ExchangeRecorder",
-    "GovernedPromoteRequest",
-    "GovernedPutRequest",
-    "GovernedSearchRequest",
-    "ImportBody",
-    "ImportProgress",
-    "ImportRequest",
-    "ImportSummary",
-    "Importer",
-    "MemoryCapabilityExpired",
-    "MemoryComponent",
-    "MemoryConflict",
-    "MemoryForbidden",
-    "MemoryImportFailed",
-    "MemoryNotFound",
-    "MemoryPermissions",
-    "MemoryRecord",
-    "MemoryScope",
-    "MemoryService",
-    "MemoryStore",
-    "NewRecord",
-    "Partition",
-    "PromoteRequest",
-    "PutRequest",
-    "ScopeClause",
-    "ScrubReport",
-    "SearchHit",
-    "SearchRequest",
-    "Tier",
-    "TierNotStorageBacked",
-    "chunk_text",
-    "clip",
-    "compact_exchange",
-    "count_tokens",
-    "discover",
-    "import_key",
-    "memory_tools",
-    "parse_demote",
-    "parse_import",
-    "parse_promote",
-    "parse_put",
-    "parse_search",
-    "register_memory_tools",
-    "score_from_bm25",
-    "scrub_text",
-    "terms",
-]
+from ..lazy import LazyExports
+
+_exports = LazyExports(__name__, {
+    ".chunking": [
+        "MAX_TOKENS", "OVERLAP_TOKENS", "Chunk", "chunk_text", "count_tokens",
+    ],
+    ".component": [
+        "MemoryComponent",
+    ],
+    ".exchanges": [
+        "ExchangeRecorder", "clip", "compact_exchange",
+    ],
+    ".governance": [
+        "DEFAULT_CAPABILITY", "Capability", "MemoryCapabilityExpired", "MemoryConflict",
+        "MemoryForbidden", "MemoryNotFound", "MemoryPermissions", "Partition",
+        "TierNotStorageBacked",
+    ],
+    ".importer": [
+        "FORMATS", "Importer", "ImportProgress", "ImportRequest", "ImportSummary",
+        "MemoryImportFailed", "discover", "import_key",
+    ],
+    ".query": [
+        "score_from_bm25", "terms",
+    ],
+    ".records": [
+        "TIERS", "AuditEntry", "MemoryRecord", "MemoryScope", "NewRecord", "ScopeClause",
+        "SearchHit", "Tier",
+    ],
+    ".requests": [
+        "DemoteRequest", "GovernedPromoteRequest", "GovernedPutRequest", "GovernedSearchRequest",
+        "ImportBody", "PromoteRequest", "PutRequest", "SearchRequest", "parse_demote",
+        "parse_import", "parse_promote", "parse_put", "parse_search",
+    ],
+    ".scrub": [
+        "ScrubReport", "scrub_text",
+    ],
+    ".service": [
+        "TOPIC", "MemoryService",
+    ],
+    ".store": [
+        "MemoryStore",
+    ],
+    ".tools": [
+        "memory_tools", "register_memory_tools",
+    ],
+})
+__getattr__, __dir__, __all__ = _exports.getattr, _exports.dir, _exports.names

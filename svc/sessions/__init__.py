@@ -1,55 +1,34 @@
 """Chat sessions and their runs: the session actor, the agent loop, permissions and questions."""
 
-from .dispatch import ToolDispatcher, ToolOutcome
-from .parts import validate_parts
-from .permissions import (
-    ApprovalReplyInvalid,
-    ApprovalRequestNotFound,
-    PermissionRequest,
-    PermissionService,
-)
-from .questions import QuestionNotFound, QuestionService
-from .records import (
-    DEFAULT_TITLE,
-    TERMINAL_STATUSES,
-    Message,
-    ModelRef,
-    Run,
-    Session,
-    Usage,
-    attach_hint,
-)
-from .repository import SessionRepository
-from .requests import RunConflict, RunRequest, RunStarted, SessionNotFound, ToolGate
-from .service import CreateSession, SessionService, SessionServices, ask, request_hash
+from __future__ import annotations
 
-__all__ = [
-    "DEFAULT_TITLE",
-    "TERMINAL_STATUSES",
-    "ApprovalReplyInvalid",
-    "ApprovalRequestNotFound",
-    "CreateSession",
-    "Message",
-    "ModelRef",
-    "PermissionRequest",
-    "PermissionService",
-    "QuestionNotFound",
-    "QuestionService",
-    "Run",
-    "RunConflict",
-    "RunRequest",
-    "RunStarted",
-    "Session",
-    "SessionNotFound",
-    "SessionRepository",
-    "SessionService",
-    "SessionServices",
-    "ToolDispatcher",
-    "ToolGate",
-    "ToolOutcome",
-    "Usage",
-    "ask",
-    "attach_hint",
-    "request_hash",
-    "validate_parts",
-]
+from ..lazy import LazyExports
+
+_exports = LazyExports(__name__, {
+    ".dispatch": [
+        "ToolDispatcher", "ToolOutcome",
+    ],
+    ".parts": [
+        "validate_parts",
+    ],
+    ".permissions": [
+        "ApprovalReplyInvalid", "ApprovalRequestNotFound", "PermissionRequest", "PermissionService",
+    ],
+    ".questions": [
+        "QuestionNotFound", "QuestionService",
+    ],
+    ".records": [
+        "DEFAULT_TITLE", "TERMINAL_STATUSES", "Message", "ModelRef", "Run", "Session", "Usage",
+        "attach_hint",
+    ],
+    ".repository": [
+        "SessionRepository",
+    ],
+    ".requests": [
+        "RunConflict", "RunRequest", "RunStarted", "SessionNotFound", "ToolGate",
+    ],
+    ".service": [
+        "CreateSession", "SessionService", "SessionServices", "ask", "request_hash",
+    ],
+})
+__getattr__, __dir__, __all__ = _exports.getattr, _exports.dir, _exports.names

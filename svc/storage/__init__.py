@@ -1,22 +1,16 @@
 """Files in the engine's state directory: listing, and the ignore-aware walk other domains share."""
 
-from .listing import (
-    DEFAULT_LIMIT,
-    MAX_LIMIT,
-    StoragePathInvalid,
-    StoragePathNotFound,
-    list_storage_files,
-    safe_relative,
-)
-from .walk import WalkEntry, walk_files
+from __future__ import annotations
 
-__all__ = [
-    "DEFAULT_LIMIT",
-    "MAX_LIMIT",
-    "StoragePathInvalid",
-    "StoragePathNotFound",
-    "WalkEntry",
-    "list_storage_files",
-    "safe_relative",
-    "walk_files",
-]
+from ..lazy import LazyExports
+
+_exports = LazyExports(__name__, {
+    ".listing": [
+        "DEFAULT_LIMIT", "MAX_LIMIT", "StoragePathInvalid", "StoragePathNotFound",
+        "list_storage_files", "safe_relative",
+    ],
+    ".walk": [
+        "WalkEntry", "walk_files",
+    ],
+})
+__getattr__, __dir__, __all__ = _exports.getattr, _exports.dir, _exports.names
