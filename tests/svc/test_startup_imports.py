@@ -1,0 +1,65 @@
+"""Start-up imports only what start-up runs (docs/architecture.md, "Start-up budget").
+
+A child interpreter opens the engine, HTTP served, on a fresh state directory
+(as ``svc-engine serve`` does) and reports what it imported. Each module named
+here was once imported at start-up without running; a change that imports one
+again at start-up fails here instead of slowly eroding start-up time.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+CHILD = r"""
+import json, pathlib, sys
+import trio
+import svc
+
+async def main():
+    state = pathlib.Path(sys.argv[1])
+    settings = svc.Settings.load({"state_dir": state / "state", "workspace": state, "port": 0,
+                                  "global_config": state / "none.json"}, environ={})
+    async with svc.open_engine(settings, serve_http=True) as engine:
+        assert engine.ready
+    print(json.dumps(sorted(sys.modules)))
+
+trio.run(main)
+"""
+
+# Third-party modules that only some engines need.
+DEFERRED_LIBRARIES = [
+    "mcp",  # the MCP SDK: the first connector session
+    "croniter",  # the first cron schedule
+    "pathspec",  # the first ignore file of a listing or an import
+    "yaml",  # the first team or workflow file
+    "markdownify",  # the first fetched HTML page
+    "pytest",
+    "trio.testing",  # (it imports pytest)
+]
+
+# Modules of ours whose code start-up does not run.
+DEFERRED_MODULES: list[str] = []
+
+
+@pytest.fixture(scope="module")
+def imported(tmp_path_factory: pytest.TempPathFactory) -> set[str]:
+    state = tmp_path_factory.mktemp("startup")
+    done = subprocess.run([sys.executable, "-c", CHILD, str(state)], cwd=ROOT, capture_output=True, text=True,
+                          check=True, timeout=120)
+    return set(json.loads(done.stdout.strip().splitlines()[-1]))
+
+
+@pytest.mark.parametrize("module", DEFERRED_LIBRARIES + DEFERRED_MODULES)
+def test_start_up_does_not_import(imported: set[str], module: str) -> None:
+    assert module not in imported
+
+
+def test_the_child_did_start_an_engine(imported: set[str]) -> None:
+    assert {"svc.engine", "svc.http.app", "hypercorn.trio"} <= imported
