@@ -21,7 +21,9 @@ from typing import Any
 import attrs
 
 from ..settings import Settings
-from .presets import BY_ID, DEFAULT_PRESET
+
+# The presets are imported on first use: the session context imports this module, but
+# start-up resolves no identity (docs/architecture.md, "Start-up budget").
 
 DEFAULT_NAME = "svc"
 ALIASES = ("desktop", "tui", "portal", "control_panel", "channels", "protocol", "cli")
@@ -29,6 +31,8 @@ LAYERS = ("global", "project", "managed", "env", "cli")
 
 
 def default_identity() -> dict[str, Any]:
+    from .presets import DEFAULT_PRESET
+
     return {
         "bot": {"canonical_name": DEFAULT_NAME, "avatar_url": None, "aliases": {}},
         "personality": {"default": {"preset": DEFAULT_PRESET, "custom_instructions": None}, "per_agent": {}},
@@ -91,6 +95,8 @@ class Identity:
 
     def instructions_for(self, agent: str | None = None) -> str | None:
         """The personality's system-prompt text for an agent, or None for the plain default voice."""
+        from .presets import BY_ID
+
         preset, custom = self.personality_for(agent)
         parts = [BY_ID[preset].instructions, (custom or "").strip()]
         text = "\n".join(p for p in parts if p)
@@ -101,6 +107,8 @@ class Identity:
 
 
 def normalize(raw: Mapping[str, Any]) -> dict[str, Any]:
+    from .presets import DEFAULT_PRESET
+
     data = merge(default_identity(), raw)
     bot = data["bot"] if isinstance(data.get("bot"), Mapping) else {}
     name = bot.get("canonical_name")
@@ -134,6 +142,8 @@ def normalize(raw: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _preset(value: Any, *, fallback: str | None) -> str | None:
+    from .presets import BY_ID
+
     return value if isinstance(value, str) and value in BY_ID else fallback
 
 

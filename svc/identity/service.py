@@ -7,18 +7,13 @@ from typing import TYPE_CHECKING, Any
 import trio
 
 from ..errors import SvcError
-from .patch import (
-    apply_patch,
-    parse_patch,
-    project_config_path,
-    read_project_file,
-    write_json_atomically,
-)
-from .presets import PRESETS
-from .resolve import Identity, resolve_identity
 
 if TYPE_CHECKING:
     from ..engine import Engine
+    from .resolve import Identity
+
+# Imported on first use: start-up only builds the service; resolving, listing presets
+# and patching wait for a request (docs/architecture.md, "Start-up budget").
 
 
 class IdentityService:
@@ -27,13 +22,25 @@ class IdentityService:
         self._lock = trio.Lock()
 
     def current(self) -> Identity:
+        from .resolve import resolve_identity
+
         return resolve_identity(self.engine.settings)
 
     def body(self) -> dict[str, Any]:
+        from .presets import PRESETS
+
         return {"identity": self.current().to_wire(), "presets": [p.to_wire() for p in PRESETS]}
 
     async def patch(self, raw: Any) -> dict[str, Any]:
         """Validate, write into the project config layer, reload settings; returns the new body."""
+        from .patch import (
+            apply_patch,
+            parse_patch,
+            project_config_path,
+            read_project_file,
+            write_json_atomically,
+        )
+
         patch = parse_patch(raw)
         # One writer at a time: each patch reads the file the previous one wrote.
         async with self._lock:

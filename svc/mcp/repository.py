@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import apsw
 
 from ..store import Database, dumps, loads
-from .auth import AuthChallenge, PendingAuth
-from .records import CachedTool, ConnectorConfig, ConnectorState
+
+if TYPE_CHECKING:
+    from .records import ConnectorConfig, ConnectorState
+
+# The records are imported by the functions that build them: a fresh store has no
+# connector row, so start-up never loads them (docs/architecture.md, "Start-up budget").
 
 _CONFIG_COLS = "name, transport, enabled, headers, allowed_tools, created_at_ms, updated_at_ms"
 _STATE_COLS = (
@@ -19,6 +23,8 @@ _STATE_COLS = (
 
 
 def _config(row: tuple[Any, ...]) -> ConnectorConfig:
+    from .records import ConnectorConfig
+
     return ConnectorConfig(
         name=row[0], transport=row[1], enabled=bool(row[2]), headers=loads(row[3], {}), allowed_tools=loads(row[4]),
         created_at_ms=row[5], updated_at_ms=row[6],
@@ -26,6 +32,9 @@ def _config(row: tuple[Any, ...]) -> ConnectorConfig:
 
 
 def _state(row: tuple[Any, ...] | None) -> ConnectorState:
+    from .auth import AuthChallenge, PendingAuth
+    from .records import CachedTool, ConnectorState
+
     if row is None or row[0] is None:
         return ConnectorState()
     challenge = loads(row[2])

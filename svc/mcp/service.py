@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 import httpx
@@ -27,28 +27,17 @@ from ..logs import REDACTED, register_secret
 from ..settings import Settings
 from ..store import Database
 from ..tools import ToolContext, ToolRegistry, ToolResult, normalize_patterns
-from .capability import CapabilityRequestInput, build_approval, reviewed
-from .catalog import INVENTORY_VERSION, Catalog, catalog_with_overlay, load_catalog
-from .client import CLOSE_GRACE_S
-from .connector import (
-    Caller,
-    CallTool,
-    CloseSession,
-    Connect,
-    ConnectorActor,
-    ConnectorServices,
-    DeleteConnector,
-    Disconnect,
-    Pending,
-    Reconfigure,
-    Refresh,
-)
-from .endpoint import check_headers, check_name, check_transport
-from .errors import McpCatalogUnavailable, McpNameConflict, McpNotFound, McpRequestDenied
-from .naming import server_slug
-from .records import CachedTool, ConnectorConfig, ConnectorSnapshot, ConnectorState
 from .repository import McpRepository
-from .tools import McpTool
+
+if TYPE_CHECKING:
+    from .capability import CapabilityRequestInput
+    from .catalog import Catalog
+    from .connector import ConnectorActor, ConnectorServices, Pending
+    from .records import CachedTool, ConnectorConfig, ConnectorSnapshot, ConnectorState
+
+# Imported on first use: a fresh engine connects nothing, so start-up loads neither the
+# connector actor nor its client, records, catalog or checks (docs/architecture.md,
+# "Start-up budget").
 
 log = logging.getLogger("svc.mcp")
 
@@ -106,15 +95,8 @@ class McpService:
         self._deleted: set[str] = set()
         self._lock = trio.Lock()
         self._catalog: Catalog | None = None
-        self._connector_services = ConnectorServices(
-            repo=self.repo, events=events, clock=clock, registry=registry,
-            environ=lambda: self.settings().environ,
-            make_tool=lambda server, cached: McpTool(self, server, cached),
-            publish=self._publish,
-            call_timeout_s=lambda: self.settings().mcp_call_timeout_ms / 1000,
-            connect_timeout_s=lambda: self.settings().mcp_connect_timeout_ms / 1000,
-            auth_cooldown_ms=lambda: self.settings().mcp_auth_cooldown_ms,
-        )
+        self._connector_services: ConnectorServices | None = None
+        """What every connector actor shares; built when the first one activates."""
 
     # ------------------------------------------------------------------ lifecycle
     async def load(self) -> None:
@@ -122,19 +104,36 @@ class McpService:
         await self.repo.reset_sessions()
         for config, state in await self.repo.load_all():
             _register_header_secrets(config.headers)
-            idle = attrs.evolve(state, connected=False, mcp_session_id=None)
-            self._views[config.name] = ConnectorSnapshot(config, idle)
+            self._views[config.name] = _idle_snapshot(config, state)
 
     def install(self, spawner: Any = None) -> None:
         """Register lazy activation of ``mcp/<name>`` actors (under the connectors supervisor)."""
         self.actors.register_factory(ACTOR_PREFIX, self._activate, spawner=spawner)
 
     async def _activate(self, actor_name: str) -> ConnectorActor | None:
+        from .connector import ConnectorActor
+
         row = await self.repo.get(actor_name[len(ACTOR_PREFIX):])
         if row is None:
             return None
         config, state = row
-        return ConnectorActor(self._connector_services, config, state)
+        return ConnectorActor(self._services(), config, state)
+
+    def _services(self) -> ConnectorServices:
+        if self._connector_services is None:
+            from .connector import ConnectorServices
+            from .tools import McpTool
+
+            self._connector_services = ConnectorServices(
+                repo=self.repo, events=self.events, clock=self.clock, registry=self.registry,
+                environ=lambda: self.settings().environ,
+                make_tool=lambda server, cached: McpTool(self, server, cached),
+                publish=self._publish,
+                call_timeout_s=lambda: self.settings().mcp_call_timeout_ms / 1000,
+                connect_timeout_s=lambda: self.settings().mcp_connect_timeout_ms / 1000,
+                auth_cooldown_ms=lambda: self.settings().mcp_auth_cooldown_ms,
+            )
+        return self._connector_services
 
     def _publish(self, snapshot: ConnectorSnapshot) -> None:
         if snapshot.name not in self._deleted:
@@ -168,12 +167,19 @@ class McpService:
     async def shutdown(self) -> None:
         """End every open MCP session politely (``DELETE``), within a bound."""
         names = [n[len(ACTOR_PREFIX):] for n in self.actors.names(ACTOR_PREFIX)]
+        if not names:
+            return  # no connector actor ever activated: no session to end
+        from .client import CLOSE_GRACE_S
+
         with trio.move_on_after(CLOSE_GRACE_S + 1.0):
             async with trio.open_nursery() as nursery:
                 for name in names:
                     nursery.start_soon(self._close_quietly, name)
 
     async def _close_quietly(self, name: str) -> None:
+        from .client import CLOSE_GRACE_S
+        from .connector import CloseSession
+
         ref = self.actors.lookup(ACTOR_PREFIX + name)
         if ref is None:
             return
@@ -186,6 +192,12 @@ class McpService:
     # ------------------------------------------------------------------ configuration
     async def add(self, body: ConnectorInput) -> ConnectorSnapshot:
         """Create a connector, or update the one with this name (``POST /mcp``)."""
+        from .connector import Reconfigure
+        from .endpoint import check_headers, check_name, check_transport
+        from .errors import McpNameConflict
+        from .naming import server_slug
+        from .records import ConnectorConfig, ConnectorSnapshot, ConnectorState
+
         name = check_name(body.name)
         transport = check_transport(body.transport)
         headers = check_headers(body.headers)
@@ -220,6 +232,8 @@ class McpService:
 
     async def patch(self, name: str, patch: ConnectorPatch, *, clear_allowed_tools: bool = False) -> dict[str, Any]:
         """``PATCH /mcp/{name}``: enable/disable and the allowlist. Enabling connects."""
+        from .connector import Reconfigure
+
         current = self.get(name).config
         allowed: tuple[str, ...] | None = current.allowed_tools
         if clear_allowed_tools or patch.clear_allowed_tools:
@@ -235,6 +249,8 @@ class McpService:
         return body
 
     async def delete(self, name: str) -> dict[str, Any]:
+        from .connector import DeleteConnector
+
         self.get(name)
         async with self._lock:
             result: dict[str, Any] = await self._ask(name, DeleteConnector())  # type: ignore[assignment]
@@ -246,6 +262,8 @@ class McpService:
     async def connect(self, name: str, *, source: str = "api") -> dict[str, Any]:
         """Run discovery; ``{ok, count, pendingAuth, lastAuthChallenge, authorizationUrl}`` (never raises
         for an unreachable or refusing server: that is ``ok: false`` with the error)."""
+        from .connector import Connect
+
         self.get(name)
         pending: Pending[Any] = await self._ask(name, Connect(source))  # type: ignore[assignment]
         try:
@@ -257,6 +275,8 @@ class McpService:
 
     async def refresh(self, name: str) -> dict[str, Any]:
         """Re-list the tools; raises McpRefreshFailed (with the auth fields) when that fails."""
+        from .connector import Refresh
+
         self.get(name)
         pending: Pending[Any] = await self._ask(name, Refresh("api"))  # type: ignore[assignment]
         outcome = await pending.wait()
@@ -264,6 +284,8 @@ class McpService:
                 "changed": outcome.changed}
 
     async def disconnect(self, name: str) -> dict[str, Any]:
+        from .connector import Disconnect
+
         self.get(name)
         return await self._ask(name, Disconnect("disconnected"))  # type: ignore[return-value]
 
@@ -276,6 +298,8 @@ class McpService:
         ``isError`` result, McpCallTimeout, McpConnectionLost ...); an authorization
         challenge is a result whose ``metadata["mcpAuth"]`` says so.
         """
+        from .connector import Caller, CallTool
+
         self.get(server)
         caller = Caller()
         if ctx is not None:
@@ -291,6 +315,8 @@ class McpService:
     def get(self, name: str) -> ConnectorSnapshot:
         snapshot = self._views.get(name)
         if snapshot is None:
+            from .errors import McpNotFound
+
             raise McpNotFound(f"MCP server `{name}` is not configured", name=name)
         return snapshot
 
@@ -301,6 +327,8 @@ class McpService:
 
     def inventory(self) -> dict[str, Any]:
         """The ``mcp_list`` snapshot: servers, their remote and registered tools, challenges."""
+        from .catalog import INVENTORY_VERSION
+
         servers = []
         for s in self.list():
             remote = [t.tool_name for t in s.state.tool_cache]
@@ -330,11 +358,15 @@ class McpService:
 
     def load_catalog(self) -> Catalog:
         if self._catalog is None:
+            from .catalog import load_catalog
+
             self._catalog = load_catalog(self.settings().mcp_catalog_path)
         return self._catalog
 
     def catalog(self) -> dict[str, Any]:
         """``GET /mcp/catalog`` and ``mcp_list_catalog``: catalog servers plus the overlay."""
+        from .catalog import catalog_with_overlay
+
         return catalog_with_overlay(self.load_catalog(), self.list())
 
     # ------------------------------------------------------------------ capability requests
@@ -342,6 +374,9 @@ class McpService:
         self, request: CapabilityRequestInput, *, source: str, caller_agent_id: str | None = None
     ) -> dict[str, Any]:
         """File a pending approval for an MCP capability; connects nothing (SPEC 2.6)."""
+        from .capability import build_approval
+        from .errors import McpCatalogUnavailable, McpRequestDenied
+
         request = request.checked()
         if caller_agent_id is not None and caller_agent_id != request.agent_id:
             raise McpRequestDenied("an agent can only request capabilities for itself", field="agent_id",
@@ -367,6 +402,8 @@ class McpService:
     async def review_capability_request(
         self, approval_id: str, decision: str, *, reviewer: str, notes: str | None = None
     ) -> dict[str, Any]:
+        from .capability import reviewed
+
         record = await self.repo.capability_request(approval_id)
         if record is None:
             raise CapabilityRequestNotFound(f"capability request {approval_id} does not exist",
@@ -393,6 +430,8 @@ class McpService:
         try:
             return await self.actors.get_or_spawn(ACTOR_PREFIX + name)
         except ActorNotFound:
+            from .errors import McpNotFound
+
             raise McpNotFound(f"MCP server `{name}` is not configured", name=name) from None
 
     async def _ask(self, name: str, message: object) -> Any:
@@ -403,6 +442,13 @@ class McpService:
             if isinstance(exc.error, SvcError):
                 raise exc.error from None
             raise
+
+
+def _idle_snapshot(config: ConnectorConfig, state: ConnectorState) -> ConnectorSnapshot:
+    """A stored connector as the engine starts: nobody is connected yet."""
+    from .records import ConnectorSnapshot
+
+    return ConnectorSnapshot(config, attrs.evolve(state, connected=False, mcp_session_id=None))
 
 
 def _tool_row(server: str, tool: CachedTool) -> dict[str, Any]:

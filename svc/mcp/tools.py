@@ -18,14 +18,13 @@ from ..convert import structure
 from ..errors import SvcError, ValidationFailed
 from ..tools import Tool, ToolCapabilities, ToolContext, ToolResult
 from ..tools.builtin import BuiltinTool
-from .arguments import repair_arguments
-from .capability import CapabilityRequestInput
-from .debug import clamp_max_bytes, clamp_timeout, raw_tool_call
-from .endpoint import check_headers, check_transport
-from .records import CachedTool
 
 if TYPE_CHECKING:
+    from .records import CachedTool
     from .service import McpService
+
+# Registration needs only names, descriptions and schemas; what a tool runs is imported
+# on its first call (docs/architecture.md, "Start-up budget").
 
 _NETWORK = ToolCapabilities(network_access=True, effects=("mcp",))
 
@@ -48,6 +47,8 @@ class McpTool(Tool):
         # the server as `list_id` instead of failing as a missing `list_id`.
         if not isinstance(args, Mapping):
             return args  # the schema check reports it
+        from .arguments import repair_arguments
+
         return repair_arguments(self.input_schema, args)
 
     def schema(self) -> dict[str, Any]:
@@ -141,6 +142,8 @@ class McpRequestCapabilityTool(BuiltinTool):
         self._service = service
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        from .capability import CapabilityRequestInput
+
         request = structure(CapabilityRequestInput, args, what="args")
         source = f"tool:{ctx.session_id}" if ctx.session_id else "tool:mcp_request_capability"
         result = await self._service.request_capability(request, source=source, caller_agent_id=ctx.agent_id)
@@ -172,6 +175,9 @@ class McpDebugTool(BuiltinTool):
         self._service = service
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        from .debug import clamp_max_bytes, clamp_timeout, raw_tool_call
+        from .endpoint import check_headers, check_transport
+
         tool = args["tool"].strip()
         if not args["url"].strip() or not tool:
             raise ValidationFailed("url and tool are required", field="args.tool" if args["url"].strip() else "args.url")

@@ -9,14 +9,18 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import attrs
 import trio
 
-from .errors import TeamConfigInvalid
-from .policy import SpawnPolicy, load_policy
-from .schema import Role
-from .templates import AgentTemplate, load_template_file, template_filename, template_files
+if TYPE_CHECKING:
+    from .policy import SpawnPolicy
+    from .schema import Role
+    from .templates import AgentTemplate
+
+# The policy and template parsers are imported by the first load: start-up builds the
+# loader but reads no file (docs/architecture.md, "Start-up budget").
 
 POLICY_FILE = Path(".svc") / "agent-team" / "spawn-policy.yaml"
 TEMPLATES_DIR = Path(".svc") / "agent-team" / "templates"
@@ -50,6 +54,8 @@ class TeamConfig:
 
     def file_for(self, template_id: str) -> Path:
         """Where ``template_id`` lives, or where a new template of that id is written."""
+        from .templates import template_filename
+
         return self.files.get(template_id) or self.templates_dir / template_filename(template_id)
 
 
@@ -57,6 +63,8 @@ Signature = tuple[tuple[str, int, int], ...]
 
 
 def _signature(workspace: Path) -> Signature:
+    from .templates import template_files
+
     paths = [workspace / POLICY_FILE, *template_files(workspace / TEMPLATES_DIR)]
     found = []
     for path in paths:
@@ -70,6 +78,9 @@ def _signature(workspace: Path) -> Signature:
 
 def load_team_config(workspace: Path) -> TeamConfig:
     """Read the policy and every template; the first invalid file raises TeamConfigInvalid."""
+    from .policy import load_policy
+    from .templates import load_template_file, template_files
+
     policy = load_policy(workspace / POLICY_FILE)
     templates: dict[str, AgentTemplate] = {}
     files: dict[str, Path] = {}
@@ -92,6 +103,8 @@ class TeamConfigLoader:
         return await trio.to_thread.run_sync(self.load_sync)
 
     def load_sync(self) -> TeamConfig:
+        from .errors import TeamConfigInvalid
+
         workspace = self._workspace()
         signature = _signature(workspace)
         cached = self._cached

@@ -14,10 +14,16 @@ import attrs
 
 from supervisors import BudgetLimits, BudgetUsage
 
-from .schema import INSTANCE_STATUSES, ROLES, SPAWN_SOURCES, InstanceStatus, Role, SpawnSource
+from .schema import (
+    INSTANCE_STATUSES,
+    ROLES,
+    SPAWN_SOURCES,
+    TERMINAL,
+    InstanceStatus,
+    Role,
+    SpawnSource,
+)
 from .templates import Capabilities
-
-TERMINAL: frozenset[str] = frozenset({"completed", "failed", "cancelled"})
 
 DEFAULT_MISSION = "mission-default"
 """The mission of a spawn that names none."""

@@ -7,25 +7,20 @@ finds everything where it was.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import apsw
 
 from supervisors import BudgetUsage
 
 from ..store import Database, dumps, loads
-from .gate import SpawnCounts
-from .records import (
-    Instance,
-    MissionState,
-    SpawnApproval,
-    SpawnRequest,
-    limits_from_wire,
-    limits_to_wire,
-    usage_from_wire,
-    usage_to_wire,
-)
-from .templates import Capabilities
+
+if TYPE_CHECKING:
+    from .gate import SpawnCounts
+    from .records import Instance, MissionState, SpawnApproval
+
+# The records are imported by the functions that build or write them: a fresh store has no
+# agent-team row, so start-up never loads them (docs/architecture.md, "Start-up budget").
 
 _INSTANCE_COLS = (
     "id, mission_id, parent_instance_id, role, template_id, session_id, run_id, status, budget, usage, "
@@ -38,6 +33,8 @@ _MISSION_COLS = "id, limits, usage, exhausted_by, cancelled_at_ms, cancel_reason
 
 
 def _instance_row(i: Instance) -> tuple[Any, ...]:
+    from .records import limits_to_wire, usage_to_wire
+
     return (
         i.id, i.mission_id, i.parent_instance_id, i.role, i.template_id, i.session_id, i.run_id, i.status,
         dumps(limits_to_wire(i.budget)), dumps(usage_to_wire(i.usage)) if i.usage is not None else None,
@@ -47,6 +44,9 @@ def _instance_row(i: Instance) -> tuple[Any, ...]:
 
 
 def _instance(row: tuple[Any, ...]) -> Instance:
+    from .records import Instance, limits_from_wire, usage_from_wire
+    from .templates import Capabilities
+
     usage = loads(row[9])
     return Instance(
         id=row[0], mission_id=row[1], parent_instance_id=row[2], role=row[3], template_id=row[4],
@@ -59,11 +59,15 @@ def _instance(row: tuple[Any, ...]) -> Instance:
 
 
 def _approval(row: tuple[Any, ...]) -> SpawnApproval:
+    from .records import SpawnApproval, SpawnRequest
+
     return SpawnApproval(id=row[0], request=SpawnRequest.from_wire(loads(row[1], {})), decision_code=row[2],
                          reason=row[3], created_at_ms=row[4])
 
 
 def _mission(row: tuple[Any, ...]) -> MissionState:
+    from .records import MissionState, limits_from_wire, usage_from_wire
+
     return MissionState(
         id=row[0], limits=limits_from_wire(loads(row[1], {})), usage=usage_from_wire(loads(row[2], {})),
         exhausted_by=row[3], cancelled_at_ms=row[4], cancel_reason=row[5], created_at_ms=row[6],
@@ -77,6 +81,8 @@ def _upsert_instance(conn: apsw.Connection, instance: Instance) -> None:
 
 
 def _upsert_mission(conn: apsw.Connection, m: MissionState) -> None:
+    from .records import limits_to_wire, usage_to_wire
+
     conn.execute(
         f"INSERT OR REPLACE INTO teams_missions({_MISSION_COLS}) VALUES (?,?,?,?,?,?,?,?)",
         (m.id, dumps(limits_to_wire(m.limits)), dumps(usage_to_wire(m.usage)), m.exhausted_by, m.cancelled_at_ms,
@@ -94,6 +100,7 @@ class TeamsRepository:
         """Insert or replace ``instance``; with ``mission_usage``, update its mission's counters in
         the same transaction (a crash never leaves the two disagreeing), and with
         ``mission_exhausted_by`` the limit that exhausted the mission."""
+        from .records import usage_to_wire
 
         def q(conn: apsw.Connection) -> None:
             _upsert_instance(conn, instance)
@@ -142,6 +149,8 @@ class TeamsRepository:
         return await self._db.read(q)
 
     async def counts(self) -> SpawnCounts:
+        from .gate import SpawnCounts
+
         def q(conn: apsw.Connection) -> SpawnCounts:
             total, running = conn.execute(
                 "SELECT COUNT(*), COALESCE(SUM(status = 'running'), 0) FROM teams_instances").fetchone()

@@ -23,6 +23,8 @@ SPAWN_SOURCES: tuple[str, ...] = get_args(SpawnSource)
 
 InstanceStatus = Literal["queued", "running", "completed", "failed", "cancelled"]
 INSTANCE_STATUSES: tuple[str, ...] = get_args(InstanceStatus)
+TERMINAL: frozenset[str] = frozenset({"completed", "failed", "cancelled"})
+"""The statuses an instance never leaves."""
 
 EdgeBehavior = Literal["allow", "deny", "request_only"]
 SkillSourceMode = Literal["any", "project_only", "allowlist"]
@@ -112,6 +114,7 @@ __all__ = [
     "INSTANCE_STATUSES",
     "ROLES",
     "SPAWN_SOURCES",
+    "TERMINAL",
     "Amount",
     "BudgetSpec",
     "Count",

@@ -22,45 +22,29 @@ import attrs
 import trio
 
 from actors import ActorDead, ActorRef
-from supervisors import BudgetLimits
 
 from ..errors import SvcError
-from ..sessions import CreateSession, RunRequest, RunStarted, Session, ask
+from ..sessions import CreateSession, ask
 from . import events as ev
-from .approvals import approvals_listing
-from .bridge import work_item_spawns
-from .budgets import remaining_from, resolve_budget
 from .config import TeamConfig, TeamConfigLoader
 from .context import ACTOR_PREFIX, RuntimePolicy, TeamsContext, mission_actor_name
-from .errors import (
-    ApprovalNotFound,
-    InstanceNotFound,
-    InstanceNotRunning,
-    SpawnDenied,
-    TeamConfigInvalid,
-    TemplateNotFound,
-)
 from .events import TeamEvents
-from .gate import decide
-from .instance import CancelInstance, GetRemaining, PromptInstance
-from .mission import CancelMission, CheckMission, MissionSupervisor, StartedInstance, StartInstance
-from .records import (
-    APPROVAL_CODE,
-    DEFAULT_MISSION,
-    TERMINAL,
-    Instance,
-    MissionState,
-    SpawnApproval,
-    SpawnRequest,
-    usage_from_wire,
-)
 from .repository import TeamsRepository
-from .rollups import mission_rollups
-from .skills import compute_skill_hash
-from .templates import AgentTemplate, write_template
+from .schema import TERMINAL
 
 if TYPE_CHECKING:
+    from supervisors import BudgetLimits
+
     from ..engine import Engine
+    from ..sessions import RunRequest, RunStarted, Session
+    from .errors import SpawnDenied
+    from .mission import MissionSupervisor, StartedInstance
+    from .records import Instance, SpawnRequest
+    from .templates import AgentTemplate
+
+# Imported on first use: start-up on a fresh store spawns nothing, so the gate, the
+# actors, the records and the template files load with the first request that needs
+# them (docs/architecture.md, "Start-up budget").
 
 log = logging.getLogger("svc.teams")
 
@@ -152,6 +136,9 @@ class TeamsService:
         rest = name[len(ACTOR_PREFIX):]
         if "/" in rest:
             return None  # instance actors are started by their mission, never lazily
+        from .mission import MissionSupervisor
+        from .records import MissionState, usage_from_wire
+
         mission_id = unquote(rest)
         now = self.engine.clock.now_ms()
         state = await self.repo.mission(mission_id) or MissionState(
@@ -162,6 +149,8 @@ class TeamsService:
         return await self.engine.actors.get_or_spawn(mission_actor_name(mission_id))
 
     async def _runtime_policy(self, config: TeamConfig | None = None) -> RuntimePolicy:
+        from .errors import TeamConfigInvalid
+
         if config is None:
             try:
                 config = await self.loader.load()
@@ -180,6 +169,8 @@ class TeamsService:
         return [config.templates[tid] for tid in sorted(config.templates)]
 
     async def save_template(self, template: AgentTemplate) -> AgentTemplate:
+        from .templates import write_template
+
         config = await self.loader.load()
         path = config.file_for(template.template_id)
         await trio.to_thread.run_sync(write_template, path, template)
@@ -187,6 +178,8 @@ class TeamsService:
         return template
 
     async def template(self, template_id: str) -> AgentTemplate:
+        from .errors import TemplateNotFound
+
         config = await self.loader.load()
         template = config.templates.get(template_id)
         if template is None:
@@ -194,6 +187,8 @@ class TeamsService:
         return template
 
     async def delete_template(self, template_id: str) -> None:
+        from .errors import TemplateNotFound
+
         config = await self.loader.load()
         if template_id not in config.templates:
             raise TemplateNotFound(templateID=template_id)
@@ -203,6 +198,8 @@ class TeamsService:
     # ------------------------------------------------------------------ spawning
     async def spawn(self, request: SpawnRequest) -> SpawnResult:
         """Spawn an instance, or say why not (queuing it when it needs a human's approval)."""
+        from .errors import SpawnDenied
+
         try:
             request, parent = await self._resolve(request)
         except SpawnDenied as denied:
@@ -217,6 +214,9 @@ class TeamsService:
 
     async def _resolve(self, request: SpawnRequest) -> tuple[SpawnRequest, Instance | None]:
         """The request with its mission settled (the parent's, else the default) and its parent."""
+        from .errors import SpawnDenied
+        from .records import DEFAULT_MISSION
+
         parent: Instance | None = None
         if request.parent_instance_id:
             parent = await self.repo.get_instance(request.parent_instance_id)
@@ -230,6 +230,8 @@ class TeamsService:
         return attrs.evolve(request, mission_id=mission_id), parent
 
     async def _denied(self, request: SpawnRequest, denied: SpawnDenied) -> SpawnResult:
+        from .records import APPROVAL_CODE, SpawnApproval
+
         body: dict[str, Any] = {"ok": False, "code": denied.code, "error": denied.message,
                                 "requiresUserApproval": denied.requires_approval}
         extra = {k: v for k, v in denied.extra.items() if k not in ("ok", "requiresUserApproval")}
@@ -256,6 +258,13 @@ class TeamsService:
 
     async def _spawn(self, request: SpawnRequest, parent: Instance | None, *,
                      approved: bool) -> tuple[Instance, StartedInstance]:
+        from .budgets import resolve_budget
+        from .errors import SpawnDenied, TeamConfigInvalid
+        from .gate import decide
+        from .mission import CheckMission
+        from .records import DEFAULT_MISSION
+        from .skills import compute_skill_hash
+
         try:
             config = await self.loader.load()
         except TeamConfigInvalid as exc:
@@ -290,6 +299,9 @@ class TeamsService:
 
     async def _new_instance(self, request: SpawnRequest, template: AgentTemplate, budget: BudgetLimits,
                             skill_hash: str, parent: Instance | None) -> Instance:
+        from .errors import SpawnDenied
+        from .records import DEFAULT_MISSION, Instance
+
         instance_id = f"ins_{uuid.uuid4().hex}"
         try:
             session = await self._child_session(request, template, instance_id, parent)
@@ -319,6 +331,8 @@ class TeamsService:
 
     async def _start(self, mission_id: str, instance: Instance, request: SpawnRequest,
                      config: TeamConfig) -> StartedInstance:
+        from .mission import StartInstance
+
         assert config.policy is not None
         message = StartInstance(instance=instance, runtime=await self._runtime_policy(config),
                                 limits=config.policy.mission_limits(), prompt=request.prompt, spawned_by=request)
@@ -334,9 +348,14 @@ class TeamsService:
                 # It stopped (its last instance ended) just before our message
                 # arrived; the next get_or_spawn starts a fresh incarnation.
                 continue
+        from .errors import SpawnDenied
+
         raise SpawnDenied("spawn_failed", f"mission {mission_id} is restarting; retry the spawn")
 
     async def _remaining(self, parent: Instance) -> BudgetLimits:
+        from .budgets import remaining_from
+        from .instance import GetRemaining
+
         ref = self._live.get(parent.id)
         if ref is not None:
             try:
@@ -350,12 +369,16 @@ class TeamsService:
     # ------------------------------------------------------------------ approvals
     async def approvals(self) -> dict[str, Any]:
         """Queued spawn approvals and the pending tool approvals of instances' sessions."""
+        from .approvals import approvals_listing
+
         pending = await self.engine.permissions.requests(status="pending", limit=10_000)
         instances = await self.repo.instances() if pending else []
         return approvals_listing(await self.repo.approvals(), pending, instances)
 
     async def approve(self, approval_id: str, reason: str | None = None) -> SpawnResult:
         """Spawn a queued request; every check but the approval requirement applies again."""
+        from .errors import ApprovalNotFound, SpawnDenied
+
         approval = await self.repo.take_approval(approval_id)
         if approval is None:
             raise ApprovalNotFound(approvalID=approval_id)
@@ -373,6 +396,8 @@ class TeamsService:
         return SpawnResult(True, body, instance)
 
     async def deny(self, approval_id: str, reason: str | None = None) -> dict[str, Any]:
+        from .errors import ApprovalNotFound
+
         approval = await self.repo.take_approval(approval_id)
         if approval is None:
             raise ApprovalNotFound(approvalID=approval_id)
@@ -390,11 +415,16 @@ class TeamsService:
     async def instance(self, instance_id: str) -> Instance:
         instance = await self.repo.get_instance(instance_id)
         if instance is None:
+            from .errors import InstanceNotFound
+
             raise InstanceNotFound(instanceID=instance_id)
         return instance
 
     async def prompt(self, instance_id: str, request: RunRequest) -> RunStarted:
         """Start a run of the instance (its budget, tool lists, gate and system prompt applied)."""
+        from .errors import InstanceNotRunning
+        from .instance import PromptInstance
+
         instance = await self.instance(instance_id)
         ref = self._live.get(instance_id)
         if instance.terminal or ref is None:
@@ -416,6 +446,8 @@ class TeamsService:
         ref = self._live.get(instance_id)
         if ref is None:
             return None
+        from .instance import PromptInstance
+
         try:
             return await ask(ref, PromptInstance(request))  # type: ignore[return-value]
         except ActorDead:
@@ -429,6 +461,8 @@ class TeamsService:
         reason = reason or "cancelled by user"
         ref = self._live.get(instance_id)
         if ref is not None:
+            from .instance import CancelInstance
+
             try:
                 ended: trio.Event = await ask(ref, CancelInstance(reason))  # type: ignore[assignment]
                 with trio.move_on_after(END_WAIT_S):
@@ -453,6 +487,8 @@ class TeamsService:
         cancelled = 0
         ref = self.engine.actors.lookup(mission_actor_name(mission_id))
         if ref is not None:
+            from .mission import CancelMission
+
             try:
                 ended: list[trio.Event] = await ask(ref, CancelMission(reason))  # type: ignore[assignment]
             except ActorDead:
@@ -470,6 +506,8 @@ class TeamsService:
     # ------------------------------------------------------------------ missions
     async def missions(self) -> list[dict[str, Any]]:
         """Mission rollups (SPEC §2.5), one per mission with instances or queued spawns."""
+        from .rollups import mission_rollups
+
         return mission_rollups(*await self.repo.rollup_rows())
 
     # ------------------------------------------------------------------ the mission bridge
@@ -478,10 +516,14 @@ class TeamsService:
     ) -> list[dict[str, Any]]:
         """``mission_started``: one spawn per work item with an ``assigned_agent`` (its role), as the
         mission's orchestrator. Returns one ``orchestratorSpawns`` row per such item."""
+        from .bridge import work_item_spawns
+
         return await work_item_spawns(self.spawn, mission_id, work_items)
 
     # ------------------------------------------------------------------ events
     def _publish_request(self, type: str, request: SpawnRequest, **extra: Any) -> None:
+        from .records import DEFAULT_MISSION
+
         self.events.publish(
             type, session_id=request.calling_session_id, message_id=request.calling_message_id,
             mission_id=request.mission_id or DEFAULT_MISSION, parentInstanceID=request.parent_instance_id,

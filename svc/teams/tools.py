@@ -19,7 +19,6 @@ import attrs
 from ..convert import aliases, structure
 from ..errors import ValidationFailed
 from ..tools import Tool, ToolCapabilities, ToolContext, ToolFailed, ToolResult
-from .records import SpawnRequest
 from .schema import ROLES, BudgetSpec, Role
 
 if TYPE_CHECKING:
@@ -86,6 +85,10 @@ class SpawnAgentTool(Tool):
             metadata = {"ok": False, "code": "SPAWN_INVALID_ARGS", "error": exc.message,
                         "field": exc.extra.get("field")}
             return ToolResult(f"invalid spawn_agent arguments: {exc.message}", metadata)
+        # Imported on first use: registration needs only the schema (docs/architecture.md,
+        # "Start-up budget").
+        from .records import SpawnRequest
+
         caller = await self._service.repo.instance_by_session(ctx.session_id) if ctx.session_id else None
         request = SpawnRequest(
             role=parsed.role, source="tool_call", justification=parsed.justification,

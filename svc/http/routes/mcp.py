@@ -7,7 +7,7 @@ from typing import Any
 from quart import Blueprint
 
 from ...convert import structure
-from ...mcp import CapabilityRequestInput, ConnectorInput, ConnectorPatch
+from ...mcp import ConnectorInput, ConnectorPatch
 from ..request import engine, header, object_body, query_int, query_str
 
 bp = Blueprint("mcp", __name__)
@@ -66,6 +66,10 @@ async def catalog() -> Any:
 
 @bp.post("/mcp/request-capability")
 async def request_capability() -> Any:
+    # Imported on first use: start-up never parses a capability request (docs/architecture.md,
+    # "Start-up budget").
+    from ...mcp import CapabilityRequestInput
+
     request = structure(CapabilityRequestInput, await object_body())
     agent = header("x-svc-agent-id")
     return await engine().mcp.request_capability(request, source="http", caller_agent_id=agent)

@@ -9,24 +9,22 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 from quart import Blueprint
 
 from ...convert import aliases, structure
 from ...errors import Forbidden, SvcError, ValidationFailed
-from ...sessions import RunRequest
-from ...teams import (
-    INSTANCE_STATUSES,
-    AgentTemplate,
-    BudgetSpec,
-    Instance,
-    Role,
-    SpawnRequest,
-)
+from ...teams import INSTANCE_STATUSES, BudgetSpec, Role
 from ...teams.schema import SpawnSource
 from ..request import engine, header, json_body, object_body, query_str
+
+if TYPE_CHECKING:
+    from ...teams import Instance
+
+# Templates, spawn requests and run requests are imported by the handlers that build them:
+# start-up parses none (docs/architecture.md, "Start-up budget").
 
 bp = Blueprint("teams", __name__)
 
@@ -98,6 +96,8 @@ async def list_templates() -> Any:
 @bp.post("/agent-team/templates")
 @_teams_route
 async def create_template() -> Any:
+    from ...teams import AgentTemplate
+
     body = await object_body()
     raw = body.get("template", body)
     template = structure(AgentTemplate, raw, what="template")
@@ -111,6 +111,8 @@ async def create_template() -> Any:
 @bp.patch("/agent-team/templates/<template_id>")
 @_teams_route
 async def patch_template(template_id: str) -> Any:
+    from ...teams import AgentTemplate
+
     teams = engine().teams
     current = await teams.template(template_id)
     changes = await object_body()
@@ -152,6 +154,8 @@ async def get_instance(instance_id: str) -> Any:
 @bp.post("/agent-team/instance/<instance_id>/prompt")
 @_teams_route
 async def prompt_instance(instance_id: str) -> Any:
+    from ...sessions import RunRequest
+
     eng = engine()
     instance = await eng.teams.instance(instance_id)
     body = structure(PromptBody, await json_body())
@@ -193,6 +197,8 @@ async def cancel_mission(mission_id: str) -> Any:
 @bp.post("/agent-team/spawn")
 @_teams_route
 async def spawn() -> Any:
+    from ...teams import SpawnRequest
+
     body = structure(SpawnBody, await json_body(allow_empty=False))
     request = SpawnRequest(
         role=body.role, source=body.source, mission_id=_optional_id(body.mission_id, "missionID"),
