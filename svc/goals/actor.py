@@ -30,6 +30,7 @@ from .control import apply_limit, cancel, launch_failed, pause, resume
 from .errors import InvalidGoalRequest
 from .events import RUN_SETTLED, NewEvent
 from .goal import Goal
+from .ids import GOAL_PREFIX
 from .kernel import (
     CompletionRequest,
     LimitRejected,
@@ -46,8 +47,6 @@ from .wait_ops import apply_due_waits, resolve_wait
 from .waits import next_due_ms
 
 log = logging.getLogger("svc.goals")
-
-GOAL_PREFIX = "goal/"
 
 
 # ---------------------------------------------------------------------- messages

@@ -12,6 +12,9 @@ import hashlib
 import json
 from typing import Any
 
+GOAL_PREFIX = "goal/"
+"""A goal's actor is named ``goal/<goal_id>``."""
+
 
 def canonical_json(value: Any) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
@@ -55,6 +58,7 @@ def draft_id_for(scope: str, idempotency_key: str) -> str:
 
 
 __all__ = [
+    "GOAL_PREFIX",
     "canonical_json",
     "digest",
     "downstream_run_id_for",

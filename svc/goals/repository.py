@@ -8,7 +8,7 @@ so the event history and the state never disagree. Reads filter by tenant in SQL
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import apsw
 import attrs
@@ -16,9 +16,14 @@ import attrs
 from ..store import Database, dumps, loads
 from .errors import DraftConcurrencyConflict, PublishedVersionConflict
 from .events import SCHEMA_VERSION, GoalEvent, NewEvent, goal_stream_id
-from .goal import Goal, Handoff, RunLink, Wait
-from .orchestration import Orchestration, record_from_json, record_to_json
-from .tenancy import TenantContext
+
+# The records of goal and orchestration rows are imported where rows become records:
+# start-up on a fresh store reads none (docs/architecture.md, "Start-up budget").
+
+if TYPE_CHECKING:
+    from .goal import Goal, Handoff, RunLink, Wait
+    from .orchestration import Orchestration
+    from .tenancy import TenantContext
 
 SNAPSHOT_LIST_CAP = 250
 """Links, handoffs and waits kept in a projection snapshot (the newest ones)."""
@@ -58,6 +63,8 @@ class LedgerEntry:
 
 
 def _stored_orchestration(row: tuple[Any, ...]) -> StoredOrchestration:
+    from .orchestration import record_from_json
+
     return StoredOrchestration(record_from_json(loads(row[0])), loads(row[1]))
 
 
@@ -182,6 +189,8 @@ class GoalRepository:
         return await self._db.read(q)
 
     async def versions(self, tenant: TenantContext, orchestration_id: str) -> list[Orchestration]:
+        from .orchestration import record_from_json
+
         def q(conn: apsw.Connection) -> list[Orchestration]:
             return [record_from_json(loads(row[0])) for row in conn.execute(
                 "SELECT record FROM goal_orchestrations WHERE org_id=? AND workspace_id=? AND deployment_key=? "
@@ -192,6 +201,8 @@ class GoalRepository:
 
     # ================================================================== goals
     async def goal(self, goal_id: str, tenant: TenantContext | None = None) -> Goal | None:
+        from .goal import Goal
+
         def q(conn: apsw.Connection) -> Goal | None:
             if tenant is None:
                 row = conn.execute("SELECT record FROM goal_goals WHERE goal_id=?", (goal_id,)).fetchone()
@@ -206,6 +217,8 @@ class GoalRepository:
 
     async def goals(self, tenant: TenantContext, *, status: str | None = None,
                     orchestration_id: str | None = None, limit: int = 100) -> list[Goal]:
+        from .goal import Goal
+
         def q(conn: apsw.Connection) -> list[Goal]:
             clauses = ["org_id=?", "workspace_id=?", "deployment_key=?"]
             params: list[Any] = list(tenant.key())
@@ -238,6 +251,8 @@ class GoalRepository:
         return await self._db.read(q)
 
     async def handoff_by_key(self, goal_id: str, idempotency_key: str) -> Handoff | None:
+        from .goal import Handoff
+
         def q(conn: apsw.Connection) -> Handoff | None:
             row = conn.execute("SELECT record FROM goal_handoffs WHERE goal_id=? AND idempotency_key=?",
                                (goal_id, idempotency_key)).fetchone()
@@ -429,6 +444,8 @@ class GoalRepository:
 # ---------------------------------------------------------------------- helpers (worker thread)
 def _write_orchestration(conn: apsw.Connection, spec: Orchestration, snapshots: dict[str, Any] | None,
                          *, insert: bool) -> None:
+    from .orchestration import record_to_json
+
     key = (*spec.tenant_context.key(), spec.orchestration_id, spec.version)
     if insert:
         conn.execute(
@@ -449,16 +466,22 @@ def _write_orchestration(conn: apsw.Connection, spec: Orchestration, snapshots: 
 
 
 def _handoffs(conn: apsw.Connection, goal_id: str) -> list[Handoff]:
+    from .goal import Handoff
+
     return [Handoff.from_store(loads(row[0])) for row in conn.execute(
         "SELECT record FROM goal_handoffs WHERE goal_id=? ORDER BY created_at_ms, handoff_id", (goal_id,))]
 
 
 def _links(conn: apsw.Connection, goal_id: str) -> list[RunLink]:
+    from .goal import RunLink
+
     return [RunLink.from_store(loads(row[0])) for row in conn.execute(
         "SELECT record FROM goal_run_links WHERE goal_id=? ORDER BY hop_index", (goal_id,))]
 
 
 def _waits(conn: apsw.Connection, goal_id: str) -> list[Wait]:
+    from .goal import Wait
+
     return [Wait.from_store(loads(row[0])) for row in conn.execute(
         "SELECT record FROM goal_waits WHERE goal_id=? ORDER BY created_at_ms, wait_id", (goal_id,))]
 

@@ -3,17 +3,19 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
 from ..clock import Clock
 from ..events import EventLog
 from .events import GoalEvent, GoalEventFeed
-from .goal import Goal
-from .orchestration import Orchestration
 from .repository import Commit, GoalRepository
 from .workflows import Workflows
+
+if TYPE_CHECKING:
+    from .goal import Goal
+    from .orchestration import Orchestration
 
 
 @attrs.frozen

@@ -16,24 +16,10 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from actors import ActorDead, ActorError, ActorNotFound, ActorRef
+from actors import ActorDead, ActorError, ActorNotFound
 
 from ..convert import structure
 from ..errors import Busy, SvcError, ValidationFailed
-from .actions import dispatch
-from .actor import (
-    GOAL_PREFIX,
-    Cancel,
-    Complete,
-    DecideHandoff,
-    DispatchAction,
-    GoalActor,
-    Pause,
-    ResolveWait,
-    Resume,
-    Transition,
-)
-from .artifacts import enforce_content_policy, parse_artifact
 from .errors import (
     GoalNotFound,
     GoalStateConflict,
@@ -41,24 +27,29 @@ from .errors import (
     InvalidGoalRequest,
     OrchestrationNotFound,
 )
-from .events import STARTED, WAIT_CREATED, GoalEvent, GoalEventFeed, NewEvent, events_page_wire
-from .goal import GOAL_STATUSES, Goal, RunLink
-from .ids import goal_id_for, root_run_id_for
-from .kernel import CompletionRequest, TransitionRequest
+from .events import STARTED, WAIT_CREATED, GoalEventFeed, NewEvent, events_page_wire
+from .ids import GOAL_PREFIX, goal_id_for, root_run_id_for
 from .legacy import LegacyReport, import_legacy_handoffs, legacy_handoffs, quarantine
-from .orchestration import normalize_metadata
-from .projection import DEFAULT_LIMIT, build_projection
-from .readmodels import artifacts_view, budgets, graph, handoffs_view, runs_view, waits_view
-from .repository import Commit, GoalExists, GoalRepository, StoredOrchestration
-from .runtime import GoalRuntime, PinnedVersion
-from .tenancy import Caller, owner_id_of
+from .repository import Commit, GoalExists, GoalRepository
+from .runtime import GoalRuntime
 from .versions import Orchestrations
-from .wait_ops import find_wait
-from .waits import check_resolution_input, gate_wait
-from .workflows import WorkflowRun, Workflows
+from .workflows import Workflows
+
+# The goal actor, its kernel, read models, projections and records of goal rows are
+# imported on first use: start-up on a fresh store reads no goal and runs no goal
+# operation (docs/architecture.md, "Start-up budget").
 
 if TYPE_CHECKING:
+    from actors import ActorRef
+
     from ..engine import Engine
+    from .actor import GoalActor
+    from .events import GoalEvent
+    from .goal import Goal, RunLink
+    from .repository import StoredOrchestration
+    from .runtime import PinnedVersion
+    from .tenancy import Caller
+    from .workflows import WorkflowRun
 
 log = logging.getLogger("svc.goals")
 
@@ -123,6 +114,9 @@ class GoalService:
         self._engine.actors.register_factory(GOAL_PREFIX, self._activate, spawner=spawner)
 
     async def _activate(self, name: str) -> GoalActor | None:
+        from .actions import dispatch
+        from .actor import GoalActor
+
         goal = await self.repo.goal(name[len(GOAL_PREFIX):])
         if goal is None:
             return None
@@ -170,6 +164,10 @@ class GoalService:
     # ------------------------------------------------------------------ start
     async def start(self, caller: Caller, body: StartGoal) -> dict[str, Any]:
         """Start a goal at its orchestration's root node; the same key again replays it."""
+        from .goal import Goal, RunLink
+        from .orchestration import normalize_metadata
+        from .waits import gate_wait
+
         key = _key(body.idempotency_key)
         if not body.objective.strip():
             raise InvalidGoalRequest("`objective` must not be blank", field="objective")
@@ -255,6 +253,10 @@ class GoalService:
 
     # ------------------------------------------------------------------ mutations
     async def transition(self, caller: Caller, goal_id: str, body: TransitionBody) -> dict[str, Any]:
+        from .actor import Transition
+        from .artifacts import enforce_content_policy, parse_artifact
+        from .kernel import TransitionRequest
+
         goal = await self._open_goal(caller, goal_id, "emit transitions")
         artifact = parse_artifact(body.artifact) if body.artifact is not None else None
         enforce_content_policy(artifact, self.workspace)
@@ -263,6 +265,10 @@ class GoalService:
         return await self._ask(goal.goal_id, Transition(caller, request))
 
     async def complete(self, caller: Caller, goal_id: str, body: CompletionBody) -> dict[str, Any]:
+        from .actor import Complete
+        from .artifacts import enforce_content_policy, parse_artifact
+        from .kernel import CompletionRequest
+
         goal = await self._open_goal(caller, goal_id, "be completed")
         artifact = parse_artifact(body.final_artifact, field="final_artifact") \
             if body.final_artifact is not None else None
@@ -272,33 +278,48 @@ class GoalService:
         return await self._ask(goal.goal_id, Complete(caller, request))
 
     async def pause(self, caller: Caller, goal_id: str, reason: str | None = None) -> dict[str, Any]:
+        from .actor import Pause
+
         await self.goal(caller, goal_id)
         return await self._ask(goal_id, Pause(caller, reason or "operator pause"))
 
     async def resume(self, caller: Caller, goal_id: str, reason: str | None = None) -> dict[str, Any]:
+        from .actor import Resume
+
         await self.goal(caller, goal_id)
         return await self._ask(goal_id, Resume(caller, reason or "operator resume"))
 
     async def cancel(self, caller: Caller, goal_id: str, reason: str | None = None) -> dict[str, Any]:
+        from .actor import Cancel
+
         await self.goal(caller, goal_id)
         return await self._ask(goal_id, Cancel(caller, reason or "operator cancel"))
 
     async def decide_handoff(self, caller: Caller, goal_id: str, handoff_id: str, decision: Any,
                              reason: str | None = None) -> dict[str, Any]:
+        from .actor import DecideHandoff
+
         await self.goal(caller, goal_id)
         return await self._ask(goal_id, DecideHandoff(caller, handoff_id, decision, reason))
 
     async def resolve_wait(self, caller: Caller, goal_id: str, wait_id: str, idempotency_key: Any,
                            payload: Any) -> dict[str, Any]:
+        from .actor import ResolveWait
+        from .waits import check_resolution_input
+
         await self.goal(caller, goal_id)
         key = check_resolution_input(idempotency_key, payload)
         return await self._ask(goal_id, ResolveWait(caller, wait_id, key, payload))
 
     async def dispatch_action(self, caller: Caller, goal_id: str, action_id: str, body: Any) -> dict[str, Any]:
+        from .actor import DispatchAction
+
         await self.goal(caller, goal_id)
         return await self._ask(goal_id, DispatchAction(caller, action_id, body))
 
     async def _open_goal(self, caller: Caller, goal_id: str, what: str) -> Goal:
+        from .tenancy import owner_id_of
+
         goal = await self.goal(caller, goal_id)
         if goal.terminal:
             raise GoalTerminal(f"terminal goals cannot {what}", goal_status=goal.status)
@@ -338,17 +359,23 @@ class GoalService:
 
     async def list(self, caller: Caller, *, status: str | None = None, orchestration_id: str | None = None,
                    limit: int = 100) -> list[Goal]:
+        from .goal import GOAL_STATUSES
+
         if status is not None and status not in GOAL_STATUSES:
             raise InvalidGoalRequest(f"unknown goal status {status!r}; one of {', '.join(GOAL_STATUSES)}",
                                      field="status")
         return await self.repo.goals(caller.tenant, status=status, orchestration_id=orchestration_id, limit=limit)
 
     async def view(self, caller: Caller, goal_id: str) -> dict[str, Any]:
+        from .readmodels import budgets
+
         goal = await self.goal(caller, goal_id)
         return {"goal": goal.to_wire(), "goal_id": goal.goal_id, "status": goal.status,
                 "budgets": budgets(goal, self.rt.now())}
 
     async def budgets(self, caller: Caller, goal_id: str) -> dict[str, Any]:
+        from .readmodels import budgets
+
         goal = await self.goal(caller, goal_id)
         return {"goal_id": goal.goal_id, "status": goal.status, "budgets": budgets(goal, self.rt.now())}
 
@@ -364,6 +391,8 @@ class GoalService:
         return links, {lk.run_id: await self.workflows.run(lk.run_id) for lk in links}
 
     async def graph(self, caller: Caller, goal_id: str) -> dict[str, Any]:
+        from .readmodels import graph
+
         goal = await self.goal(caller, goal_id)
         pinned = await self._pinned(goal)
         links, runs = await self._runs(goal)
@@ -371,28 +400,40 @@ class GoalService:
                      self.rt.now())
 
     async def runs(self, caller: Caller, goal_id: str) -> dict[str, Any]:
+        from .readmodels import runs_view
+
         goal = await self.goal(caller, goal_id)
         links, runs = await self._runs(goal)
         return runs_view(goal, links, runs)
 
     async def artifacts(self, caller: Caller, goal_id: str) -> dict[str, Any]:
+        from .readmodels import artifacts_view
+
         goal = await self.goal(caller, goal_id)
         return artifacts_view(goal, await self.repo.handoffs(goal_id))
 
     async def handoffs(self, caller: Caller, goal_id: str) -> dict[str, Any]:
+        from .readmodels import handoffs_view
+
         goal = await self.goal(caller, goal_id)
         return handoffs_view(goal, await self.repo.handoffs(goal_id))
 
     async def waits(self, caller: Caller, goal_id: str) -> dict[str, Any]:
+        from .readmodels import waits_view
+
         goal = await self.goal(caller, goal_id)
         return waits_view(goal, await self.repo.waits(goal_id), await self.repo.links(goal_id))
 
     async def wait(self, caller: Caller, goal_id: str, wait_id: str) -> dict[str, Any]:
+        from .wait_ops import find_wait
+
         goal = await self.goal(caller, goal_id)
         return {"goal_id": goal.goal_id, "wait": (await find_wait(self.rt, goal, wait_id)).to_wire()}
 
     async def summary(self, caller: Caller, goal_id: str) -> dict[str, Any]:
         """The ``goal_get`` tool's view: goal, run links, handoffs, waits and budgets."""
+        from .readmodels import budgets, waits_view
+
         goal = await self.goal(caller, goal_id)
         links = await self.repo.links(goal_id)
         return {"goal": goal.to_wire(), "run_links": [lk.to_wire() for lk in links],
@@ -401,9 +442,13 @@ class GoalService:
                 "budgets": budgets(goal, self.rt.now(), with_deadline=False)}
 
     async def projection(self, caller: Caller, goal_id: str, *, cursor: int | None,
-                         limit: int = DEFAULT_LIMIT) -> dict[str, Any]:
+                         limit: int | None = None) -> dict[str, Any]:
+        """``limit``: goal events in the timeline (None: the projection's ``DEFAULT_LIMIT``)."""
+        from .projection import DEFAULT_LIMIT, build_projection
+
         goal = await self.goal(caller, goal_id)
-        return await build_projection(self.rt, goal, await self._pinned(goal), caller, cursor=cursor, limit=limit)
+        return await build_projection(self.rt, goal, await self._pinned(goal), caller, cursor=cursor,
+                                      limit=DEFAULT_LIMIT if limit is None else limit)
 
     async def events(self, caller: Caller, goal_id: str, *, cursor: int = 0, limit: int = 250) -> dict[str, Any]:
         goal = await self.goal(caller, goal_id)

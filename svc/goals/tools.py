@@ -23,13 +23,16 @@ from ..errors import SvcError
 from ..tools import Tool, ToolCapabilities, ToolContext, ToolFailed, ToolResult
 from .errors import GoalForbidden, GoalTerminal
 from .ids import digest, draft_id_for
-from .orchestration import parse_spec
 from .service import StartGoal, TransitionBody
-from .tenancy import APPROVE, LOCAL_OPERATOR, RESOLVE_WAIT, Caller, Principal, TenantContext
 from .versions import spec_response
+
+# Registration needs only names, descriptions and schemas: what the tools parse and
+# check (specs, tenants and principals) is imported on first call (docs/architecture.md,
+# "Start-up budget").
 
 if TYPE_CHECKING:
     from .service import GoalService
+    from .tenancy import Caller
 
 IN_FLIGHT_MS = 30_000
 
@@ -49,6 +52,8 @@ def _schema(properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
 
 def caller_of(ctx: ToolContext) -> Caller:
     """The tenant and principal a tool call acts as."""
+    from .tenancy import LOCAL_OPERATOR, Caller, Principal, TenantContext
+
     tenant = TenantContext.from_wire(ctx.metadata.get("tenant_context"))
     principal = ctx.metadata.get("principal")
     if isinstance(principal, Principal):
@@ -126,6 +131,8 @@ class OrchestrationCreateDraft(_GoalTool):
     capabilities = ToolCapabilities(effects=("goals",))
 
     async def run(self, service: GoalService, caller: Caller, args: Mapping[str, Any]) -> dict[str, Any]:
+        from .orchestration import parse_spec
+
         async def create(request_digest: str) -> dict[str, Any]:
             body = parse_spec({k: v for k, v in args.items() if k != "idempotency_key"})
             orchestration_id = body.orchestration_id or draft_id_for(
@@ -231,6 +238,8 @@ class HandoffApprove(_GoalTool):
                            ["goal_id", "handoff_id", "decision", "idempotency_key"])
 
     async def run(self, service: GoalService, caller: Caller, args: Mapping[str, Any]) -> dict[str, Any]:
+        from .tenancy import APPROVE
+
         caller.require_authority(APPROVE)
 
         async def decide(_: str) -> dict[str, Any]:
@@ -257,6 +266,8 @@ class WaitResolve(_GoalTool):
                             "idempotency_key": _KEY}, ["goal_id", "wait_id", "resolution", "idempotency_key"])
 
     async def run(self, service: GoalService, caller: Caller, args: Mapping[str, Any]) -> dict[str, Any]:
+        from .tenancy import RESOLVE_WAIT
+
         caller.require_authority(RESOLVE_WAIT)
         goal = await service.goal(caller, args["goal_id"])
         if goal.terminal:

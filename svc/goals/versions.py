@@ -11,21 +11,11 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
 from ..clock import Clock
-from .definitions import (
-    Reference,
-    current_definitions,
-    publishable,
-    reference_issues,
-    references_of,
-    refreshed,
-    stale_only,
-)
-from .dryrun import DryRunBody, dry_run
 from .errors import (
     DraftConcurrencyConflict,
     InvalidOrchestrationRequest,
@@ -33,17 +23,18 @@ from .errors import (
     OrchestrationInvalid,
     OrchestrationNotFound,
 )
-from .orchestration import (
-    ORCHESTRATION_STATUSES,
-    GoalPolicy,
-    Orchestration,
-    SpecBody,
-    normalize_metadata,
-)
 from .repository import GoalRepository, StoredOrchestration
-from .tenancy import Caller, owner_id_of
-from .validation import Report, validate_orchestration
 from .workflows import Workflows
+
+# Specs, their validation, workflow references and dry runs are imported on first use:
+# start-up only builds the facade (docs/architecture.md, "Start-up budget").
+
+if TYPE_CHECKING:
+    from .definitions import Reference
+    from .dryrun import DryRunBody
+    from .orchestration import Orchestration, SpecBody
+    from .tenancy import Caller
+    from .validation import Report
 
 Publish = Callable[[str, Mapping[str, Any], str | None], None]
 """Publishes a bus event: ``(type, properties, topic)``."""
@@ -65,6 +56,8 @@ class Orchestrations:
     # ------------------------------------------------------------------ drafts
     async def create_draft(self, caller: Caller, body: SpecBody, *, orchestration_id: str | None = None,
                            extra_metadata: Mapping[str, Any] | None = None) -> Orchestration:
+        from .orchestration import GoalPolicy, Orchestration, normalize_metadata
+
         if body.expected_updated_at_ms is not None:
             raise InvalidOrchestrationRequest("a new draft takes no expected_updated_at_ms; use PUT to update",
                                               field="expected_updated_at_ms")
@@ -83,6 +76,9 @@ class Orchestrations:
         return spec
 
     async def update_draft(self, caller: Caller, orchestration_id: str, body: SpecBody) -> Orchestration:
+        from .orchestration import GoalPolicy, normalize_metadata
+        from .tenancy import owner_id_of
+
         draft = await self._draft(caller, orchestration_id)
         if body.expected_updated_at_ms is None:
             raise DraftConcurrencyConflict("draft updates require expected_updated_at_ms",
@@ -101,6 +97,8 @@ class Orchestrations:
         return updated
 
     async def archive(self, caller: Caller, orchestration_id: str, expected: int | None) -> Orchestration:
+        from .tenancy import owner_id_of
+
         draft = await self._draft(caller, orchestration_id)
         caller.require_orchestration_owner(owner_id_of(draft.created_by))
         archived = attrs.evolve(draft, status="archived", updated_at_ms=self._next_token(draft))
@@ -110,6 +108,9 @@ class Orchestrations:
     async def refresh_references(self, caller: Caller, orchestration_id: str, expected: int | None
                                  ) -> tuple[Orchestration, list[str]]:
         """Pin every workflow node to its automation's current definition hash."""
+        from .definitions import current_definitions, refreshed
+        from .tenancy import owner_id_of
+
         draft = await self._draft(caller, orchestration_id)
         if expected is None:
             raise DraftConcurrencyConflict("refreshing references requires expected_updated_at_ms",
@@ -123,12 +124,16 @@ class Orchestrations:
 
     # ------------------------------------------------------------------ validation
     async def validate(self, caller: Caller, orchestration_id: str) -> dict[str, Any]:
+        from .definitions import stale_only
+
         draft = await self._draft(caller, orchestration_id)
         report, refs = await self._check(draft, draft=True)
         return {"orchestration_id": orchestration_id, "version": 0, "report": report.to_wire(),
                 "stale_references": [r.to_wire() for r in stale_only(refs)]}
 
     async def stale_references(self, caller: Caller, orchestration_id: str) -> dict[str, Any]:
+        from .definitions import current_definitions, references_of, stale_only
+
         draft = await self._draft(caller, orchestration_id)
         refs = references_of(draft, await current_definitions(draft, self._workflows))
         stale = stale_only(refs)
@@ -136,6 +141,9 @@ class Orchestrations:
                 "stale_count": len(stale)}
 
     async def _check(self, spec: Orchestration, *, draft: bool) -> tuple[Report, list[Reference]]:
+        from .definitions import current_definitions, reference_issues, references_of
+        from .validation import validate_orchestration
+
         refs = references_of(spec, await current_definitions(spec, self._workflows))
         report = validate_orchestration(spec, draft=draft).with_issues(reference_issues(refs))
         return report, refs
@@ -143,6 +151,10 @@ class Orchestrations:
     # ------------------------------------------------------------------ publish
     async def publish(self, caller: Caller, orchestration_id: str, expected: int | None, *,
                       extra_metadata: Mapping[str, Any] | None = None) -> Orchestration:
+        from .definitions import current_definitions, publishable, reference_issues, references_of
+        from .tenancy import owner_id_of
+        from .validation import validate_orchestration
+
         draft = await self._draft(caller, orchestration_id)
         if draft.status == "archived":
             raise OrchestrationArchived("archived orchestrations cannot be published; update the draft first")
@@ -192,6 +204,8 @@ class Orchestrations:
                 "latest_published": latest.spec.to_wire() if latest else None}
 
     async def list(self, caller: Caller, *, status: str | None, limit: int) -> list[dict[str, Any]]:
+        from .orchestration import ORCHESTRATION_STATUSES
+
         if status is not None and status not in ORCHESTRATION_STATUSES:
             raise InvalidOrchestrationRequest(
                 f"unknown orchestration status {status!r}; one of {', '.join(ORCHESTRATION_STATUSES)}",
@@ -214,6 +228,8 @@ class Orchestrations:
         return stored
 
     async def dry_run(self, caller: Caller, orchestration_id: str, body: DryRunBody) -> dict[str, Any]:
+        from .dryrun import dry_run
+
         if body.version is None:
             spec = await self._draft(caller, orchestration_id)
         else:

@@ -9,12 +9,17 @@ that talks to that domain, so the rest of the package deals in the small records
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
 from .errors import InvalidGoalRequest
-from .tenancy import TenantContext
+
+# Tenancy is imported on first use: start-up reads no workflow definition
+# (docs/architecture.md, "Start-up budget").
+
+if TYPE_CHECKING:
+    from .tenancy import TenantContext
 
 TERMINAL_RUN_STATUSES = frozenset({"completed", "failed", "cancelled", "blocked"})
 RUN_SETTLED_EVENTS = ("run.completed", "run.failed", "run.cancelled")
@@ -57,6 +62,8 @@ class WorkflowRun:
 
 def tenant_of_spec(spec: Mapping[str, Any]) -> TenantContext:
     """Automations belong to the local tenant unless their metadata names another."""
+    from .tenancy import TenantContext
+
     metadata = spec.get("metadata")
     if isinstance(metadata, Mapping) and isinstance(metadata.get("tenant_context"), Mapping):
         return TenantContext.from_wire(metadata["tenant_context"])

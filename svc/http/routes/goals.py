@@ -8,29 +8,19 @@ The caller is the local operator, an agent (``x-svc-agent-id``), or, when
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from quart import Blueprint, request
 
-from ...goals import (
-    EVENT_SOURCE,
-    LOCAL_OPERATOR,
-    PROJECTION_DEFAULT_LIMIT,
-    PROJECTION_MAX_LIMIT,
-    Caller,
-    Principal,
-    TenantContext,
-    parse_completion,
-    parse_dry_run,
-    parse_spec,
-    parse_start,
-    parse_transition,
-    reason_of,
-    spec_response,
-)
+# Goal names are read from the lazy package when a request needs them: start-up only
+# registers routes, and never parses a spec or a tenant (docs/architecture.md, "Start-up budget").
+from ... import goals
 from ...goals.errors import InvalidOrchestrationRevision
 from ..request import engine, header, json_body, object_body, query_int, query_str
 from ..sse import resume_cursor, sse_response
+
+if TYPE_CHECKING:
+    from ...goals import Caller
 
 bp = Blueprint("goals", __name__)
 
@@ -40,22 +30,22 @@ def _names(value: str | None) -> frozenset[str]:
 
 
 def caller() -> Caller:
-    tenant = TenantContext()
-    principal = LOCAL_OPERATOR
+    tenant = goals.TenantContext()
+    principal = goals.LOCAL_OPERATOR
     if engine().settings.goals_trust_tenant_headers:
         org, workspace = header("x-svc-org-id"), header("x-svc-workspace-id")
         deployment = header("x-svc-deployment-id")
         if org or workspace or deployment:
-            tenant = TenantContext.from_wire({"org_id": org, "workspace_id": workspace,
-                                              "deployment_id": deployment})
+            tenant = goals.TenantContext.from_wire({"org_id": org, "workspace_id": workspace,
+                                                    "deployment_id": deployment})
         actor = header("x-svc-actor-id")
         if actor:
-            principal = Principal(actor, verified=True, roles=_names(header("x-svc-actor-roles")),
-                                  capabilities=_names(header("x-svc-actor-capabilities")))
+            principal = goals.Principal(actor, verified=True, roles=_names(header("x-svc-actor-roles")),
+                                        capabilities=_names(header("x-svc-actor-capabilities")))
     agent = header("x-svc-agent-id")
     if agent:
-        principal = Principal(agent, kind="agent")
-    return Caller(tenant, principal)
+        principal = goals.Principal(agent, kind="agent")
+    return goals.Caller(tenant, principal)
 
 
 async def _revision() -> int | None:
@@ -75,8 +65,8 @@ async def _revision() -> int | None:
 # ---------------------------------------------------------------------- orchestrations
 @bp.post("/orchestrations")
 async def create_orchestration() -> Any:
-    spec = await engine().goals.orchestrations.create_draft(caller(), parse_spec(await json_body()))
-    return spec_response(spec), 201
+    spec = await engine().goals.orchestrations.create_draft(caller(), goals.parse_spec(await json_body()))
+    return goals.spec_response(spec), 201
 
 
 @bp.get("/orchestrations")
@@ -94,14 +84,14 @@ async def get_orchestration(orchestration_id: str) -> Any:
 @bp.put("/orchestrations/<orchestration_id>")
 async def update_orchestration(orchestration_id: str) -> Any:
     spec = await engine().goals.orchestrations.update_draft(caller(), orchestration_id,
-                                                            parse_spec(await json_body()))
-    return spec_response(spec)
+                                                            goals.parse_spec(await json_body()))
+    return goals.spec_response(spec)
 
 
 @bp.post("/orchestrations/<orchestration_id>/archive")
 async def archive_orchestration(orchestration_id: str) -> Any:
     spec = await engine().goals.orchestrations.archive(caller(), orchestration_id, await _revision())
-    return spec_response(spec)
+    return goals.spec_response(spec)
 
 
 @bp.post("/orchestrations/<orchestration_id>/validate")
@@ -124,7 +114,7 @@ async def refresh_references(orchestration_id: str) -> Any:
 @bp.post("/orchestrations/<orchestration_id>/publish")
 async def publish_orchestration(orchestration_id: str) -> Any:
     spec = await engine().goals.orchestrations.publish(caller(), orchestration_id, await _revision())
-    return spec_response(spec), 201
+    return goals.spec_response(spec), 201
 
 
 @bp.get("/orchestrations/<orchestration_id>/versions")
@@ -136,28 +126,28 @@ async def list_versions(orchestration_id: str) -> Any:
 @bp.get("/orchestrations/<orchestration_id>/versions/<int:version>")
 async def get_version(orchestration_id: str, version: int) -> Any:
     stored = await engine().goals.orchestrations.version(caller(), orchestration_id, version)
-    return spec_response(stored.spec)
+    return goals.spec_response(stored.spec)
 
 
 @bp.post("/orchestrations/<orchestration_id>/dry-run")
 async def dry_run(orchestration_id: str) -> Any:
     return await engine().goals.orchestrations.dry_run(caller(), orchestration_id,
-                                                       parse_dry_run(await json_body()))
+                                                       goals.parse_dry_run(await json_body()))
 
 
 # ---------------------------------------------------------------------- goals
 @bp.post("/goals")
 async def start_goal() -> Any:
-    result = await engine().goals.start(caller(), parse_start(await json_body()))
+    result = await engine().goals.start(caller(), goals.parse_start(await json_body()))
     return result, 200 if result["replayed"] else 201
 
 
 @bp.get("/goals")
 async def list_goals() -> Any:
     limit = query_int("limit", default=100, minimum=1, maximum=500, clamp=True) or 100
-    goals = await engine().goals.list(caller(), status=query_str("status"),
+    items = await engine().goals.list(caller(), status=query_str("status"),
                                       orchestration_id=query_str("orchestration_id"), limit=limit)
-    return {"goals": [g.to_wire() for g in goals], "count": len(goals)}
+    return {"goals": [g.to_wire() for g in items], "count": len(items)}
 
 
 @bp.get("/goals/legacy/handoffs")
@@ -208,8 +198,8 @@ async def goal_wait(goal_id: str, wait_id: str) -> Any:
 
 @bp.get("/goals/<goal_id>/projection")
 async def goal_projection(goal_id: str) -> Any:
-    limit = query_int("limit", default=PROJECTION_DEFAULT_LIMIT, minimum=1, maximum=PROJECTION_MAX_LIMIT,
-                      clamp=True) or PROJECTION_DEFAULT_LIMIT
+    limit = query_int("limit", default=goals.PROJECTION_DEFAULT_LIMIT, minimum=1,
+                      maximum=goals.PROJECTION_MAX_LIMIT, clamp=True) or goals.PROJECTION_DEFAULT_LIMIT
     cursor = query_int("cursor", default=None, minimum=0)
     return await engine().goals.projection(caller(), goal_id, cursor=cursor, limit=limit)
 
@@ -230,40 +220,40 @@ async def goal_event_stream(goal_id: str) -> Any:
     goal = await eng.goals.goal(caller(), goal_id)
     after = resume_cursor("cursor") or 0
     return sse_response(eng.goals.feed.frames(goal.goal_id, after=after),
-                        headers={"X-Event-Source": EVENT_SOURCE})
+                        headers={"X-Event-Source": goals.EVENT_SOURCE})
 
 
 @bp.post("/goals/<goal_id>/pause")
 async def pause_goal(goal_id: str) -> Any:
-    return await engine().goals.pause(caller(), goal_id, reason_of(await _optional_object()))
+    return await engine().goals.pause(caller(), goal_id, goals.reason_of(await _optional_object()))
 
 
 @bp.post("/goals/<goal_id>/resume")
 async def resume_goal(goal_id: str) -> Any:
-    return await engine().goals.resume(caller(), goal_id, reason_of(await _optional_object()))
+    return await engine().goals.resume(caller(), goal_id, goals.reason_of(await _optional_object()))
 
 
 @bp.post("/goals/<goal_id>/cancel")
 async def cancel_goal(goal_id: str) -> Any:
-    return await engine().goals.cancel(caller(), goal_id, reason_of(await _optional_object()))
+    return await engine().goals.cancel(caller(), goal_id, goals.reason_of(await _optional_object()))
 
 
 @bp.post("/goals/<goal_id>/transitions")
 async def goal_transition(goal_id: str) -> Any:
-    result = await engine().goals.transition(caller(), goal_id, parse_transition(await json_body()))
+    result = await engine().goals.transition(caller(), goal_id, goals.parse_transition(await json_body()))
     return result, 202 if result["outcome"] == "pending_approval" else 200
 
 
 @bp.post("/goals/<goal_id>/completion")
 async def goal_completion(goal_id: str) -> Any:
-    return await engine().goals.complete(caller(), goal_id, parse_completion(await json_body(default={})))
+    return await engine().goals.complete(caller(), goal_id, goals.parse_completion(await json_body(default={})))
 
 
 @bp.post("/goals/<goal_id>/handoffs/<handoff_id>/decision")
 async def decide_handoff(goal_id: str, handoff_id: str) -> Any:
     body = await object_body()
     return await engine().goals.decide_handoff(caller(), goal_id, handoff_id, body.get("decision"),
-                                               reason_of(body))
+                                               goals.reason_of(body))
 
 
 @bp.post("/goals/<goal_id>/waits/<wait_id>/resolve")
