@@ -31,11 +31,14 @@ from .routines import RoutineRepository, RoutineService
 from .scheduler.journal import FireJournal
 from .scheduler.scheduler import Scheduler
 from .scheduler.signal import ScheduleSignal
-from .v2 import AutomationV2, AutomationV2Run, V2Repository, V2Service
-from .v2.records import definition_hash
+from .v2 import V2Repository, V2Service
 
 if TYPE_CHECKING:
     from ..engine import Engine
+    from .v2.records import AutomationV2, AutomationV2Run
+
+# The v2 records are imported on first use: start-up on a fresh store never builds one
+# (docs/architecture.md, "Start-up budget").
 
 
 class AutomationService:
@@ -89,6 +92,8 @@ class AutomationService:
 
     def definition_hash(self, automation: AutomationV2 | Mapping[str, Any]) -> str:
         """``sha256:`` + hex digest of the canonical JSON of the spec (or of the mapping given)."""
+        from .v2.records import AutomationV2, definition_hash
+
         spec = automation.spec if isinstance(automation, AutomationV2) else automation
         return definition_hash(spec)
 

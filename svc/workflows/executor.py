@@ -23,12 +23,15 @@ from ..errors import SvcError
 from ..events import EventFilter, EventStream, StreamEnded
 from ..sessions import CreateSession, RunRequest
 from ..tools import ToolContext
-from .actions import GATE_DECISIONS, ActionInvalid, ParsedAction, objective_for, parse_action
 from .repository import WorkflowRepository
-from .runs import ActionRun, PendingGate, WorkflowRun
 
 if TYPE_CHECKING:
     from ..engine import Engine
+    from .actions import ParsedAction
+    from .runs import ActionRun, PendingGate, WorkflowRun
+
+# The action parser and the run records are imported by the first run: start-up on a fresh
+# store drives none (docs/architecture.md, "Start-up budget").
 
 TOPIC = "workflows"
 AUTOMATION_RUN_ENDS = frozenset({"run.completed", "run.failed", "run.cancelled"})
@@ -78,6 +81,8 @@ class WorkflowExecutor:
     # ------------------------------------------------------------ the loop
     async def drive(self, run: WorkflowRun) -> WorkflowRun:
         """Run every action not yet completed; return the run paused, completed or failed."""
+        from .actions import ActionInvalid, parse_action
+
         if run.status != "running":
             run = await self.save(run, status="running")
             self.publish("workflow.run.started", run, triggerType=run.trigger_type, triggerEvent=run.trigger_event,
@@ -136,6 +141,9 @@ class WorkflowExecutor:
         return run
 
     def gate_for(self, run: WorkflowRun, action: ActionRun) -> PendingGate:
+        from .actions import GATE_DECISIONS
+        from .runs import PendingGate
+
         spec = action.with_ if isinstance(action.with_, Mapping) else {}
         targets = tuple(t for t in spec.get("rework_targets") or () if isinstance(t, str))
         decisions = tuple(d for d in spec.get("decisions") or () if d in GATE_DECISIONS)
@@ -239,6 +247,8 @@ class WorkflowExecutor:
         return {"tool": outcome.tool, "output": outcome.output or "", "metadata": _jsonable(outcome.metadata)}
 
     async def run_agent(self, run: WorkflowRun, action: ActionRun, *, agent_id: str | None) -> dict[str, Any]:
+        from .actions import objective_for
+
         spec = action.with_ if isinstance(action.with_, Mapping) else {}
         if agent_id is not None and spec.get("prompt"):
             task = str(spec["prompt"])

@@ -22,10 +22,13 @@ import trio
 from ..errors import SvcError
 from ..providers import ChatMessage, ChatRequest
 from .errors import PlanInvalid
-from .plans import PlanContext, WorkflowPlan, fallback_plan, normalize_plan, parse_plan_body
 
 if TYPE_CHECKING:
     from ..engine import Engine
+    from .plans import PlanContext, WorkflowPlan
+
+# The plan model is imported by the first draft or revision: start-up builds the planner but
+# never plans (docs/architecture.md, "Start-up budget").
 
 log = logging.getLogger("svc.workflows.planner")
 
@@ -120,6 +123,8 @@ class Planner:
 
     # ------------------------------------------------------------ drafting
     async def draft(self, ctx: PlanContext) -> DraftResult:
+        from .plans import normalize_plan, parse_plan_body
+
         system = (
             "You are the workflow planner of an agent automation runtime. You turn an operator's request into a "
             "workflow plan that runs as a DAG of agent steps.\n"
@@ -160,6 +165,8 @@ class Planner:
         self, ctx: PlanContext, reason: str, detail: str, info: Mapping[str, Any], assistant: str | None = None,
         *, field: Any = None,
     ) -> DraftResult:
+        from .plans import fallback_plan
+
         log.info("planner fell back to a one-step draft", extra={"reason": reason, "detail": detail})
         diagnostics = {**info, "fallback_reason": reason, "detail": detail, "step_count": 1}
         if field is not None:
@@ -172,6 +179,8 @@ class Planner:
     async def revise(
         self, plan: WorkflowPlan, history: Sequence[Mapping[str, Any]], message: str, *, max_steps: int,
     ) -> RevisionResult:
+        from .plans import PlanContext, normalize_plan, parse_plan_body
+
         ctx = PlanContext(plan_id=plan.plan_id, prompt=plan.original_prompt, workspace_root=plan.workspace_root,
                           plan_source=plan.plan_source, allowed_mcp_servers=plan.allowed_mcp_servers,
                           operator_preferences=plan.operator_preferences, max_steps=max_steps,

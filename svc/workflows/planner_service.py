@@ -25,18 +25,16 @@ from .errors import (
     PlanNotFound,
 )
 from .executor import TOPIC
-from .materialize import plan_to_automation
-from .overlap import OVERLAP_DECISIONS, analyze_overlap
-from .plan_import import import_summary, plan_from_import, preview_import, validate_bundle
-from .plan_package import compare_replay, compile_package, export_bundle, validate_package
 from .planner import Planner
 from .planner_store import ChatMessage, PlanDraft, PlannerSession, PlannerStore
-from .plans import PlanContext, WorkflowPlan, clip, normalize_plan, parse_plan_body
-from .schedule import is_manual, normalize_schedule
-from .studio import migrate_studio_workflow
 
 if TYPE_CHECKING:
     from ..engine import Engine
+    from .plans import PlanContext, WorkflowPlan
+
+# The plan model, packages, overlap analysis, imports and materialization are imported on
+# first use: start-up builds the planner service but never plans, applies or imports
+# (docs/architecture.md, "Start-up budget").
 
 MAX_IDEMPOTENCY_KEY = 256
 
@@ -122,9 +120,14 @@ class PlannerService:
 
     # ------------------------------------------------------------ views
     def package_of(self, draft: PlanDraft, *, lifecycle: str = "preview") -> dict[str, Any]:
+        from .plan_package import compile_package
+
         return compile_package(draft.current_plan, revision=draft.plan_revision, lifecycle=lifecycle)
 
     async def view(self, draft: PlanDraft, *, replay: bool = False, conversation: bool = False) -> dict[str, Any]:
+        from .overlap import analyze_overlap
+        from .plan_package import compare_replay, compile_package, export_bundle, validate_package
+
         package = self.package_of(draft)
         view: dict[str, Any] = {
             "plan": draft.current_plan.to_wire(),
@@ -154,6 +157,9 @@ class PlannerService:
 
     # ------------------------------------------------------------ drafting
     def context(self, request: PlanRequest) -> PlanContext:
+        from .plans import PlanContext
+        from .schedule import normalize_schedule
+
         if not request.prompt.strip():
             raise PlanInvalid("`prompt` is required", field="prompt")
         workspace = absolute_workspace(request.workspace_root, self.engine.workspace)
@@ -243,6 +249,8 @@ class PlannerService:
 
     # ------------------------------------------------------------ apply
     async def apply(self, request: ApplyRequest, *, agent_id: str | None, request_source: str | None) -> dict[str, Any]:
+        from .overlap import OVERLAP_DECISIONS
+
         key = (request.idempotency_key or "").strip() or None
         if key is not None and len(key) > MAX_IDEMPOTENCY_KEY:
             raise PlanInvalid(f"`idempotency_key` may hold at most {MAX_IDEMPOTENCY_KEY} characters",
@@ -262,6 +270,8 @@ class PlannerService:
             return await self._apply(draft, request, key=key, agent_id=agent_id, request_source=request_source)
 
     async def _draft_for_apply(self, request: ApplyRequest) -> PlanDraft:
+        from .plans import PlanContext, normalize_plan, parse_plan_body
+
         if request.plan_id is not None and request.plan_id.strip():
             return await self.require_draft(request.plan_id)
         if request.plan is None:
@@ -290,6 +300,12 @@ class PlannerService:
         self, draft: PlanDraft, request: ApplyRequest, *, key: str | None, agent_id: str | None,
         request_source: str | None,
     ) -> dict[str, Any]:
+        from .materialize import plan_to_automation
+        from .overlap import analyze_overlap
+        from .plan_package import export_bundle, validate_package
+        from .schedule import is_manual
+        from .studio import migrate_studio_workflow
+
         package = self.package_of(draft)
         validation = validate_package(package)
         if not validation["ready_for_apply"]:
@@ -357,6 +373,8 @@ class PlannerService:
 
     # ------------------------------------------------------------ import
     def _import_check(self, request: ImportRequest) -> tuple[dict[str, Any], str]:
+        from .plan_import import validate_bundle
+
         if not isinstance(request.bundle, Mapping):
             raise ValidationFailed("`bundle` must be an object", field="bundle")
         report = validate_bundle(request.bundle)
@@ -368,6 +386,10 @@ class PlannerService:
 
     def _import_view(self, request: ImportRequest, report: dict[str, Any], workspace: str) -> tuple[dict[str, Any],
                                                                                                      WorkflowPlan, Any]:
+        from .plan_import import import_summary, plan_from_import, preview_import
+        from .plan_package import validate_package
+        from .plans import clip
+
         preview = preview_import(request.bundle, workspace_root=workspace,
                                  creator_id=(request.creator_id or "local").strip() or "local")
         plan = plan_from_import(preview)

@@ -10,13 +10,18 @@ result of an apply under its idempotency key.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import apsw
 import attrs
 
 from ..store import Database, dumps, loads
-from .plans import WorkflowPlan, plan_from_wire
+
+if TYPE_CHECKING:
+    from .plans import WorkflowPlan
+
+# The plan model is imported where a stored draft is read: start-up reads none
+# (docs/architecture.md, "Start-up budget").
 
 
 @attrs.frozen
@@ -63,6 +68,8 @@ class PlanDraft:
 
     @classmethod
     def from_doc(cls, doc: Mapping[str, Any]) -> PlanDraft:
+        from .plans import plan_from_wire
+
         conversation = doc["conversation"]
         return cls(
             plan_id=doc["plan_id"], initial_plan=plan_from_wire(doc["initial_plan"]),

@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import apsw
 import attrs
 
 from ..store import Database, dumps, loads
-from .runs import WorkflowRun
+
+if TYPE_CHECKING:
+    from .runs import WorkflowRun
+
+# The run records are imported where rows become runs (_run): a fresh store has none to
+# read at start-up (docs/architecture.md, "Start-up budget").
 
 
 @attrs.frozen
@@ -23,6 +28,12 @@ class Resource:
     def to_wire(self) -> dict[str, Any]:
         return {"key": self.key, "value": self.value, "rev": self.rev, "updated_at_ms": self.updated_at_ms,
                 "updated_by": self.updated_by}
+
+
+def _run(doc: str) -> WorkflowRun:
+    from .runs import WorkflowRun
+
+    return WorkflowRun.from_doc(loads(doc))
 
 
 class WorkflowRepository:
@@ -67,7 +78,7 @@ class WorkflowRepository:
             return row[0] if row else None
 
         doc = await self._db.read(q)
-        return WorkflowRun.from_doc(loads(doc)) if doc else None
+        return _run(doc) if doc else None
 
     async def list_runs(
         self, *, workflow_id: str | None = None, status: str | None = None, limit: int = 50
@@ -86,7 +97,7 @@ class WorkflowRepository:
             sql += " ORDER BY created_at_ms DESC, rowid DESC LIMIT ?"
             return [row[0] for row in conn.execute(sql, (*params, limit))]
 
-        return [WorkflowRun.from_doc(loads(doc)) for doc in await self._db.read(q)]
+        return [_run(doc) for doc in await self._db.read(q)]
 
     async def run_workspaces(self, run_ids: list[str]) -> dict[str, str | None]:
         """``run_id -> workspace_root`` for the workflow runs among ``run_ids``."""

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING
 
 import attrs
 import trio
@@ -19,11 +20,13 @@ import trio
 from ..errors import EngineStarting
 from .executor import WorkflowExecutor
 from .repository import WorkflowRepository
-from .runs import ActionRun, WorkflowRun
+
+if TYPE_CHECKING:
+    from .runs import ActionRun, WorkflowRun
 
 log = logging.getLogger("svc.workflows")
 
-Settle = Callable[[WorkflowRun, str], Awaitable[None]]
+Settle = Callable[["WorkflowRun", str], Awaitable[None]]
 
 
 class WorkflowRunner:

@@ -19,7 +19,6 @@ import attrs
 import trio
 
 from ..events import Event, EventFilter, EventStream, StreamEnded
-from .automation_spec import workflow_automation_preview
 from .context_stream import ContextRuns
 from .definitions import ValidationMessage, WorkflowHook, WorkflowRegistry, WorkflowSpec
 from .errors import (
@@ -38,14 +37,17 @@ from .errors import (
 from .executor import TOPIC, WorkflowExecutor
 from .loading import LoadSource, load_registry, source_files
 from .repository import WorkflowRepository
-from .requester import Requester
 from .runner import WorkflowRunner
-from .runs import ActionRun, GateDecision, WorkflowRun
 from .simulation import HookIndex, Simulation, simulate
-from .validation import validate_registry
 
 if TYPE_CHECKING:
     from ..engine import Engine
+    from .requester import Requester
+    from .runs import ActionRun, GateDecision, WorkflowRun
+
+# The run records, the registry validation and the automation preview are imported on first
+# use: start-up on a fresh store starts, reads and validates no run (docs/architecture.md,
+# "Start-up budget").
 
 log = logging.getLogger("svc.workflows")
 
@@ -131,9 +133,13 @@ class WorkflowService:
         return spec
 
     def automation_preview(self, spec: WorkflowSpec) -> dict[str, Any]:
+        from .automation_spec import workflow_automation_preview
+
         return workflow_automation_preview(spec, workspace_root=str(self.engine.workspace))
 
     async def validate(self, *, reload: bool = True) -> list[ValidationMessage]:
+        from .validation import validate_registry
+
         if reload:
             await self.reload()
         return [*self.load_messages, *validate_registry(self.registry, self.engine.tools)]
@@ -164,6 +170,8 @@ class WorkflowService:
     async def start_run(
         self, workflow_id: str, *, dry_run: bool = False, workspace_root: str | None = None,
     ) -> WorkflowRun:
+        from .runs import ActionRun
+
         spec = await self.get_workflow(workflow_id)
         if not spec.enabled:
             raise WorkflowDisabled(f"workflow `{workflow_id}` is disabled", workflowID=workflow_id)
@@ -177,6 +185,8 @@ class WorkflowService:
         self, spec: WorkflowSpec, actions: tuple[ActionRun, ...], *, trigger_type: str, dry_run: bool = False,
         workspace_root: str | None = None, **fields: Any,
     ) -> WorkflowRun:
+        from .runs import WorkflowRun
+
         now = self.engine.clock.now_ms()
         if dry_run:
             actions = tuple(attrs.evolve(a, status="skipped", detail="dry run", updated_at_ms=now) for a in actions)
@@ -201,6 +211,8 @@ class WorkflowService:
     async def _start_automation_run(
         self, spec: WorkflowSpec, *, workspace_root: str | None, dry_run: bool
     ) -> WorkflowRun:
+        from .runs import ActionRun
+
         automations = self.engine.automations
         if automations is None or not hasattr(automations, "create_v2_run"):
             raise AutomationsUnavailable(
@@ -212,6 +224,8 @@ class WorkflowService:
                                  automation_id=spec.automation_id)
 
     async def start_hook_run(self, hook: WorkflowHook, event: Event) -> WorkflowRun:
+        from .runs import ActionRun
+
         spec = self.registry.workflows.get(hook.workflow_id)
         if spec is None:
             raise WorkflowNotFound(f"workflow `{hook.workflow_id}` not found", workflowID=hook.workflow_id)
@@ -254,6 +268,8 @@ class WorkflowService:
     async def decide_gate(
         self, run_id: str, decision: str, *, reason: str | None, requester: Requester
     ) -> WorkflowRun:
+        from .runs import GateDecision
+
         run = await self.get_run(run_id)
         if not requester.is_human:
             raise GateRequiresHuman(runID=run_id, requester=requester.to_wire())

@@ -18,10 +18,12 @@ import trio
 from ..errors import SvcError
 from ..events import EventFilter
 from .executor import TOPIC
-from .studio import STRUCTURE_VERSION, migrate_studio_workflow, structure_version
 
 if TYPE_CHECKING:
     from ..engine import Engine
+
+# The studio migration itself is imported by the first saved automation it looks at: a
+# fresh store has none (docs/architecture.md, "Start-up budget").
 
 log = logging.getLogger("svc.workflows")
 
@@ -42,6 +44,8 @@ def migration_available(engine: Engine) -> bool:
 
 async def migrate_stored_studio_workflow(engine: Engine, automation_id: str) -> bool:
     """Migrate one saved automation if it is a studio workflow below version 2; True if it was rewritten."""
+    from .studio import STRUCTURE_VERSION, migrate_studio_workflow, structure_version
+
     v2 = _v2(engine)
     automation = await v2.get(automation_id) if v2 is not None else None
     if automation is None:

@@ -1,28 +1,22 @@
 """Missions: the mission model, its reducer, and the bridge to agent teams."""
 
-from .model import (
-    EVENT_FIELDS,
-    MISSION_STATUSES,
-    WORK_ITEM_STATUSES,
-    Mission,
-    MissionEvent,
-    WorkItem,
-    parse_event,
-)
-from .reducer import reduce
-from .repository import MissionRepository
-from .service import TOPIC, MissionService
+from __future__ import annotations
 
-__all__ = [
-    "EVENT_FIELDS",
-    "MISSION_STATUSES",
-    "TOPIC",
-    "WORK_ITEM_STATUSES",
-    "Mission",
-    "MissionEvent",
-    "MissionRepository",
-    "MissionService",
-    "WorkItem",
-    "parse_event",
-    "reduce",
-]
+from ...lazy import LazyExports
+
+_exports = LazyExports(__name__, {
+    ".model": [
+        "EVENT_FIELDS", "MISSION_STATUSES", "WORK_ITEM_STATUSES", "Mission", "MissionEvent",
+        "WorkItem", "parse_event",
+    ],
+    ".reducer": [
+        "reduce",
+    ],
+    ".repository": [
+        "MissionRepository",
+    ],
+    ".service": [
+        "TOPIC", "MissionService",
+    ],
+})
+__getattr__, __dir__, __all__ = _exports.getattr, _exports.dir, _exports.names

@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import apsw
 
 from ...store import Database, dumps, loads
-from .model import Mission
+
+if TYPE_CHECKING:
+    from .model import Mission
+
+# The model is imported where rows become missions: start-up reads none
+# (docs/architecture.md, "Start-up budget").
 
 
 class MissionRepository:
@@ -21,6 +28,8 @@ class MissionRepository:
             "revision = excluded.revision, record = excluded.record, updated_at_ms = excluded.updated_at_ms", row))
 
     async def get(self, mission_id: str) -> Mission | None:
+        from .model import Mission
+
         def q(conn: apsw.Connection) -> Mission | None:
             for (record,) in conn.execute("SELECT record FROM automations_missions WHERE mission_id = ?",
                                           (mission_id,)):
@@ -29,6 +38,8 @@ class MissionRepository:
         return await self.db.read(q)
 
     async def list(self, limit: int = 500) -> list[Mission]:
+        from .model import Mission
+
         def q(conn: apsw.Connection) -> list[Mission]:
             return [Mission.from_wire(loads(r[0])) for r in conn.execute(
                 "SELECT record FROM automations_missions ORDER BY created_at_ms DESC, rowid DESC LIMIT ?", (limit,))]

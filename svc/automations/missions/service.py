@@ -21,12 +21,14 @@ import trio
 
 from ...errors import Conflict, SvcError, ValidationFailed
 from ..errors import MissionNotFound
-from .model import Mission, parse_event, parse_work_items
-from .reducer import reduce
 from .repository import MissionRepository
 
 if TYPE_CHECKING:
     from ...engine import Engine
+    from .model import Mission
+
+# The mission model and its reducer are imported on first use: start-up never creates or
+# updates a mission (docs/architecture.md, "Start-up budget").
 
 TOPIC = "missions"
 
@@ -38,6 +40,8 @@ class MissionService:
         self._locks: dict[str, trio.Lock] = {}
 
     async def create(self, body: Any) -> Mission:
+        from .model import Mission, parse_work_items
+
         if not isinstance(body, Mapping):
             raise ValidationFailed("request body must be a JSON object", field="$")
         title = body.get("title")
@@ -84,6 +88,9 @@ class MissionService:
         return await self.repo.list()
 
     async def apply_event(self, mission_id: str, body: Any) -> dict[str, Any]:
+        from .model import parse_event
+        from .reducer import reduce
+
         raw = body.get("event") if isinstance(body, Mapping) else None
         event = parse_event(raw)
         if event.mission_id != mission_id:

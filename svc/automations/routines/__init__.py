@@ -1,40 +1,30 @@
 """Routines (automations v1): scheduled single-agent runs with an explicit tool allowlist."""
 
-from .bodies import AUTOMATION_CODE, ROUTINE_CODE, RoutineFields, is_mission_shaped, parse_body
-from .execution import EntrypointHandler, EntrypointResult, RunContext, session_entrypoint
-from .policy import external_gate, initial_status, uses_external_integrations
-from .prompt import build_prompt, system_contract
-from .records import (
-    BUSY_RUN_STATUSES,
-    RUN_STATUSES,
-    TERMINAL_RUN_STATUSES,
-    Routine,
-    RoutineRun,
-)
-from .repository import RoutineRepository
-from .service import TOPIC, RoutineService
+from __future__ import annotations
 
-__all__ = [
-    "AUTOMATION_CODE",
-    "BUSY_RUN_STATUSES",
-    "ROUTINE_CODE",
-    "RUN_STATUSES",
-    "TERMINAL_RUN_STATUSES",
-    "TOPIC",
-    "EntrypointHandler",
-    "EntrypointResult",
-    "Routine",
-    "RoutineFields",
-    "RoutineRepository",
-    "RoutineRun",
-    "RoutineService",
-    "RunContext",
-    "build_prompt",
-    "external_gate",
-    "initial_status",
-    "is_mission_shaped",
-    "parse_body",
-    "session_entrypoint",
-    "system_contract",
-    "uses_external_integrations",
-]
+from ...lazy import LazyExports
+
+_exports = LazyExports(__name__, {
+    ".bodies": [
+        "AUTOMATION_CODE", "ROUTINE_CODE", "RoutineFields", "is_mission_shaped", "parse_body",
+    ],
+    ".execution": [
+        "EntrypointHandler", "EntrypointResult", "RunContext", "session_entrypoint",
+    ],
+    ".policy": [
+        "external_gate", "initial_status", "uses_external_integrations",
+    ],
+    ".prompt": [
+        "build_prompt", "system_contract",
+    ],
+    ".records": [
+        "BUSY_RUN_STATUSES", "RUN_STATUSES", "TERMINAL_RUN_STATUSES", "Routine", "RoutineRun",
+    ],
+    ".repository": [
+        "RoutineRepository",
+    ],
+    ".service": [
+        "TOPIC", "RoutineService",
+    ],
+})
+__getattr__, __dir__, __all__ = _exports.getattr, _exports.dir, _exports.names

@@ -178,6 +178,11 @@ class RoutineRun:
         return self.status in TERMINAL_RUN_STATUSES
 
     @property
+    def busy(self) -> bool:
+        """While a routine has a busy run, the scheduler does not fire it again."""
+        return self.status in BUSY_RUN_STATUSES
+
+    @property
     def entrypoint(self) -> str:
         return str(self.snapshot.get("entrypoint") or DEFAULT_ENTRYPOINT)
 

@@ -8,15 +8,20 @@ journal row becomes its runs, fire times and deletion in one transaction too.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import apsw
 
 from ...store import Database, dumps, loads
 from ..batching import GroupWriter
 from ..scheduler.journal import delete_row
-from ..scheduler.schedule import parse_routine_schedule
-from .records import Routine, RoutineRun
+
+if TYPE_CHECKING:
+    from .records import Routine, RoutineRun
+
+# The records (and the schedule parser) are imported where rows become records (_run,
+# _routine): a fresh store has none to read at start-up (docs/architecture.md,
+# "Start-up budget").
 
 _RUN_COLS = ("run_id, routine_id, status, trigger_type, run_count, created_at_ms, updated_at_ms, fired_at_ms, "
              "scheduled_at_ms, started_at_ms, finished_at_ms, requires_approval, approval_reason, denial_reason, "
@@ -45,6 +50,8 @@ def run_row(r: RoutineRun) -> tuple[Any, ...]:
 
 
 def _run(row: tuple[Any, ...]) -> RoutineRun:
+    from .records import RoutineRun
+
     return RoutineRun(
         run_id=row[0], routine_id=row[1], status=row[2], trigger_type=row[3], run_count=row[4],
         created_at_ms=row[5], updated_at_ms=row[6], fired_at_ms=row[7], scheduled_at_ms=row[8],
@@ -56,11 +63,14 @@ def _run(row: tuple[Any, ...]) -> RoutineRun:
     )
 
 
-Stored = tuple[Routine, int | None, int | None]
+Stored = tuple["Routine", int | None, int | None]
 """A routine with its ``next_fire_at_ms`` and ``last_fired_at_ms``."""
 
 
 def _routine(row: tuple[Any, ...]) -> Stored:
+    from ..scheduler.schedule import parse_routine_schedule
+    from .records import Routine
+
     record = loads(row[1])
     schedule, misfire = parse_routine_schedule(record["schedule"], record.get("timezone"),
                                                record.get("misfire_policy"), code="ROUTINE_INVALID")

@@ -42,29 +42,22 @@ from ..errors import (
 from ..governance import HUMAN, Actor, require_human
 from ..ids import unique_id
 from ..pool import RunPool
-from ..routing import ModelChoice
 from ..scheduler.journal import JournalRow
-from ..scheduler.schedule import MisfirePolicy
 from ..scheduler.signal import ScheduleEntry, ScheduleSignal
-from ..scheduler.timing import FirePlan, first_fire_at
-from ..targets import SCHEME, confined
-from .bodies import (
-    AUTOMATION_CODE,
-    ROUTINE_CODE,
-    RoutineFields,
-    parse_body,
-    parse_mission_body,
-    parse_routine_body,
-    patched_mission_body,
-    patched_routine_body,
-)
-from .execution import EntrypointHandler, EntrypointResult, RunContext, session_entrypoint
-from .policy import initial_status
-from .records import BUSY_RUN_STATUSES, Routine, RoutineRun
 from .repository import RoutineRepository
 
 if TYPE_CHECKING:
     from ...engine import Engine
+    from ..routing import ModelChoice
+    from ..scheduler.schedule import MisfirePolicy
+    from ..scheduler.timing import FirePlan
+    from .bodies import RoutineFields
+    from .execution import EntrypointHandler, EntrypointResult
+    from .records import Routine, RoutineRun
+
+# The body parsers, the records, the schedule math and the run execution are imported on
+# first use: start-up on a fresh store parses, builds and runs none (docs/architecture.md,
+# "Start-up budget").
 
 log = logging.getLogger("svc.automations")
 
@@ -115,13 +108,17 @@ class RoutineService:
             prefix = name[:-1] if name.endswith("*") else name
             if name.endswith(("*", ".")) and entrypoint.startswith(prefix) and len(prefix) > len(best):
                 best = name
-        return self._entrypoints[best] if best else session_entrypoint
+        if best:
+            return self._entrypoints[best]
+        from .execution import session_entrypoint
+
+        return session_entrypoint
 
     async def store(self, run: RoutineRun) -> None:
         """Persist ``run``; keep the unsettled set and the scheduler's busy marks in step."""
         before = self._live.get(run.run_id)
-        was_busy = before is not None and before.status in BUSY_RUN_STATUSES
-        is_busy = run.status in BUSY_RUN_STATUSES
+        was_busy = before is not None and before.busy
+        is_busy = run.busy
         if run.terminal:
             self._live.pop(run.run_id, None)
         else:
@@ -147,7 +144,7 @@ class RoutineService:
                 detail="the engine stopped while this run was active"))
         for run in await self.repo.runs(statuses=("queued", "pending_approval", "paused"), limit=100_000):
             self._live[run.run_id] = run
-            if run.status in BUSY_RUN_STATUSES:
+            if run.busy:
                 self._busy[run.routine_id] += 1
 
     def start_pending(self) -> None:
@@ -189,6 +186,9 @@ class RoutineService:
         return routine.automation_wire(*self.fire_times(routine.routine_id))
 
     async def create(self, body: Any, *, actor: Actor = HUMAN, dialect: str = "routine") -> Routine:
+        from ..scheduler.timing import first_fire_at
+        from .bodies import AUTOMATION_CODE, ROUTINE_CODE, parse_body
+
         require_human(actor, "creation")
         code = AUTOMATION_CODE if dialect == "automation" else ROUTINE_CODE
         fields = parse_body(body, workspace=self.engine.workspace, code=code)
@@ -212,6 +212,8 @@ class RoutineService:
 
     def _routine(self, fields: RoutineFields, routine_id: str, *, created_at_ms: int, now: int,
                  creator_id: str) -> Routine:
+        from .records import Routine
+
         return Routine(
             routine_id=routine_id, name=fields.name, status=fields.status, schedule=fields.schedule,
             misfire=fields.misfire, entrypoint=fields.entrypoint, args=fields.args,
@@ -222,6 +224,16 @@ class RoutineService:
         )
 
     async def patch(self, routine_id: str, patch: Any, *, dialect: str = "routine") -> Routine:
+        from ..scheduler.timing import first_fire_at
+        from .bodies import (
+            AUTOMATION_CODE,
+            ROUTINE_CODE,
+            parse_mission_body,
+            parse_routine_body,
+            patched_mission_body,
+            patched_routine_body,
+        )
+
         current = self.require(routine_id, dialect=dialect)
         if dialect == "automation":
             code = AUTOMATION_CODE
@@ -264,9 +276,13 @@ class RoutineService:
     # ------------------------------------------------------------------ creating runs
     def _new_run(self, routine: Routine, trigger_type: str, now: int, *, scheduled_at_ms: int | None = None,
                  reason: str | None = None) -> RoutineRun:
+        from .records import RoutineRun
+
         snapshot = routine.snapshot_data
         verdict = routine.initial_statuses.get(trigger_type)
         if verdict is None:
+            from .policy import initial_status
+
             # The verdict depends only on the definition: once per routine and trigger.
             verdict = routine.initial_statuses[trigger_type] = initial_status(snapshot, trigger_type)
         status, why = verdict
@@ -289,7 +305,7 @@ class RoutineService:
         for run in runs:
             if not run.terminal:
                 live[run.run_id] = run
-                if run.status in BUSY_RUN_STATUSES:
+                if run.busy:
                     busy[run.routine_id] += 1
         if not start:
             self._recovered.extend(runs)
@@ -436,6 +452,8 @@ class RoutineService:
 
     # ------------------------------------------------------------------ artifacts
     async def add_artifact(self, run_id: str, body: Any) -> tuple[RoutineRun, dict[str, Any]]:
+        from ..targets import SCHEME, confined
+
         if not isinstance(body, Mapping):
             raise ValidationFailed("request body must be a JSON object", field="$", code="ROUTINE_ARTIFACT_INVALID")
         for key in ("uri", "kind"):
@@ -485,6 +503,8 @@ class RoutineService:
             await self._execute_locked(run)
 
     async def _execute_locked(self, run: RoutineRun) -> None:
+        from .execution import EntrypointResult, RunContext
+
         run_id = run.run_id
         now = self.now_ms()
         run = attrs.evolve(run, status="running", started_at_ms=now, updated_at_ms=now, finished_at_ms=None)
@@ -521,6 +541,8 @@ class RoutineService:
         await self._settle(current, result)
 
     async def _settle(self, run: RoutineRun, result: EntrypointResult | None) -> None:
+        from .execution import EntrypointResult
+
         now = self.now_ms()
         if result is None:
             result = EntrypointResult("cancelled", detail="the run was cancelled")
@@ -554,6 +576,8 @@ class RoutineService:
 
     def _target_artifacts(self, run: RoutineRun) -> tuple[list[dict[str, Any]], list[str]]:
         """One artifact per output target still inside the workspace; the refused ones' reasons."""
+        from ..targets import confined
+
         artifacts, refused = [], []
         workspace = self.engine.workspace
         for target, path, why in confined(run.output_targets, workspace):

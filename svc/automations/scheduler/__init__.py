@@ -1,32 +1,22 @@
 """Schedules, misfire policies, the pure schedule math, the fire journal, and the scheduler itself."""
 
-from .journal import FireJournal, JournalRow
-from .schedule import (
-    MisfirePolicy,
-    Schedule,
-    parse_cron,
-    parse_misfire,
-    parse_routine_schedule,
-    parse_timezone,
-    parse_v2_schedule,
-)
-from .signal import ScheduleEntry, ScheduleSignal
-from .timing import FirePlan, first_fire_at, plan_fires, slot_after
+from __future__ import annotations
 
-__all__ = [
-    "FireJournal",
-    "FirePlan",
-    "JournalRow",
-    "MisfirePolicy",
-    "Schedule",
-    "ScheduleEntry",
-    "ScheduleSignal",
-    "first_fire_at",
-    "parse_cron",
-    "parse_misfire",
-    "parse_routine_schedule",
-    "parse_timezone",
-    "parse_v2_schedule",
-    "plan_fires",
-    "slot_after",
-]
+from ...lazy import LazyExports
+
+_exports = LazyExports(__name__, {
+    ".journal": [
+        "FireJournal", "JournalRow",
+    ],
+    ".schedule": [
+        "MisfirePolicy", "Schedule", "parse_cron", "parse_misfire", "parse_routine_schedule",
+        "parse_timezone", "parse_v2_schedule",
+    ],
+    ".signal": [
+        "ScheduleEntry", "ScheduleSignal",
+    ],
+    ".timing": [
+        "FirePlan", "first_fire_at", "plan_fires", "slot_after",
+    ],
+})
+__getattr__, __dir__, __all__ = _exports.getattr, _exports.dir, _exports.names

@@ -27,15 +27,20 @@ import logging
 import math
 import operator
 from collections.abc import Callable, Container, Mapping, Sequence
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import trio
 
 from ...clock import Clock
 from .journal import Decisions, FireJournal, JournalBatch, JournalTarget, encode_decision
-from .schedule import MisfirePolicy
 from .signal import Key, ScheduleEntry, ScheduleSignal
-from .timing import FirePlan, plan_fires
+
+if TYPE_CHECKING:
+    from .schedule import MisfirePolicy
+    from .timing import FirePlan
+
+# The schedule math is imported by the first tick: a scheduler with nothing due never
+# plans a fire (docs/architecture.md, "Start-up budget").
 
 log = logging.getLogger("svc.automations")
 
@@ -257,6 +262,8 @@ class Scheduler:
         :class:`Decisions` columns are taken in bulk; anything else goes through
         :func:`plan_fires` and :func:`encode_decision`.
         """
+        from .timing import plan_fires
+
         stop = min(len(due), start + TICK_SLICE)
         chunk = due[start:stop]
         kinds = set(map(_kind, chunk))

@@ -9,10 +9,13 @@ thousands of run completions never fill a mailbox.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import attrs
 import trio
 
-from .schedule import MisfirePolicy, Schedule
+if TYPE_CHECKING:
+    from .schedule import MisfirePolicy, Schedule
 
 Key = tuple[str, str]
 """``(kind, id)``: ``("routine", routine_id)`` or ``("v2", automation_id)``."""

@@ -1,45 +1,31 @@
 """Automation v2: multi-agent DAG automations with per-agent model and tool policy."""
 
-from .dag import ancestors, descendants, find_cycle, ready, waves
-from .executor import V2Execution, is_gate
-from .records import (
-    NODE_STATUSES,
-    RUN_STATUSES,
-    TERMINAL_RUN_STATUSES,
-    AutomationV2,
-    AutomationV2Run,
-    NodeState,
-    definition_hash,
-)
-from .repository import V2Repository
-from .service import TOPIC, V2Service
-from .spec import CODE, Definition, canonical_spec, parse_definition
-from .tools import ToolScope, expand, node_scope, run_allowed_tools
+from __future__ import annotations
 
-__all__ = [
-    "CODE",
-    "NODE_STATUSES",
-    "RUN_STATUSES",
-    "TERMINAL_RUN_STATUSES",
-    "TOPIC",
-    "AutomationV2",
-    "AutomationV2Run",
-    "Definition",
-    "NodeState",
-    "ToolScope",
-    "V2Execution",
-    "V2Repository",
-    "V2Service",
-    "ancestors",
-    "canonical_spec",
-    "definition_hash",
-    "descendants",
-    "expand",
-    "find_cycle",
-    "is_gate",
-    "node_scope",
-    "parse_definition",
-    "ready",
-    "run_allowed_tools",
-    "waves",
-]
+from ...lazy import LazyExports
+
+_exports = LazyExports(__name__, {
+    ".dag": [
+        "ancestors", "descendants", "find_cycle", "ready", "waves",
+    ],
+    ".executor": [
+        "V2Execution", "is_gate",
+    ],
+    ".records": [
+        "NODE_STATUSES", "RUN_STATUSES", "TERMINAL_RUN_STATUSES", "AutomationV2", "AutomationV2Run",
+        "NodeState", "definition_hash",
+    ],
+    ".repository": [
+        "V2Repository",
+    ],
+    ".service": [
+        "TOPIC", "V2Service",
+    ],
+    ".spec": [
+        "CODE", "Definition", "canonical_spec", "parse_definition",
+    ],
+    ".tools": [
+        "ToolScope", "expand", "node_scope", "run_allowed_tools",
+    ],
+})
+__getattr__, __dir__, __all__ = _exports.getattr, _exports.dir, _exports.names

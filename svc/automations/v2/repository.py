@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import apsw
 
 from ...store import Database, dumps, loads
 from ..scheduler.journal import delete_row
-from .records import AutomationV2, AutomationV2Run
+
+if TYPE_CHECKING:
+    from .records import AutomationV2, AutomationV2Run
+
+# The records are imported where rows become records (_automation, _run): a fresh store
+# has none to read at start-up (docs/architecture.md, "Start-up budget").
 
 _AUTOMATION_COLS = ("automation_id, name, status, spec, creator_kind, creator_id, provenance, next_fire_at_ms, "
                     "last_fired_at_ms, created_at_ms, updated_at_ms")
@@ -21,11 +26,19 @@ def _automation_row(a: AutomationV2) -> tuple[Any, ...]:
 
 
 def _automation(row: tuple[Any, ...]) -> AutomationV2:
+    from .records import AutomationV2
+
     return AutomationV2(
         automation_id=row[0], name=row[1], status=row[2], spec=loads(row[3]), creator_kind=row[4],
         creator_id=row[5], provenance=loads(row[6], {}), next_fire_at_ms=row[7], last_fired_at_ms=row[8],
         created_at_ms=row[9], updated_at_ms=row[10],
     )
+
+
+def _run(record: str) -> AutomationV2Run:
+    from .records import AutomationV2Run
+
+    return AutomationV2Run.from_record(loads(record))
 
 
 def _run_row(r: AutomationV2Run) -> tuple[Any, ...]:
@@ -80,7 +93,7 @@ class V2Repository:
     async def get_run(self, run_id: str) -> AutomationV2Run | None:
         def q(conn: apsw.Connection) -> AutomationV2Run | None:
             for (record,) in conn.execute("SELECT record FROM automations_v2_runs WHERE run_id = ?", (run_id,)):
-                return AutomationV2Run.from_record(loads(record))
+                return _run(record)
             return None
         return await self.db.read(q)
 
@@ -98,7 +111,7 @@ class V2Repository:
         where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
 
         def q(conn: apsw.Connection) -> list[AutomationV2Run]:
-            return [AutomationV2Run.from_record(loads(r[0])) for r in conn.execute(
+            return [_run(r[0]) for r in conn.execute(
                 f"SELECT record FROM automations_v2_runs {where} ORDER BY rowid DESC LIMIT ?",
                 (*params, limit))]
         return await self.db.read(q)

@@ -29,18 +29,19 @@ from ...errors import Conflict, Forbidden, ValidationFailed
 from ..governance import HUMAN, Actor, Governance
 from ..pool import RunPool
 from ..scheduler.journal import JournalRow
-from ..scheduler.schedule import MisfirePolicy
 from ..scheduler.signal import ScheduleEntry, ScheduleSignal
-from ..scheduler.timing import FirePlan, first_fire_at
-from .dag import descendants
-from .executor import V2Execution, is_gate
-from .records import AutomationV2, AutomationV2Run, NodeState, definition_hash
 from .repository import V2Repository
-from .spec import CODE, canonical_spec, effective_deps, parse_definition, schedule_of
-from .tools import run_allowed_tools
 
 if TYPE_CHECKING:
     from ...engine import Engine
+    from ..scheduler.schedule import MisfirePolicy
+    from ..scheduler.timing import FirePlan
+    from .executor import V2Execution
+    from .records import AutomationV2, AutomationV2Run
+
+# The spec parser, the records, the schedule math and the executor are imported on first
+# use: start-up on a fresh store parses, builds and runs none (docs/architecture.md,
+# "Start-up budget").
 
 log = logging.getLogger("svc.automations")
 
@@ -124,6 +125,10 @@ class V2Service:
 
     # ------------------------------------------------------------------ definitions
     async def create(self, body: Mapping[str, Any], *, actor: Actor = HUMAN) -> AutomationV2:
+        from ..scheduler.timing import first_fire_at
+        from .records import AutomationV2
+        from .spec import parse_definition
+
         definition = parse_definition(body, workspace=self.engine.workspace)
         await self.governance.authorize_create(actor, definition.spec)
         automation_id = definition.automation_id or f"automation-v2-{uuid.uuid4()}"
@@ -165,6 +170,9 @@ class V2Service:
         return [a for a in found if status is None or a.status == status]
 
     async def patch(self, automation_id: str, body: Mapping[str, Any], *, actor: Actor = HUMAN) -> AutomationV2:
+        from ..scheduler.timing import first_fire_at
+        from .spec import CODE, canonical_spec, schedule_of
+
         current = self.require(automation_id)
         if not isinstance(body, Mapping):
             raise ValidationFailed("request body must be a JSON object", field="$", code=CODE)
@@ -219,6 +227,10 @@ class V2Service:
     # ------------------------------------------------------------------ runs
     def new_run(self, automation: AutomationV2, *, run_id: str | None, trigger_type: str, trigger_reason: str,
                 context: Mapping[str, Any] | None, snapshot: Mapping[str, Any] | None) -> AutomationV2Run:
+        from .records import AutomationV2Run, NodeState, definition_hash
+        from .spec import canonical_spec
+        from .tools import run_allowed_tools
+
         spec = canonical_spec(snapshot, workspace=self.engine.workspace) if snapshot is not None \
             else automation.spec
         now = self.now_ms()
@@ -235,6 +247,8 @@ class V2Service:
         trigger_reason: str = "", context: Mapping[str, Any] | None = None,
         snapshot: Mapping[str, Any] | None = None, dry_run: bool = False,
     ) -> AutomationV2Run:
+        from .spec import CODE
+
         automation = self.require(automation_id)
         if run_id is not None:
             existing = await self.get_run(run_id)
@@ -296,6 +310,8 @@ class V2Service:
 
     async def _execute(self, run_id: str) -> None:
         try:
+            from .executor import V2Execution
+
             run = self._live.get(run_id)
             if run is None or run.status != "queued":
                 return  # cancelled (or already handled) while it waited
@@ -318,6 +334,10 @@ class V2Service:
     async def decide_gate(self, run_id: str, decision: str, *, reason: str | None = None,
                           actor: Actor = HUMAN) -> AutomationV2Run:
         from ..errors import AutomationV2RunNotFound
+        from .dag import descendants
+        from .executor import is_gate
+        from .records import NodeState
+        from .spec import effective_deps
 
         if actor.is_agent:
             raise Forbidden("gate decisions require a human actor", code="AUTOMATION_V2_GATE_REQUIRES_HUMAN")
@@ -376,6 +396,8 @@ class V2Service:
         return [e for e in (self.entry(a) for a in self._automations) if e is not None]
 
     def entry(self, automation_id: str) -> ScheduleEntry | None:
+        from .spec import schedule_of
+
         automation = self._automations.get(automation_id)
         if automation is None or automation.status != "active" or automation.next_fire_at_ms is None:
             return None

@@ -12,16 +12,18 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from quart import Blueprint
 
 from ...automations import Actor
-from ...automations.routines import Routine, RoutineRun
 from ...errors import Forbidden, ValidationFailed
 from ...events import Event, EventFilter, json_frame
 from ..request import engine, header, json_body, object_body, query_int, query_str
 from ..sse import event_frames, resume_cursor, sse_response
+
+if TYPE_CHECKING:
+    from ...automations.routines import Routine, RoutineRun
 
 bp = Blueprint("automations", __name__)
 

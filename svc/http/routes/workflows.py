@@ -12,9 +12,7 @@ from ...convert import aliases, structure
 from ...errors import ValidationFailed
 from ...events import EventFilter, json_frame
 from ...workflows import (
-    AGENT_ID_HEADER,
     MAX_TAIL,
-    REQUEST_SOURCE_HEADER,
     ApplyRequest,
     ChatMessageRequest,
     ImportRequest,
@@ -25,11 +23,13 @@ from ...workflows import (
     normalize_workspace,
     parse_run_ids,
     planner_of,
-    requester_from_headers,
     workflows_of,
 )
 from ..request import engine, header, json_body, query_int, query_str
 from ..sse import event_frames, resume_cursor, sse_response
+
+# The requester model is imported by the handlers that name the requester: start-up decides
+# no gate and applies no plan (docs/architecture.md, "Start-up budget").
 
 bp = Blueprint("workflows", __name__)
 
@@ -141,6 +141,8 @@ async def get_workflow_run(run_id: str) -> Any:
 
 @bp.post("/workflows/runs/<run_id>/gate")
 async def decide_workflow_gate(run_id: str) -> Any:
+    from ...workflows import requester_from_headers
+
     body = structure(GateBody, await json_body(allow_empty=False))
     run = await service().decide_gate(run_id, body.decision, reason=body.reason,
                                       requester=requester_from_headers(request.headers))
@@ -216,6 +218,8 @@ async def reset_plan_chat() -> Any:
 
 @bp.post("/workflow-plans/apply")
 async def apply_plan() -> Any:
+    from ...workflows import AGENT_ID_HEADER, REQUEST_SOURCE_HEADER
+
     body = structure(ApplyRequest, await json_body(allow_empty=False))
     return await planner().apply(body, agent_id=header(AGENT_ID_HEADER), request_source=header(REQUEST_SOURCE_HEADER))
 
