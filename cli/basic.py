@@ -5,7 +5,6 @@ from __future__ import annotations
 import secrets
 
 import asyncclick as click
-import httpx
 
 from svc.providers import PROVIDER_IDS
 
@@ -17,6 +16,8 @@ from .common import fail, print_json
 @click.option("--port", type=int, default=39731, envvar="SVC_ENGINE_PORT", show_default=True)
 async def status(host: str, port: int) -> None:
     """Print the engine's health; exit non-zero when it is down."""
+    import httpx  # only here: `token generate` and `providers` do not need it
+
     url = f"http://{host}:{port}/global/health"
     try:
         async with httpx.AsyncClient(timeout=5.0) as client:

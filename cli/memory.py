@@ -10,17 +10,19 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 import asyncclick as click
 
-from svc.clock import SystemClock
-from svc.engine import DB_FILENAME
 from svc.errors import SvcError, ValidationFailed
-from svc.memory import FORMATS, TIERS, Importer, ImportProgress, ImportRequest, MemoryStore
-from svc.store import open_database
+from svc.memory import FORMATS, TIERS
 
 from .common import fail, load_settings, print_json
+
+# The engine (for its database file name) and the import machinery are imported
+# by the command: listing it (`--help`) loads only what its options show.
+if TYPE_CHECKING:
+    from svc.memory import ImportProgress
 
 BAR_WIDTH = 30
 
@@ -64,6 +66,11 @@ async def memory_import(
     state_dir: Path | None,
 ) -> None:
     """Import Markdown and text notes; prints a JSON summary."""
+    from svc.clock import SystemClock
+    from svc.engine import DB_FILENAME
+    from svc.memory import Importer, ImportRequest, MemoryStore
+    from svc.store import open_database
+
     if fmt not in FORMATS:
         fail(f"unsupported memory import format `{fmt}` (use {' or '.join(FORMATS)})", 2)
     if tier not in TIERS:

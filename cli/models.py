@@ -4,18 +4,20 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import asyncclick as click
-import httpx
 import trio
 
 from svc import Settings
 from svc.errors import SvcError
-from svc.providers import ProviderRegistry
-from svc.providers.types import ChatMessage, ChatRequest
 
 from .common import fail, load_settings, print_json, read_json_input
+
+# The HTTP client, the provider registry and the chat types are imported by the
+# commands that call a model: the command group (and `--version`) never loads them.
+if TYPE_CHECKING:
+    from svc.providers import ProviderRegistry
 
 MAX_CONCURRENCY = 32
 
@@ -27,11 +29,15 @@ def _settings_for(provider: str | None, model: str | None, api_key: str | None, 
     if provider is not None and not chosen:
         fail("--provider must not be empty", 2)
     if chosen is None and (api_key or model):
+        from svc.providers import ProviderRegistry
+
         chosen = ProviderRegistry(base, None).default_provider_id()  # type: ignore[arg-type]
     return load_settings(config_path=config, provider=chosen, model=model, api_key=api_key)
 
 
 async def _complete(registry: ProviderRegistry, provider_id: str | None, model: str | None, prompt: str) -> str:
+    from svc.providers import ChatMessage, ChatRequest
+
     provider, model_id = registry.resolve(provider_id, model)
     completion = await provider.chat(ChatRequest(model=model_id, messages=(ChatMessage(role="user", content=prompt),)))
     return completion.text
@@ -45,6 +51,10 @@ async def _complete(registry: ProviderRegistry, provider_id: str | None, model: 
 @click.option("--config", type=click.Path(path_type=Path), default=None, help="Project config file.")
 async def run(prompt: str, provider: str | None, model: str | None, api_key: str | None, config: Path | None) -> None:
     """Send one prompt and print the reply."""
+    import httpx
+
+    from svc.providers import ProviderRegistry
+
     settings = _settings_for(provider, model, api_key, config)
     async with httpx.AsyncClient(timeout=httpx.Timeout(120.0, connect=10.0)) as http:
         registry = ProviderRegistry(settings, http)
@@ -92,6 +102,10 @@ def _tasks(raw: Any) -> list[dict[str, Any]]:
 async def parallel(json_input: str, concurrency: int, provider: str | None, model: str | None,
                    api_key: str | None, config: Path | None) -> None:
     """Run several prompts concurrently and print a JSON summary."""
+    import httpx
+
+    from svc.providers import ProviderRegistry
+
     tasks = _tasks(read_json_input(json_input))
     concurrency = max(1, min(MAX_CONCURRENCY, concurrency))
     settings = _settings_for(provider, model, api_key, config)

@@ -8,8 +8,6 @@ from pathlib import Path
 import asyncclick as click
 import trio
 
-from svc import open_engine
-from svc.engine import ensure_bind_allowed
 from svc.errors import SvcError
 from svc.logs import configure_logging
 
@@ -39,6 +37,9 @@ async def serve(
     # Collection stays paused until the engine is ready: start-up (settings, the
     # domains, migrations, the route map) builds long-lived objects only.
     heap.pause_collection()
+    # The engine is imported here, not with the command group: other commands never load it.
+    from svc.engine import ensure_bind_allowed, open_engine
+
     settings = load_settings(
         host=host, port=port, state_dir=state_dir, provider=provider, model=model, api_key=api_key,
         config_path=config_path, api_token=api_token, web_ui=web_ui, web_ui_prefix=web_ui_prefix,

@@ -6,9 +6,7 @@ from pathlib import Path
 
 import asyncclick as click
 
-from svc import open_engine
 from svc.errors import SvcError
-from svc.tools import ToolContext
 
 from .common import fail, load_settings, print_json, read_json_input
 
@@ -18,6 +16,10 @@ from .common import fail, load_settings, print_json, read_json_input
 @click.option("--state-dir", type=click.Path(path_type=Path), default=None, help="Where state lives.")
 async def tool(json_input: str, state_dir: Path | None) -> None:
     """Execute one tool and print {output, metadata}. Tools that need approval fail closed."""
+    # The engine is imported here, not with the command group: other commands never load it.
+    from svc.engine import open_engine
+    from svc.tools import ToolContext
+
     body = read_json_input(json_input)
     if not isinstance(body, dict):
         fail("--json must be an object like {\"tool\": \"read\", \"args\": {...}}", 2)

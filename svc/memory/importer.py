@@ -28,15 +28,13 @@ import hashlib
 import uuid
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Literal, get_args
+from typing import TYPE_CHECKING, Any, Literal, get_args
 
 import apsw
 import attrs
 import trio
 
 from ..errors import SvcError, ValidationFailed
-from ..storage import WalkEntry, walk_files
-from .chunking import chunk_text
 from .records import TIERS, MemoryRecord, Tier
 from .store import (
     MemoryStore,
@@ -46,6 +44,11 @@ from .store import (
     insert_sync,
     new_audit,
 )
+
+# The directory walk and the chunker are imported on first use: start-up builds
+# the importer but imports nothing (docs/architecture.md, "Start-up budget").
+if TYPE_CHECKING:
+    from ..storage import WalkEntry
 
 ImportFormat = Literal["directory", "openclaw"]
 FORMATS: tuple[ImportFormat, ...] = get_args(ImportFormat)
@@ -148,6 +151,8 @@ def _importable(relative: str, size: int, *, cap: bool) -> bool:
 
 def discover(root: Path, fmt: ImportFormat) -> list[WalkEntry]:
     """The files an import of ``root`` in ``fmt`` covers, sorted by relative path."""
+    from ..storage import WalkEntry, walk_files
+
     found: dict[str, WalkEntry] = {}
     if fmt == "directory":
         for entry in walk_files(root, exclude_dirs=EXCLUDED_DIRS,
@@ -285,6 +290,8 @@ def _prepare(batch: Sequence[WalkEntry], ctx: _Context, known: dict[str, _Known]
 
 
 def _records(entry: WalkEntry, source_key: str, text: str, ctx: _Context, now_ms: int) -> tuple[MemoryRecord, ...]:
+    from .chunking import chunk_text
+
     chunks = chunk_text(text)
     request = ctx.request
     records = []

@@ -13,7 +13,7 @@ import logging
 import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
@@ -44,21 +44,21 @@ from .records import (
     SearchHit,
     Tier,
 )
-from .requests import (
-    DemoteRequest,
-    GovernedPromoteRequest,
-    GovernedPutRequest,
-    GovernedSearchRequest,
-    ImportBody,
-    PromoteRequest,
-    PutRequest,
-    SearchRequest,
-    check_content,
-    check_tags,
-    search_limit,
-)
-from .scrub import ScrubReport, scrub_text
 from .store import MemoryStore, audit_sync, build_record, new_audit, normalize_tags
+
+# The request shapes and the scrubber are imported on first use: start-up builds
+# the service but serves no request (docs/architecture.md, "Start-up budget").
+if TYPE_CHECKING:
+    from .requests import (
+        DemoteRequest,
+        GovernedPromoteRequest,
+        GovernedPutRequest,
+        GovernedSearchRequest,
+        ImportBody,
+        PromoteRequest,
+        PutRequest,
+        SearchRequest,
+    )
 
 log = logging.getLogger("svc.memory")
 
@@ -119,6 +119,8 @@ class MemoryService:
 
     # ------------------------------------------------------------------ put
     async def put(self, request: PutRequest | GovernedPutRequest) -> dict[str, Any]:
+        from .requests import GovernedPutRequest
+
         if isinstance(request, GovernedPutRequest):
             new = await self._governed_new(request)
         else:
@@ -139,6 +141,8 @@ class MemoryService:
         return record
 
     async def _governed_new(self, request: GovernedPutRequest) -> NewRecord:
+        from .requests import check_content, check_tags
+
         partition = request.partition
         tier = storage_tier(partition.tier, field="partition.tier")
         if request.kind not in GOVERNED_KINDS:
@@ -162,6 +166,8 @@ class MemoryService:
         )
 
     async def _simple_new(self, request: PutRequest) -> NewRecord:
+        from .requests import check_content, check_tags
+
         content = check_content(request.text, field="text")
         session_id = request.session_id or await self.session_of_run(request.run_id)
         project_id = request.project_id or await self.project_of_session(session_id)
@@ -192,6 +198,8 @@ class MemoryService:
 
     # ------------------------------------------------------------------ search
     async def search(self, request: SearchRequest | GovernedSearchRequest) -> dict[str, Any]:
+        from .requests import GovernedSearchRequest, check_content, check_tags, search_limit
+
         if isinstance(request, GovernedSearchRequest):
             return await self._governed_search(request)
         query = check_content(request.query, field="query")
@@ -216,6 +224,8 @@ class MemoryService:
         return await self.store.search(query, scope, tags=tags, kinds=kinds, limit=limit)
 
     async def _governed_search(self, request: GovernedSearchRequest) -> dict[str, Any]:
+        from .requests import check_content, check_tags, search_limit
+
         partition = request.partition
         capability = request.capability or DEFAULT_CAPABILITY
         check_context(capability, run_id=request.run_id, org_id=partition.org_id,
@@ -256,6 +266,9 @@ class MemoryService:
 
     # ------------------------------------------------------------------ promote / demote
     async def promote(self, request: PromoteRequest | GovernedPromoteRequest) -> dict[str, Any]:
+        from .requests import GovernedPromoteRequest
+        from .scrub import ScrubReport, scrub_text
+
         now = self.clock.now_ms()
         if isinstance(request, GovernedPromoteRequest):
             partition = request.partition

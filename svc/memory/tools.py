@@ -16,8 +16,10 @@ from typing import Any
 from ..tools import Tool, ToolCapabilities, ToolContext, ToolFailed, ToolRegistry, ToolResult
 from .exchanges import clip
 from .records import TIERS, MemoryRecord, MemoryScope, NewRecord, ScopeClause, SearchHit
-from .requests import check_content, check_tags
 from .service import MemoryService
+
+# The argument checks (svc.memory.requests) are imported on first use: start-up
+# registers the tools but never runs one (docs/architecture.md, "Start-up budget").
 
 _SCOPE_PROPERTIES: dict[str, Any] = {
     "session_id": {"type": "string", "description": "Only outside a session run: whose session memory to use."},
@@ -77,6 +79,8 @@ class MemoryStoreTool(MemoryTool):
     }
 
     async def execute(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
+        from .requests import check_content, check_tags
+
         text = check_content(args.get("text") or args.get("content"), field="args.text")
         session_id, project_id = await self.ids(args, ctx)
         tier = args.get("tier") or ("project" if project_id else "global")
@@ -114,6 +118,8 @@ class MemorySearchTool(MemoryTool):
     }
 
     async def execute(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
+        from .requests import check_content, check_tags
+
         query = check_content(args.get("query"), field="args.query")
         scope = await self.scope(args, ctx, args.get("tiers"))
         hits = await self.memory.find(query, scope, tags=check_tags(list(args.get("tags") or []), field="args.tags"),
@@ -142,6 +148,8 @@ class MemoryListTool(MemoryTool):
     }
 
     async def execute(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
+        from .requests import check_tags
+
         scope = await self.scope(args, ctx, [args["tier"]] if args.get("tier") else None)
         limit, offset = int(args.get("limit") or 20), int(args.get("offset") or 0)
         items, total = await self.memory.list(

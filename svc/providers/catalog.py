@@ -53,6 +53,11 @@ SELECTION_ORDER: tuple[str, ...] = (
 # Values people paste as "no key" placeholders; treated as unset.
 PLACEHOLDER_KEYS = frozenset({"", "x", "placeholder"})
 
+# The app name sent (``x-title``) to an OpenAI-wire provider that displays one,
+# unless ``protocol_title`` names another. Kept here, not with that wire client,
+# because the registry reads it at start-up, before any client is needed.
+DEFAULT_TITLE = "svc"
+
 LOCAL_PROVIDER_ID = "local"
 LOCAL_MODEL_ID = "echo-1"
 DEFAULT_LOCAL_MODEL_URL = "http://127.0.0.1:11434/v1"

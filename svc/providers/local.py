@@ -8,11 +8,16 @@ tools. After a tool result it replies with a one-line summary quoting it.
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 import trio
 
 from .catalog import LOCAL_MODEL_ID, LOCAL_PROVIDER_ID
-from .types import ChatMessage, ChatRequest, Completion, Sink, TextDelta, Usage
+
+# The chat types are imported on first use: the registry builds this provider at
+# start-up, long before its first chat (docs/architecture.md, "Start-up budget").
+if TYPE_CHECKING:
+    from .types import ChatMessage, ChatRequest, Completion, Sink
 
 QUOTE_LIMIT = 200
 _WORDS = re.compile(r"\s*\S+\s*|\s+")
@@ -55,6 +60,8 @@ class LocalEchoProvider:
         return "LocalEchoProvider()"
 
     async def chat(self, request: ChatRequest, sink: Sink | None = None) -> Completion:
+        from .types import Completion, TextDelta, Usage
+
         reply = echo_reply(request.messages)
         for piece in split_words(reply):
             # A checkpoint per piece: cancellation works and other tasks run,

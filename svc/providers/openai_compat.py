@@ -14,6 +14,7 @@ from typing import Any
 
 import httpx
 
+from .catalog import DEFAULT_TITLE
 from .endpoint import Endpoint, HttpProvider, join_url
 from .openai_stream import OpenAIStream
 from .tool_calls import arguments_json
@@ -22,7 +23,6 @@ from .transport import RetryPolicy, stream_chat
 from .types import ChatMessage, ChatRequest, Completion, Sink
 
 OPENROUTER_REFERER = "https://svc.local"
-DEFAULT_TITLE = "svc"
 
 # Reasoning models reject sampling parameters (temperature, top_p) and the
 # legacy max_tokens field (they take max_completion_tokens).

@@ -18,18 +18,17 @@ from typing import TYPE_CHECKING, Any
 
 import httpx
 
-from .anthropic import AnthropicProvider
-from .catalog import BY_ID, LOCAL_PROVIDER_ID, PLACEHOLDER_KEYS, SELECTION_ORDER
-from .cohere import CohereProvider
-from .endpoint import Endpoint
+from .catalog import BY_ID, DEFAULT_TITLE, LOCAL_PROVIDER_ID, PLACEHOLDER_KEYS, SELECTION_ORDER
 from .local import LocalEchoProvider
-from .openai_compat import DEFAULT_TITLE, OpenAICompatProvider
-from .transport import RetryPolicy
-from .types import MODEL_SELECTION_REQUIRED, PROVIDER_NOT_CONFIGURED, Provider, ProviderError
+from .retry import RetryPolicy
 
+# The wire clients and the chat types are imported on first use: an engine with
+# no provider configured builds none at start-up (docs/architecture.md, "Start-up budget").
 if TYPE_CHECKING:
     # Annotations only: svc.settings imports this package (for the catalog).
     from ..settings import ProviderConfig, Settings
+    from .endpoint import Endpoint
+    from .types import Provider
 
 log = logging.getLogger(__name__)
 
@@ -42,6 +41,8 @@ def endpoint_for(provider_id: str, config: ProviderConfig) -> Endpoint | None:
     Extra (non-schema) entry fields understood here: ``headers`` (extra request
     headers), ``vision`` (override image support) and ``api_version`` (Azure).
     """
+    from .endpoint import Endpoint
+
     info = BY_ID.get(provider_id)
     extra: Mapping[str, Any] = config.model_extra or {}
     base_url = config.url or (info.base_url if info else None)
@@ -71,9 +72,15 @@ def build_provider(
     info = BY_ID.get(endpoint.id)
     wire = info.wire if info else "openai"
     if wire == "anthropic":
+        from .anthropic import AnthropicProvider
+
         return AnthropicProvider(endpoint, http, retry=retry)
     if wire == "cohere":
+        from .cohere import CohereProvider
+
         return CohereProvider(endpoint, http, retry=retry)
+    from .openai_compat import OpenAICompatProvider
+
     return OpenAICompatProvider(endpoint, http, retry=retry, title=title)
 
 
@@ -123,6 +130,8 @@ class ProviderRegistry:
             return self._local
         provider = self._providers.get(provider_id)
         if provider is None:
+            from .types import PROVIDER_NOT_CONFIGURED, ProviderError
+
             configured = ", ".join(self.configured_ids()) or "none"
             raise ProviderError(
                 f"provider `{provider_id}` is not configured. configured providers: {configured}",
@@ -151,6 +160,8 @@ class ProviderRegistry:
             model = (self._settings.default_model or "").strip() or None
         model = model or provider.default_model
         if not model:
+            from .types import MODEL_SELECTION_REQUIRED, ProviderError
+
             raise ProviderError(
                 f"no model selected for provider `{chosen}`: pass a model or set "
                 f"`providers.{chosen}.default_model`",

@@ -14,7 +14,6 @@ import logging
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from typing import Any, Protocol, TypeVar
 
-import attrs
 import httpx
 import trio
 
@@ -25,6 +24,7 @@ from .failures import (
     provider_error,
     stream_interrupted,
 )
+from .retry import RetryPolicy
 from .types import PROVIDER_REQUEST_INVALID, Completion, ProviderError, Sink, StreamEvent
 
 log = logging.getLogger(__name__)
@@ -34,15 +34,7 @@ T = TypeVar("T")
 # Models think before the first token and between tool calls; reads get two minutes.
 TIMEOUT = httpx.Timeout(120.0, connect=10.0)
 MAX_ERROR_BODY = 64 * 1024
-
-
-@attrs.frozen
-class RetryPolicy:
-    attempts: int = 3
-    base_delay: float = 0.3
-    """Seconds; attempt ``n`` waits ``base_delay * n`` before the next one."""
-    max_retry_after: float = 10.0
-    """Cap on an upstream ``Retry-After`` we are willing to honor."""
+DEFAULT_RETRY = RetryPolicy()
 
 
 class WireStream(Protocol):
@@ -130,7 +122,7 @@ async def stream_chat(
     body: Mapping[str, Any],
     new_stream: Callable[[], WireStream],
     sink: Sink | None = None,
-    retry: RetryPolicy = RetryPolicy(),
+    retry: RetryPolicy = DEFAULT_RETRY,
     secret: str | None = None,
 ) -> Completion:
     """POST ``body`` to ``url``, parse the response with ``new_stream()``, feed ``sink``.

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import attrs
 import trio
@@ -19,7 +19,10 @@ from ..errors import SvcError, ValidationFailed
 from ..tools import ToolContext, ToolRegistry, ToolView
 from ..tools.schema import validate_args
 from .permissions import PermissionService
-from .requests import ToolGate
+
+if TYPE_CHECKING:
+    # An annotation only: the run requests load with the first run.
+    from .requests import ToolGate
 
 log = logging.getLogger("svc.tools")
 

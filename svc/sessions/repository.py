@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import apsw
 import attrs
 
 from ..store import Database, dumps, loads
-from .records import Message, Run, Session, Usage
+
+# The records are imported where rows become records: a fresh store has none to
+# read at start-up (docs/architecture.md, "Start-up budget").
+if TYPE_CHECKING:
+    from .records import Message, Run, Session
 
 _SESSION_COLS = (
     "id, title, directory, project_id, parent_id, provider_id, model_id, settings, source_kind, "
@@ -17,6 +21,8 @@ _SESSION_COLS = (
 
 
 def _session(row: tuple[Any, ...]) -> Session:
+    from .records import Session
+
     return Session(
         id=row[0], title=row[1], directory=row[2], project_id=row[3], parent_id=row[4], provider_id=row[5],
         model_id=row[6], settings=loads(row[7], {}), source_kind=row[8], source_metadata=loads(row[9]),
@@ -28,6 +34,8 @@ _MESSAGE_COLS = "id, session_id, run_id, role, parts, info, created_at_ms"
 
 
 def _message(row: tuple[Any, ...]) -> Message:
+    from .records import Message
+
     return Message(
         id=row[0], session_id=row[1], run_id=row[2], role=row[3], parts=tuple(loads(row[4], [])),
         info=loads(row[5], {}), created_at_ms=row[6],
@@ -42,6 +50,8 @@ _RUN_COLS = (
 
 
 def _run(row: tuple[Any, ...]) -> Run:
+    from .records import Run, Usage
+
     allowed = loads(row[10])
     return Run(
         id=row[0], session_id=row[1], status=row[2], source=row[3], provider_id=row[4], model_id=row[5],

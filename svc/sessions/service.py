@@ -13,7 +13,7 @@ import logging
 import uuid
 from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 import trio
@@ -26,25 +26,18 @@ from ..events import EventLog
 from ..providers import ProviderRegistry
 from ..settings import Settings
 from ..tools import ToolRegistry
-from .actor import SessionActor
 from .dispatch import ToolDispatcher
-from .parts import validate_parts
 from .permissions import PermissionService
 from .questions import QuestionService
-from .records import DEFAULT_TITLE, Message, Run, Session
 from .repository import SessionRepository
-from .requests import (
-    AppendMessage,
-    CancelRun,
-    DeleteSession,
-    GetActiveRun,
-    GetSession,
-    RunRequest,
-    RunStarted,
-    SessionNotFound,
-    StartRun,
-    UpdateSession,
-)
+
+# The actor, its run loop, the actor messages and the records are imported on
+# first use: start-up only wires this service, and a session's actor spawns on
+# its first request (docs/architecture.md, "Start-up budget").
+if TYPE_CHECKING:
+    from .actor import SessionActor
+    from .records import Message, Run, Session
+    from .requests import RunRequest, RunStarted
 
 log = logging.getLogger("svc.sessions")
 
@@ -87,7 +80,7 @@ def request_hash(body: Any) -> str:
     return hashlib.sha256(json.dumps(body, sort_keys=True, default=str).encode()).hexdigest()
 
 
-PromptDelegate = Callable[[str, RunRequest], Awaitable[RunStarted | None]]
+PromptDelegate = Callable[[str, "RunRequest"], Awaitable["RunStarted | None"]]
 """Another domain's claim on a session's runs: start the run itself (returning it) or pass (None)."""
 
 
@@ -110,6 +103,8 @@ class SessionService:
         self.actors.register_factory(SESSION_PREFIX, self._activate, spawner=spawner)
 
     async def _activate(self, name: str) -> SessionActor | None:
+        from .actor import SessionActor
+
         session = await self.repo.get(name[len(SESSION_PREFIX):])
         if session is None:
             return None
@@ -140,6 +135,8 @@ class SessionService:
         })
 
     async def ref(self, session_id: str) -> ActorRef:
+        from .requests import SessionNotFound
+
         try:
             return await self.actors.get_or_spawn(SESSION_PREFIX + session_id)
         except ActorNotFound:
@@ -147,6 +144,8 @@ class SessionService:
 
     # ------------------------------------------------------------------ sessions
     async def create(self, body: CreateSession) -> Session:
+        from .records import DEFAULT_TITLE, Session
+
         settings = self.s.settings()
         workspace = settings.resolved_workspace
         directory = Path(body.directory).expanduser() if body.directory else workspace
@@ -171,6 +170,8 @@ class SessionService:
         return session
 
     async def get(self, session_id: str) -> Session:
+        from .requests import GetSession, SessionNotFound
+
         ref = self.actors.lookup(SESSION_PREFIX + session_id)
         if ref is not None and ref.alive:
             try:
@@ -190,19 +191,29 @@ class SessionService:
         return await self.repo.messages(session_id)
 
     async def update(self, session_id: str, changes: Mapping[str, Any]) -> Session:
+        from .requests import UpdateSession
+
         return await self._ask(session_id, UpdateSession(changes))  # type: ignore[return-value]
 
     async def delete(self, session_id: str) -> dict[str, Any]:
+        from .requests import DeleteSession
+
         return await self._ask(session_id, DeleteSession())  # type: ignore[return-value]
 
     async def append_message(self, session_id: str, parts: list[Any]) -> Message:
+        from .requests import AppendMessage
+
         return await self._ask(session_id, AppendMessage(tuple(parts)))  # type: ignore[return-value]
 
     # ------------------------------------------------------------------ runs
     def validate_parts(self, session: Session, raw: Any) -> tuple[dict[str, Any], ...]:
+        from .parts import validate_parts
+
         return validate_parts(raw, workspace=Path(session.directory))
 
     async def prompt(self, session_id: str, request: RunRequest) -> RunStarted:
+        from .requests import StartRun
+
         for delegate in list(self._delegates):
             started = await delegate(session_id, request)
             if started is not None:
@@ -210,6 +221,8 @@ class SessionService:
         return await self._ask(session_id, StartRun(request))  # type: ignore[return-value]
 
     async def active_run(self, session_id: str) -> Run | None:
+        from .requests import GetActiveRun
+
         await self.get(session_id)
         ref = self.actors.lookup(SESSION_PREFIX + session_id)
         if ref is None or not ref.alive:
@@ -217,6 +230,8 @@ class SessionService:
         return await ask(ref, GetActiveRun())  # type: ignore[return-value]
 
     async def cancel(self, session_id: str, run_id: str | None = None, reason: str = "user_cancelled") -> bool:
+        from .requests import CancelRun
+
         await self.get(session_id)
         ref = self.actors.lookup(SESSION_PREFIX + session_id)
         if ref is None or not ref.alive:

@@ -6,20 +6,17 @@ send (see ``svc.memory.requests``); the logic lives in ``svc.memory``.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from quart import Blueprint, request
 
 from ...errors import NotFound
-from ...memory import (
-    MemoryService,
-    parse_demote,
-    parse_import,
-    parse_promote,
-    parse_put,
-    parse_search,
-)
 from ..request import engine, json_body, query_int, query_str
+
+# The body parsers (svc.memory.requests) are imported on first use: start-up
+# mounts the routes but parses no body (docs/architecture.md, "Start-up budget").
+if TYPE_CHECKING:
+    from ...memory import MemoryService
 
 bp = Blueprint("memory", __name__)
 
@@ -43,21 +40,29 @@ def _tags() -> list[str]:
 
 @bp.post("/memory/put")
 async def put() -> Any:
+    from ...memory import parse_put
+
     return await memory().put(parse_put(await json_body()))
 
 
 @bp.post("/memory/search")
 async def search() -> Any:
+    from ...memory import parse_search
+
     return await memory().search(parse_search(await json_body()))
 
 
 @bp.post("/memory/promote")
 async def promote() -> Any:
+    from ...memory import parse_promote
+
     return await memory().promote(parse_promote(await json_body()))
 
 
 @bp.post("/memory/demote")
 async def demote() -> Any:
+    from ...memory import parse_demote
+
     return await memory().demote(parse_demote(await json_body()))
 
 
@@ -98,5 +103,7 @@ async def delete(record_id: str) -> Any:
 
 @bp.post("/memory/import")
 async def import_memory() -> Any:
+    from ...memory import parse_import
+
     summary = await memory().import_body(parse_import(await json_body()))
     return summary.to_wire()

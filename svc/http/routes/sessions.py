@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 from quart import Blueprint, Response, request
@@ -11,9 +11,13 @@ from quart import Blueprint, Response, request
 from ...convert import aliases, structure
 from ...errors import ValidationFailed
 from ...events import EventFilter, json_frame
-from ...sessions import CreateSession, RunRequest, Session, attach_hint, request_hash
 from ..request import engine, header, json_body, object_body, query_bool, query_int, query_str
 from ..sse import event_frames, sse_response
+
+# The sessions' request shapes and records are imported on first use: start-up
+# mounts the routes but serves no request (docs/architecture.md, "Start-up budget").
+if TYPE_CHECKING:
+    from ...sessions import RunRequest, Session
 
 bp = Blueprint("sessions", __name__)
 
@@ -76,6 +80,8 @@ def _routes(path: str, **kwargs: Any) -> Any:
 
 @_routes("/session", methods=["POST"])
 async def create_session() -> Any:
+    from ...sessions import CreateSession
+
     body = structure(CreateBody, await json_body())
     model = body.model or ModelBody()
     provider = model.provider_id or body.provider
@@ -159,6 +165,8 @@ async def session_todos(session_id: str) -> Any:
 
 
 async def _run_request(session: Session) -> RunRequest:
+    from ...sessions import RunRequest, request_hash
+
     raw = await json_body()
     body = structure(PromptBody, raw)
     parts = engine().sessions.validate_parts(session, raw.get("parts") if isinstance(raw, Mapping) else None)
@@ -180,6 +188,8 @@ async def _run_request(session: Session) -> RunRequest:
 
 @_routes("/session/<session_id>/prompt_async", methods=["POST"])
 async def prompt_async(session_id: str) -> Any:
+    from ...sessions import attach_hint
+
     eng = engine()
     session = await eng.sessions.get(session_id)
     started = await eng.sessions.prompt(session_id, await _run_request(session))
@@ -225,6 +235,8 @@ async def prompt_sync(session_id: str) -> Any:
 
 @_routes("/session/<session_id>/run", methods=["GET"])
 async def get_active_run(session_id: str) -> Any:
+    from ...sessions import attach_hint
+
     run = await engine().sessions.active_run(session_id)
     if run is None:
         return {"active": None}

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..shell import DEFAULT_OUTPUT_CAP, run_shell
 from ..text import decode_text
 from ..types import ToolCapabilities, ToolContext, ToolResult
 from .base import BuiltinTool, working_directory
 
 DEFAULT_TIMEOUT_MS = 120_000
 MAX_TIMEOUT_MS = 600_000
+OUTPUT_CAP = 100_000
 
 
 class BashTool(BuiltinTool):
@@ -18,7 +18,7 @@ class BashTool(BuiltinTool):
     bounds_itself = True
     description = (
         "Run a shell command with /bin/sh in the working directory and return its combined stdout "
-        f"and stderr (at most {DEFAULT_OUTPUT_CAP} bytes). stdin is closed. `timeout_ms` defaults "
+        f"and stderr (at most {OUTPUT_CAP} bytes). stdin is closed. `timeout_ms` defaults "
         f"to {DEFAULT_TIMEOUT_MS} (max {MAX_TIMEOUT_MS}); on timeout the command and everything it "
         "started are killed. A non-zero exit code is reported at the end of the output."
     )
@@ -45,9 +45,13 @@ class BashTool(BuiltinTool):
     )
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        # Imported on first use: start-up registers the tool but never runs a command.
+        from ..shell import run_shell
+
         timeout_ms = int(args.get("timeout_ms", DEFAULT_TIMEOUT_MS))
         result = await run_shell(
-            args["command"], cwd=working_directory(ctx), time_limit=timeout_ms / 1000
+            args["command"], cwd=working_directory(ctx), time_limit=timeout_ms / 1000,
+            output_cap=OUTPUT_CAP,
         )
         text = decode_text(result.output)
         notes: list[str] = []

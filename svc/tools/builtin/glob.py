@@ -8,7 +8,6 @@ from typing import Any
 import trio
 
 from ...errors import ValidationFailed
-from .. import globbing
 from ..types import ToolCapabilities, ToolContext, ToolResult
 from .base import BuiltinTool, shown, working_directory, workspace_path, workspace_root
 
@@ -35,6 +34,9 @@ class GlobTool(BuiltinTool):
     capabilities = ToolCapabilities(reads_workspace=True, effects=("filesystem.read",))
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        # Imported on first use: start-up registers the tool but never runs it.
+        from .. import globbing
+
         pattern = args.get("pattern") or "*"
         base_text, rest = globbing.split_pattern(pattern)
         if ".." in rest.split("/"):
@@ -63,6 +65,8 @@ def _find(base: Path, rest: str) -> list[Path]:
         return [base] if base.exists() or base.is_symlink() else []
     if not base.is_dir():
         return []
+    from .. import globbing
+
     found: list[Path] = []
     for relative, _is_dir in globbing.walk(
         base, max_depth=globbing.pattern_depth(rest), limit=MAX_SCANNED

@@ -10,7 +10,6 @@ import attrs
 import trio
 
 from ...errors import ValidationFailed
-from .. import globbing
 from ..paths import is_inside_workspace, workspace_relative
 from ..text import clip, decode_text, looks_binary
 from ..types import ToolCapabilities, ToolContext, ToolResult
@@ -87,6 +86,9 @@ class GrepTool(BuiltinTool):
 
 
 def _candidates(root: Path, include: str | None) -> list[Path]:
+    # Imported on first use: start-up registers the tool but never runs it.
+    from .. import globbing
+
     if root.is_file():
         return [root]
     files: list[Path] = []

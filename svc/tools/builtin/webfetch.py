@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import trio
 
-from ..fetch import FetchResult, fetch_url
-from ..http import tool_http_client
-from ..markdown import html_to_markdown
 from ..text import decode_text, looks_binary
 from ..types import ToolCapabilities, ToolContext, ToolFailed, ToolResult
 from .base import BuiltinTool
+
+# The fetcher, the tools' HTTP client and the Markdown converter are imported on
+# first use: start-up registers the tools but never fetches (docs/architecture.md,
+# "Start-up budget").
+if TYPE_CHECKING:
+    from ..fetch import FetchResult
 
 DEFAULT_MAX_BYTES = 500_000
 MAX_MAX_BYTES = 5_000_000
@@ -62,6 +65,9 @@ def is_text(content_type: str, body: bytes) -> bool:
 
 async def fetch_for(args: dict[str, Any], ctx: ToolContext) -> FetchResult:
     """Fetch ``args['url']`` with the argument limits; refuse error statuses and binary bodies."""
+    from ..fetch import fetch_url
+    from ..http import tool_http_client
+
     async with tool_http_client(ctx) as client:
         result = await fetch_url(
             client,
@@ -137,6 +143,8 @@ class WebFetchTool(BuiltinTool):
         if wanted == "html":
             output = text
         else:
+            from ..markdown import html_to_markdown
+
             # Converting a large page is CPU work; keep it off the event loop.
             markdown = await trio.to_thread.run_sync(html_to_markdown, text)
             output = markdown if wanted == "markdown" else f"{markdown}\n\n--- HTML ---\n\n{text}"

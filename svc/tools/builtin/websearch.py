@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import trio
 
-from ..http import tool_http_client
-from ..search import SearchConfig, SearchHit, select_backend
 from ..types import ToolCapabilities, ToolContext, ToolFailed, ToolResult
 from .base import BuiltinTool
+
+# The search backends and the tools' HTTP client are imported on first use:
+# start-up registers the tool but never searches (docs/architecture.md, "Start-up budget").
+if TYPE_CHECKING:
+    from ..search import SearchHit
 
 DEFAULT_LIMIT = 5
 MAX_LIMIT = 20
@@ -49,6 +52,9 @@ class WebSearchTool(BuiltinTool):
     capabilities = ToolCapabilities(network_access=True, effects=("network.search",))
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        from ..http import tool_http_client
+        from ..search import SearchConfig, select_backend
+
         config = SearchConfig.from_context(ctx)
         backend = select_backend(config)
         query = args["query"].strip()
