@@ -103,6 +103,7 @@ class EventLog:
         self._wakeup = trio.Event()
         self._committed_changed = trio.Event()
         self._closed = False
+        self._streams_ended = False
         self._subscribers_changed = trio.Event()
         self._global: set[Subscription] = set()
         self._indexed: dict[tuple[str, str], set[Subscription]] = {}
@@ -159,7 +160,10 @@ class EventLog:
     # ------------------------------------------------------------------ subscribe
     def subscribe(self, filter: EventFilter = MATCH_ALL, *, buffer: int = SUBSCRIBER_BUFFER) -> Subscription:
         sub = Subscription(self, filter, buffer)
-        if self._closed:
+        # After end_streams, a stream that subscribes late (a request that was
+        # still sending its preamble) must end too, not linger until the HTTP
+        # server's grace period cuts it off.
+        if self._closed or self._streams_ended:
             sub.close()
             return sub
         key = filter.index_key
@@ -310,7 +314,9 @@ class EventLog:
         self._wakeup.set()
 
     def end_streams(self) -> None:
-        """End every live subscription now (graceful shutdown: open SSE streams finish)."""
+        """End every live subscription now, and every later one at once
+        (graceful shutdown: open SSE streams finish)."""
+        self._streams_ended = True
         self._close_subscribers()
 
 

@@ -3,6 +3,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 import trio
 
 from svc.clock import TrioClock
@@ -136,6 +137,17 @@ async def test_stream_ends_when_the_log_ends_streams(tmp_path: Path) -> None:
             await log.wait_for_subscribers(lambda n: n == 1)
             log.end_streams()
         assert outcome == ["ended"]
+        assert log.subscriber_count == 0
+
+
+async def test_a_stream_that_subscribes_after_streams_ended_ends_at_once(tmp_path: Path) -> None:
+    # An SSE request still writing its preamble when shutdown began subscribes late.
+    async with open_database(tmp_path / "svc.db") as db, open_event_log(db, TrioClock()) as log:
+        log.end_streams()
+        log.publish("e", {})
+        # (fail_after only turns a hang, the bug, into a failure)
+        with trio.fail_after(10), EventStream(log, after_seq=log.last_seq) as stream, pytest.raises(StreamEnded):
+            await stream.receive()
         assert log.subscriber_count == 0
 
 
