@@ -18,16 +18,21 @@ from __future__ import annotations
 
 import logging
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import apsw
 import attrs
 import trio
 
 from ..events import Event, EventFilter, EventLog, EventStream, StreamEnded
-from .records import MemoryRecord, NewRecord
 from .service import MemoryService
 from .store import build_record, insert_sync, state_get_sync, state_put_sync
+
+if TYPE_CHECKING:
+    from .records import MemoryRecord
+
+# The record shapes are imported by the first exchange recorded: a fresh engine records none
+# at start-up (docs/architecture.md, "Start-up budget").
 
 log = logging.getLogger("svc.memory")
 
@@ -168,6 +173,8 @@ class ExchangeRecorder:
         )
 
     def records_for(self, exchange: Exchange) -> list[MemoryRecord]:
+        from .records import NewRecord
+
         content = compact_exchange(exchange.user_text, exchange.assistant_text, side_chars=self.side_chars)
         metadata = {
             "session_id": exchange.session_id, "run_id": exchange.run_id, "source": exchange.source,

@@ -33,7 +33,6 @@ from .governance import (
     split_scopes,
     storage_tier,
 )
-from .importer import Importer, ImportProgress, ImportRequest, ImportSummary, MemoryImportFailed
 from .records import (
     TIERS,
     WIDER_TIER,
@@ -46,9 +45,10 @@ from .records import (
 )
 from .store import MemoryStore, audit_sync, build_record, new_audit, normalize_tags
 
-# The request shapes and the scrubber are imported on first use: start-up builds
+# The request shapes, the scrubber and the file importer are imported on first use: start-up builds
 # the service but serves no request (docs/architecture.md, "Start-up budget").
 if TYPE_CHECKING:
+    from .importer import Importer, ImportProgress, ImportRequest, ImportSummary
     from .requests import (
         DemoteRequest,
         GovernedPromoteRequest,
@@ -81,9 +81,18 @@ class MemoryService:
         self.sessions = sessions
         """The engine's SessionService (resolves a run's session and a session's project)."""
         self._workspace = workspace or Path.cwd
-        self.importer = Importer(store, clock.now_ms)
+        self._importer: Importer | None = None
         self.exchanges: Any = None
         """The :class:`~svc.memory.exchanges.ExchangeRecorder`, when the component runs one."""
+
+    @property
+    def importer(self) -> Importer:
+        """The file importer, built by the first import (imported on first use, like the requests)."""
+        if self._importer is None:
+            from .importer import Importer
+
+            self._importer = Importer(self.store, self.clock.now_ms)
+        return self._importer
 
     # ------------------------------------------------------------------ resolution
     async def session_of_run(self, run_id: str | None) -> str | None:
@@ -400,6 +409,8 @@ class MemoryService:
         path = Path(raw_path).expanduser()
         if not path.is_absolute():
             path = self._workspace() / path
+        from .importer import ImportRequest
+
         tier = body.tier or ("project" if body.project_id else "session" if body.session_id else "global")
         return await self.import_path(ImportRequest(
             path=path, format=body.format, tier=tier, project_id=body.project_id, session_id=body.session_id,
@@ -409,6 +420,8 @@ class MemoryService:
     async def import_path(
         self, request: ImportRequest, *, progress: Callable[[ImportProgress], None] | None = None,
     ) -> ImportSummary:
+        from .importer import MemoryImportFailed
+
         described = {"path": str(request.path), "format": request.format, "tier": request.tier,
                      "scope": {"project": request.project_id, "session": request.session_id}}
         self.events.publish("memory.import.started", described, topic=TOPIC)

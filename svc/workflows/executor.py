@@ -21,7 +21,6 @@ import trio
 
 from ..errors import SvcError
 from ..events import EventFilter, EventStream, StreamEnded
-from ..sessions import CreateSession, RunRequest
 from ..tools import ToolContext
 from .repository import WorkflowRepository
 
@@ -30,7 +29,7 @@ if TYPE_CHECKING:
     from .actions import ParsedAction
     from .runs import ActionRun, PendingGate, WorkflowRun
 
-# The action parser and the run records are imported by the first run: start-up on a fresh
+# The action parser, the run records and the session requests are imported by the first run: start-up on a fresh
 # store drives none (docs/architecture.md, "Start-up budget").
 
 TOPIC = "workflows"
@@ -247,6 +246,8 @@ class WorkflowExecutor:
         return {"tool": outcome.tool, "output": outcome.output or "", "metadata": _jsonable(outcome.metadata)}
 
     async def run_agent(self, run: WorkflowRun, action: ActionRun, *, agent_id: str | None) -> dict[str, Any]:
+        from ..sessions.requests import RunRequest
+        from ..sessions.service import CreateSession
         from .actions import objective_for
 
         spec = action.with_ if isinstance(action.with_, Mapping) else {}

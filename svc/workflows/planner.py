@@ -20,14 +20,13 @@ import attrs
 import trio
 
 from ..errors import SvcError
-from ..providers import ChatMessage, ChatRequest
 from .errors import PlanInvalid
 
 if TYPE_CHECKING:
     from ..engine import Engine
     from .plans import PlanContext, WorkflowPlan
 
-# The plan model is imported by the first draft or revision: start-up builds the planner but
+# The plan model and the chat types are imported by the first draft or revision: start-up builds the planner but
 # never plans (docs/architecture.md, "Start-up budget").
 
 log = logging.getLogger("svc.workflows.planner")
@@ -93,6 +92,8 @@ class Planner:
 
     # ------------------------------------------------------------ model call
     async def _ask(self, system: str, user: str, preferences: Mapping[str, Any] | None) -> tuple[str, dict[str, Any]]:
+        from ..providers.types import ChatMessage, ChatRequest
+
         prefs = preferences or {}
         provider_id = prefs.get("model_provider") if isinstance(prefs.get("model_provider"), str) else None
         model_id = prefs.get("model_id") if isinstance(prefs.get("model_id"), str) else None

@@ -46,10 +46,20 @@ def measure(argv: list[str], env: dict[str, str]) -> tuple[float, float, float]:
         stop(process)
 
 
+def speed_probe() -> float:
+    """Seconds for a fixed pure-Python loop: how fast this machine is right now (it varies)."""
+    started = time.process_time()
+    total = 0
+    for i in range(2_000_000):
+        total += i
+    return time.process_time() - started
+
+
 def main(rounds: int = ROUNDS) -> None:
     root = HERE.parents[1]
     for package in ("actors", "supervisors", "svc", "cli"):
         compileall.compile_dir(root / package, quiet=1)
+    probe_before = speed_probe()
     engine_ready, engine_cpu, engine_rss, bare_ready, bare_cpu, bare_rss = [], [], [], [], [], []
     for _ in range(rounds):
         with tempfile.TemporaryDirectory() as tmp:
@@ -70,6 +80,7 @@ def main(rounds: int = ROUNDS) -> None:
           f"rounds: engine {', '.join(f'{t:.2f}' for t in engine_ready)}")
     print(f"CPU time to healthy: engine {ec:.2f} s, bare app {bc:.2f} s (ratio {ec / bc:.2f})")
     print(f"idle RSS: engine {em:.0f} MB, bare app {bm:.0f} MB (ratio {em / bm:.2f}; target <= 120 MB)")
+    print(f"machine speed probe (2M-step loop): {probe_before:.3f} s before, {speed_probe():.3f} s after")
 
 
 if __name__ == "__main__":
