@@ -13,6 +13,8 @@ import asyncclick as click
 
 from svc import __version__
 
+from . import heap
+
 # Command name -> "module:attribute" (modules relative to this package).
 COMMANDS = {
     "serve": ".serve:serve",
@@ -42,5 +44,10 @@ class _Commands(click.Group):
 
 @click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, "--version", "-V", prog_name="svc-engine")
-async def cli() -> None:
+@click.pass_context
+async def cli(ctx: click.Context) -> None:
     """svc-engine: a local or headless agent automation runtime."""
+    # Start-up is over for every command but `serve`, which keeps collection paused
+    # until its engine is ready (cli/heap.py).
+    if ctx.invoked_subcommand != "serve":
+        heap.settle()

@@ -13,8 +13,10 @@ def main() -> None:
     heap.pause_collection()
     try:
         from .commands import cli
-    finally:
-        # Every command but `serve` resumes here; `serve` pauses again until the
+
+        # The group resumes collection before any command but `serve` runs (after the
+        # event loop and the command's module are imported); `serve` resumes it once the
         # engine is ready.
+        cli(_anyio_backend="trio")
+    finally:
         heap.settle()
-    cli(_anyio_backend="trio")

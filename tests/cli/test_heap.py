@@ -68,3 +68,11 @@ async def test_serve_keeps_collection_paused_until_the_engine_is_ready(
         await settled.wait()
         assert seen == [False] and gc.isenabled()
         nursery.cancel_scope.cancel()
+
+
+async def test_other_commands_resume_collection_before_they_run(collector: None) -> None:
+    from cli.commands import cli
+
+    heap.pause_collection()  # as main() does
+    await cli.main(["providers"], standalone_mode=False)
+    assert gc.isenabled()
