@@ -8,12 +8,12 @@ from supervisors import ChildSpec, Restart
 
 from ..component import Component
 from .errors import WorkflowsUnavailable
-from .planner_service import PlannerService
 from .service import WorkflowService
 from .studio_migration import migration_available, run_studio_migration
 
 if TYPE_CHECKING:
     from ..engine import Engine
+    from .planner_service import PlannerService
 
 
 class WorkflowsComponent(Component):
@@ -24,14 +24,15 @@ class WorkflowsComponent(Component):
 
     def __init__(self) -> None:
         self.service: WorkflowService | None = None
-        self.planner: PlannerService | None = None
+        self._planner: PlannerService | None = None
+        self._engine: Engine | None = None
 
     async def setup(self, engine: Engine) -> None:
         service = WorkflowService(engine)
         await service.recover()
         await service.load()
         self.service = service
-        self.planner = PlannerService(engine)
+        self._engine = engine
         # A configuration reload may move the workspace or the state dir.
         engine.on_settings_changed(lambda _settings: engine.spawn_background(service.reload))
 
@@ -46,6 +47,17 @@ class WorkflowsComponent(Component):
             children.append(ChildSpec(id="workflow-studio-migration", start=run_studio_migration,
                                       args=(engine,), restart=Restart.PERMANENT))
         return children
+
+    @property
+    def planner(self) -> PlannerService | None:
+        """The workflow planner, built by its first use (None before set-up)."""
+        # Built on first use: start-up never plans, and the planner's module brings
+        # its store, drafts and request shapes (docs/architecture.md, "Start-up budget").
+        if self._planner is None and self._engine is not None:
+            from .planner_service import PlannerService
+
+            self._planner = PlannerService(self._engine)
+        return self._planner
 
     def require(self) -> WorkflowService:
         if self.service is None:

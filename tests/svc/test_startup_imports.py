@@ -52,7 +52,8 @@ DEFERRED_MODULES = [
     # request parsers, specs and plans: the first request that carries one
     "svc.sessions.requests", "svc.goals.orchestration", "svc.goals.projection", "svc.workflows.plans",
     "svc.workflows.plan_import", "svc.workflows.materialize", "svc.automations.routines.bodies",
-    "svc.memory.requests", "svc.mcp.capability", "svc.mcp.catalog",
+    "svc.memory.requests", "svc.mcp.capability", "svc.mcp.catalog", "svc.workflows.planner_service",
+    "svc.workflows.planner_store", "svc.memory.importer",
     # executors: the first run
     "svc.workflows.actions", "svc.automations.routines.execution", "svc.automations.session_runs",
     "svc.automations.v2.executor",

@@ -3,22 +3,17 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 from quart import Blueprint, request
 
+from ... import workflows as domain
 from ...convert import aliases, structure
 from ...errors import ValidationFailed
 from ...events import EventFilter, json_frame
 from ...workflows import (
     MAX_TAIL,
-    ApplyRequest,
-    ChatMessageRequest,
-    ImportRequest,
-    PlanIdRequest,
-    PlannerService,
-    PlanRequest,
     WorkflowService,
     normalize_workspace,
     parse_run_ids,
@@ -28,8 +23,12 @@ from ...workflows import (
 from ..request import engine, header, json_body, query_int, query_str
 from ..sse import event_frames, resume_cursor, sse_response
 
-# The requester model is imported by the handlers that name the requester: start-up decides
-# no gate and applies no plan (docs/architecture.md, "Start-up budget").
+# The requester model and the planner's request shapes are read when a handler needs them
+# (`domain.PlanRequest`): start-up decides no gate and plans nothing (docs/architecture.md,
+# "Start-up budget").
+
+if TYPE_CHECKING:
+    from ...workflows import PlannerService
 
 bp = Blueprint("workflows", __name__)
 
@@ -196,23 +195,23 @@ def planner() -> PlannerService:
 
 @bp.post("/workflow-plans/preview")
 async def preview_plan() -> Any:
-    return await planner().preview(structure(PlanRequest, await json_body(allow_empty=False)))
+    return await planner().preview(structure(domain.PlanRequest, await json_body(allow_empty=False)))
 
 
 @bp.post("/workflow-plans/chat/start")
 async def start_plan_chat() -> Any:
-    return await planner().chat_start(structure(PlanRequest, await json_body(allow_empty=False)))
+    return await planner().chat_start(structure(domain.PlanRequest, await json_body(allow_empty=False)))
 
 
 @bp.post("/workflow-plans/chat/message")
 async def plan_chat_message() -> Any:
-    body = structure(ChatMessageRequest, await json_body(allow_empty=False))
+    body = structure(domain.ChatMessageRequest, await json_body(allow_empty=False))
     return await planner().chat_message(body.plan_id, body.message)
 
 
 @bp.post("/workflow-plans/chat/reset")
 async def reset_plan_chat() -> Any:
-    body = structure(PlanIdRequest, await json_body(allow_empty=False))
+    body = structure(domain.PlanIdRequest, await json_body(allow_empty=False))
     return await planner().chat_reset(body.plan_id)
 
 
@@ -220,18 +219,18 @@ async def reset_plan_chat() -> Any:
 async def apply_plan() -> Any:
     from ...workflows import AGENT_ID_HEADER, REQUEST_SOURCE_HEADER
 
-    body = structure(ApplyRequest, await json_body(allow_empty=False))
+    body = structure(domain.ApplyRequest, await json_body(allow_empty=False))
     return await planner().apply(body, agent_id=header(AGENT_ID_HEADER), request_source=header(REQUEST_SOURCE_HEADER))
 
 
 @bp.post("/workflow-plans/import/preview")
 async def preview_plan_import() -> Any:
-    return await planner().import_preview(structure(ImportRequest, await json_body(allow_empty=False)))
+    return await planner().import_preview(structure(domain.ImportRequest, await json_body(allow_empty=False)))
 
 
 @bp.post("/workflow-plans/import")
 async def import_plan() -> Any:
-    return await planner().import_bundle(structure(ImportRequest, await json_body(allow_empty=False)))
+    return await planner().import_bundle(structure(domain.ImportRequest, await json_body(allow_empty=False)))
 
 
 @bp.get("/workflow-plans/sessions")
