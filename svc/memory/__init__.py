@@ -36,8 +36,7 @@ _exports = LazyExports(__name__, {
         "score_from_bm25", "terms",
     ],
     ".records": [
-        "TIERS", "AuditEntry", "MemoryRecord", "MemoryScope", "NewRecord", "ScopeClause",
-        "SearchHit", "Tier",
+        "AuditEntry", "MemoryRecord", "MemoryScope", "NewRecord", "ScopeClause", "SearchHit",
     ],
     ".requests": [
         "DemoteRequest", "GovernedPromoteRequest", "GovernedPutRequest", "GovernedSearchRequest",
@@ -52,6 +51,9 @@ _exports = LazyExports(__name__, {
     ],
     ".store": [
         "MemoryStore",
+    ],
+    ".tiers": [
+        "TIERS", "Tier",
     ],
     ".tools": [
         "memory_tools", "register_memory_tools",

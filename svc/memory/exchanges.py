@@ -21,7 +21,6 @@ import re
 from typing import TYPE_CHECKING, Any
 
 import apsw
-import attrs
 import trio
 
 from ..events import Event, EventFilter, EventLog, EventStream, StreamEnded
@@ -29,10 +28,10 @@ from .service import MemoryService
 from .store import build_record, insert_sync, state_get_sync, state_put_sync
 
 if TYPE_CHECKING:
-    from .records import MemoryRecord
+    from .records import Exchange, MemoryRecord
 
-# The record shapes are imported by the first exchange recorded: a fresh engine records none
-# at start-up (docs/architecture.md, "Start-up budget").
+# The record shapes (Exchange among them) are imported by the first exchange recorded: a fresh
+# engine records none at start-up (docs/architecture.md, "Start-up budget").
 
 log = logging.getLogger("svc.memory")
 
@@ -60,20 +59,6 @@ def clip(text: str, limit: int) -> str:
 
 def compact_exchange(user: str, assistant: str, *, side_chars: int = DEFAULT_SIDE_CHARS) -> str:
     return f"User: {clip(user, side_chars)}\nAssistant: {clip(assistant, side_chars)}"
-
-
-@attrs.frozen
-class Exchange:
-    session_id: str
-    run_id: str
-    project_id: str | None
-    user_text: str
-    assistant_text: str
-    user_message_id: str | None
-    assistant_message_id: str | None
-    source: str
-    agent_id: str | None
-    finished_at_ms: int
 
 
 class ExchangeRecorder:
@@ -166,6 +151,8 @@ class ExchangeRecorder:
         user_text, assistant_text = user.text().strip(), assistant.text().strip()
         if not user_text or not assistant_text:
             return None
+        from .records import Exchange
+
         return Exchange(
             session_id=run.session_id, run_id=run.id, project_id=session.project_id, user_text=user_text,
             assistant_text=assistant_text, user_message_id=user.id, assistant_message_id=assistant.id,
@@ -193,6 +180,15 @@ class ExchangeRecorder:
             ), now_ms=now)
             for tier in tiers
         ]
+
+
+def __getattr__(name: str) -> Any:
+    """``Exchange`` lives with the record shapes; it is still read from here as before."""
+    if name == "Exchange":
+        from .records import Exchange
+
+        return Exchange
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 __all__ = ["CURSOR_KEY", "Exchange", "ExchangeRecorder", "clip", "compact_exchange"]

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 import attrs
 
 from ..errors import SvcError, ValidationFailed
-from .records import TIERS
+from .tiers import TIERS
 
 GOVERNED_TIERS = ("session", "project", "team", "curated")
 NOT_STORAGE_BACKED = frozenset({"team", "curated"})

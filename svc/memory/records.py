@@ -8,15 +8,11 @@ to exactly one tier; promotion copies it to a wider one.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Literal, get_args
+from typing import Any
 
 import attrs
 
-Tier = Literal["global", "project", "session"]
-TIERS: tuple[Tier, ...] = get_args(Tier)
-
-WIDER_TIER: dict[str, Tier] = {"session": "project", "project": "global"}
-"""Where a simple promotion moves a record (a session record without a project skips to global)."""
+from .tiers import TIERS, WIDER_TIER, Tier
 
 DEFAULT_ORG = "local"
 DEFAULT_WORKSPACE = "local"
@@ -224,6 +220,22 @@ class AuditEntry:
         }
 
 
+@attrs.frozen
+class Exchange:
+    """What one completed run said: the input of its compact exchange records (:mod:`svc.memory.exchanges`)."""
+
+    session_id: str
+    run_id: str
+    project_id: str | None
+    user_text: str
+    assistant_text: str
+    user_message_id: str | None
+    assistant_message_id: str | None
+    source: str
+    agent_id: str | None
+    finished_at_ms: int
+
+
 __all__ = [
     "DEFAULT_ORG",
     "DEFAULT_USER",
@@ -231,6 +243,7 @@ __all__ = [
     "TIERS",
     "WIDER_TIER",
     "AuditEntry",
+    "Exchange",
     "MemoryRecord",
     "MemoryScope",
     "NewRecord",

@@ -20,35 +20,15 @@ import attrs
 from ..clock import Clock
 from ..errors import ValidationFailed
 from ..events import EventLog
-from .governance import (
-    CLASSIFICATIONS,
-    DEFAULT_CAPABILITY,
-    GOVERNED_KINDS,
-    GOVERNED_TIERS,
-    MemoryConflict,
-    MemoryForbidden,
-    MemoryNotFound,
-    check_context,
-    require_tier,
-    split_scopes,
-    storage_tier,
-)
-from .records import (
-    TIERS,
-    WIDER_TIER,
-    MemoryRecord,
-    MemoryScope,
-    NewRecord,
-    ScopeClause,
-    SearchHit,
-    Tier,
-)
 from .store import MemoryStore, audit_sync, build_record, new_audit, normalize_tags
+from .tiers import TIERS, WIDER_TIER, Tier
 
-# The request shapes, the scrubber and the file importer are imported on first use: start-up builds
-# the service but serves no request (docs/architecture.md, "Start-up budget").
+# The record shapes, the governance checks, the request shapes, the scrubber and the file importer
+# are imported on first use: start-up builds the service but serves no request
+# (docs/architecture.md, "Start-up budget").
 if TYPE_CHECKING:
     from .importer import Importer, ImportProgress, ImportRequest, ImportSummary
+    from .records import MemoryRecord, MemoryScope, NewRecord, SearchHit
     from .requests import (
         DemoteRequest,
         GovernedPromoteRequest,
@@ -112,6 +92,8 @@ class MemoryService:
         field: str = "tiers",
     ) -> MemoryScope:
         """What a run in ``session_id`` sees: its session, its (or the given) project, global."""
+        from .records import MemoryScope
+
         project_id = project_id or await self.project_of_session(session_id)
         wanted = _check_tiers(tiers, field=field) if tiers else TIERS
         return MemoryScope.for_context(session_id=session_id, project_id=project_id, tiers=wanted)
@@ -121,6 +103,8 @@ class MemoryService:
         field: str = "tiers",
     ) -> MemoryScope:
         """A caller naming a session or project sees that context; one naming neither sees every record."""
+        from .records import MemoryScope, ScopeClause
+
         if session_id or project_id:
             return await self.context_scope(session_id=session_id, project_id=project_id, tiers=tiers, field=field)
         wanted = _check_tiers(tiers, field=field) if tiers else TIERS
@@ -150,6 +134,14 @@ class MemoryService:
         return record
 
     async def _governed_new(self, request: GovernedPutRequest) -> NewRecord:
+        from .governance import (
+            DEFAULT_CAPABILITY,
+            GOVERNED_KINDS,
+            check_context,
+            require_tier,
+            storage_tier,
+        )
+        from .records import NewRecord
         from .requests import check_content, check_tags
 
         partition = request.partition
@@ -175,6 +167,8 @@ class MemoryService:
         )
 
     async def _simple_new(self, request: PutRequest) -> NewRecord:
+        from .governance import check_context, require_tier
+        from .records import NewRecord
         from .requests import check_content, check_tags
 
         content = check_content(request.text, field="text")
@@ -207,6 +201,7 @@ class MemoryService:
 
     # ------------------------------------------------------------------ search
     async def search(self, request: SearchRequest | GovernedSearchRequest) -> dict[str, Any]:
+        from .governance import check_context, split_scopes
         from .requests import GovernedSearchRequest, check_content, check_tags, search_limit
 
         if isinstance(request, GovernedSearchRequest):
@@ -233,6 +228,8 @@ class MemoryService:
         return await self.store.search(query, scope, tags=tags, kinds=kinds, limit=limit)
 
     async def _governed_search(self, request: GovernedSearchRequest) -> dict[str, Any]:
+        from .governance import DEFAULT_CAPABILITY, GOVERNED_TIERS, check_context, split_scopes
+        from .records import MemoryScope, ScopeClause
         from .requests import check_content, check_tags, search_limit
 
         partition = request.partition
@@ -275,6 +272,16 @@ class MemoryService:
 
     # ------------------------------------------------------------------ promote / demote
     async def promote(self, request: PromoteRequest | GovernedPromoteRequest) -> dict[str, Any]:
+        from .governance import (
+            DEFAULT_CAPABILITY,
+            MemoryConflict,
+            MemoryForbidden,
+            MemoryNotFound,
+            check_context,
+            require_tier,
+            storage_tier,
+        )
+        from .records import NewRecord
         from .requests import GovernedPromoteRequest
         from .scrub import ScrubReport, scrub_text
 
@@ -343,6 +350,8 @@ class MemoryService:
         return body
 
     async def demote(self, request: DemoteRequest) -> dict[str, Any]:
+        from .governance import MemoryNotFound
+
         now = self.clock.now_ms()
         audit = new_audit("demote", now_ms=now, run_id=request.run_id, detail={"reason": request.reason})
         record = await self.store.set_demoted(request.id, demoted=True, now_ms=now,
@@ -354,12 +363,16 @@ class MemoryService:
 
     # ------------------------------------------------------------------ read / delete
     async def get(self, record_id: str, scope: MemoryScope | None = None) -> MemoryRecord:
+        from .governance import MemoryNotFound
+
         record = await self.store.get(record_id)
         if record is None or (scope is not None and not scope.allows(record)):
             raise MemoryNotFound(memory_id=record_id)
         return record
 
     async def _require(self, record_id: str, *, field: str) -> MemoryRecord:
+        from .governance import MemoryNotFound
+
         record = await self.store.get(record_id)
         if record is None:
             raise MemoryNotFound(memory_id=record_id, field=field)
@@ -376,6 +389,8 @@ class MemoryService:
         tags: Sequence[str] = (), actor: str | None = None,
     ) -> dict[str, Any]:
         """Delete a record the scope can see, in ``project_id`` and carrying ``tags`` when given (404 otherwise)."""
+        from .governance import MemoryNotFound
+
         record = await self.get(record_id, scope)
         wanted = normalize_tags(tags)
         if (project_id and record.project_id != project_id) or not set(wanted) <= set(record.tags):
@@ -472,6 +487,8 @@ def _check_tiers(tiers: Sequence[str], *, field: str) -> tuple[Tier, ...]:
 
 
 def _check_classification(value: str) -> None:
+    from .governance import CLASSIFICATIONS
+
     if value not in CLASSIFICATIONS:
         raise ValidationFailed(f"`classification` must be one of {', '.join(CLASSIFICATIONS)}",
                                field="classification")

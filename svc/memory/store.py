@@ -18,7 +18,7 @@ import threading
 import uuid
 import weakref
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import apsw
 import attrs
@@ -33,7 +33,11 @@ from .query import (
     score_from_bm25,
     terms,
 )
-from .records import AuditEntry, MemoryRecord, MemoryScope, NewRecord, SearchHit
+
+# The record shapes are imported by the first read or write of a record: start-up on a fresh
+# store reads and writes only the recorder's cursor (docs/architecture.md, "Start-up budget").
+if TYPE_CHECKING:
+    from .records import AuditEntry, MemoryRecord, MemoryScope, NewRecord, SearchHit
 
 RANK = "bm25(1.0, 0.5, 0.0)"
 """The index's own ranking, used to pick candidates: content, tags at half weight, scope never."""
@@ -55,15 +59,23 @@ def content_hash(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def _record(row: Sequence[Any]) -> MemoryRecord:
-    return MemoryRecord(
+def _records(rows: Iterable[Sequence[Any]]) -> list[MemoryRecord]:
+    """Rows that start with the columns of ``_COLS``, as records."""
+    from .records import MemoryRecord
+
+    return [MemoryRecord(
         id=row[0], tier=row[1], org_id=row[2], workspace_id=row[3], project_id=row[4], session_id=row[5],
         run_id=row[6], user_id=row[7], kind=row[8], source_type=row[9], classification=row[10],
         content=row[11], tags=tuple(loads(row[12], [])), metadata=loads(row[13], {}),
         artifact_refs=tuple(loads(row[14], [])), provenance=loads(row[15], {}), visibility=row[16],
         demoted=bool(row[17]), source_key=row[18], chunk_index=row[19], content_hash=row[20],
         created_at_ms=row[21], updated_at_ms=row[22],
-    )
+    ) for row in rows]
+
+
+def _record(row: Sequence[Any]) -> MemoryRecord:
+    [record] = _records([row])
+    return record
 
 
 def _scope_of(record: MemoryRecord) -> str:
@@ -82,6 +94,8 @@ def normalize_tags(tags: Iterable[str]) -> tuple[str, ...]:
 
 
 def build_record(new: NewRecord, *, now_ms: int, record_id: str | None = None) -> MemoryRecord:
+    from .records import MemoryRecord
+
     return MemoryRecord(
         id=record_id or str(uuid.uuid4()), tier=new.tier, content=new.content,
         content_hash=content_hash(new.content), created_at_ms=now_ms, updated_at_ms=now_ms, org_id=new.org_id,
@@ -272,11 +286,12 @@ def _ranked(
     best = sorted(kept, reverse=True)[:limit]
     if not best:
         return []
-    records = {
-        row[-1]: _record(row) for row in conn.execute(
-            f"SELECT {_COLS}, seq FROM memory_records WHERE seq IN ({','.join('?' * len(best))})",
-            [seq for _, seq in best])
-    }
+    from .records import SearchHit
+
+    rows = list(conn.execute(
+        f"SELECT {_COLS}, seq FROM memory_records WHERE seq IN ({','.join('?' * len(best))})",
+        [seq for _, seq in best]))
+    records = {row[-1]: record for row, record in zip(rows, _records(rows), strict=True)}
     return [SearchHit(records[seq], score_from_bm25(score), score) for score, seq in best if seq in records]
 
 
@@ -401,7 +416,7 @@ class MemoryStore:
                 "ORDER BY r.created_at_ms DESC, r.seq DESC LIMIT ? OFFSET ?",
                 (*params, limit, offset),
             )
-            return [_record(row) for row in rows], total
+            return _records(rows), total
 
         return await self.db.read(q)
 
@@ -409,6 +424,8 @@ class MemoryStore:
         return await self.db.read(lambda conn: conn.execute("SELECT count(*) FROM memory_records").fetchone()[0])
 
     async def audit(self, *, run_id: str | None = None, limit: int = 100) -> list[AuditEntry]:
+        from .records import AuditEntry
+
         def q(conn: apsw.Connection) -> list[AuditEntry]:
             where, params = ("WHERE run_id = ?", [run_id]) if run_id else ("", [])
             rows = conn.execute(
@@ -426,6 +443,8 @@ class MemoryStore:
 
 def new_audit(action: str, *, now_ms: int, record: MemoryRecord | None = None, run_id: str | None = None,
               actor: str | None = None, detail: Mapping[str, Any] | None = None) -> AuditEntry:
+    from .records import AuditEntry
+
     return AuditEntry(
         id=str(uuid.uuid4()), action=action, created_at_ms=now_ms, record_id=record.id if record else None,
         run_id=run_id if run_id is not None else (record.run_id if record else None),

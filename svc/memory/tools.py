@@ -11,15 +11,17 @@ permission rules; storing and deleting ask first.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..tools import Tool, ToolCapabilities, ToolContext, ToolFailed, ToolRegistry, ToolResult
 from .exchanges import clip
-from .records import TIERS, MemoryRecord, MemoryScope, NewRecord, ScopeClause, SearchHit
 from .service import MemoryService
+from .tiers import TIERS
 
-# The argument checks (svc.memory.requests) are imported on first use: start-up
-# registers the tools but never runs one (docs/architecture.md, "Start-up budget").
+# The record shapes and the argument checks (svc.memory.requests) are imported on first use:
+# start-up registers the tools but never runs one (docs/architecture.md, "Start-up budget").
+if TYPE_CHECKING:
+    from .records import MemoryRecord, MemoryScope, SearchHit
 
 _SCOPE_PROPERTIES: dict[str, Any] = {
     "session_id": {"type": "string", "description": "Only outside a session run: whose session memory to use."},
@@ -51,6 +53,8 @@ class MemoryTool(Tool):
         return session_id, project_id
 
     async def scope(self, args: Mapping[str, Any], ctx: ToolContext, tiers: list[str] | None = None) -> MemoryScope:
+        from .records import MemoryScope, ScopeClause
+
         session_id, project_id = await self.ids(args, ctx)
         wanted = tuple(tiers) if tiers else TIERS
         if ctx.source != "session" and not session_id and not project_id:
@@ -79,6 +83,7 @@ class MemoryStoreTool(MemoryTool):
     }
 
     async def execute(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
+        from .records import NewRecord
         from .requests import check_content, check_tags
 
         text = check_content(args.get("text") or args.get("content"), field="args.text")
