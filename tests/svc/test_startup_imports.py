@@ -60,6 +60,7 @@ DEFERRED_MODULES = [
     # records of rows a fresh store does not have
     "svc.sessions.records", "svc.goals.goal", "svc.mcp.records", "svc.teams.records", "svc.teams.templates",
     "svc.workflows.runs", "svc.automations.routines.records", "svc.automations.v2.records",
+    "svc.memory.records", "svc.memory.governance",
     # model providers and tool implementations: the first model call or tool run
     "svc.providers.types", "svc.providers.openai_compat", "svc.providers.anthropic", "svc.providers.cohere",
     "svc.providers.transport", "svc.tools.search", "svc.tools.shell", "svc.tools.fetch", "svc.memory.scrub",
