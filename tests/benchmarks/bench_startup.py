@@ -8,6 +8,13 @@ measures the time from spawning the process to the first ``GET
 process used to get there, which a busy machine distorts far less), then the
 resident memory after a second of idling. Baseline measured in the same run: the bare quart-trio app
 (the same stack with nothing of ours). Targets: start-up <= 1.0 s, idle RSS <= 120 MB.
+
+It measures the ``svc-engine`` of the interpreter that runs it. Run it with the
+environment the README's first command builds (``.venv/bin/python
+tests/benchmarks/bench_startup.py`` after ``pip install .``) to measure what
+users start; the test environment (an editable install with the test extra)
+starts somewhat slower, its editable-install finder and extra packages included.
+A speed probe before and after shows how fast the (shared, variable) machine was.
 """
 
 from __future__ import annotations
