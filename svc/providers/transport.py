@@ -210,15 +210,17 @@ async def consume(items: AsyncIterator[T], handle: Callable[[T], bool]) -> None:
     once the chain is closed.
     """
     failure: BaseException | None = None
+    stopped = False  # (a local flag: scope.cancel_called reads the clock, once per streamed line)
     with trio.CancelScope() as scope:
         async for item in items:
-            if scope.cancel_called:
+            if stopped:
                 continue  # already buffered; the next real read raises Cancelled
             try:
                 keep_going = handle(item)
             except BaseException as exc:  # re-raised below, after the chain is closed
                 failure, keep_going = exc, False
             if not keep_going:
+                stopped = True
                 scope.cancel()
     if failure is not None:
         raise failure

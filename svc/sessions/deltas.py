@@ -27,23 +27,24 @@ class DeltaCoalescer:
         self._pending: list[str] = []
         self._pending_chars = 0
         self._last_emit = -float("inf")
+        # Whether a publication happened less than `window` ago. A flag, closed by
+        # run(), rather than a clock reading per delta: add() is called once per
+        # streamed token, and reading trio's clock was a measurable share of it.
+        self._window_open = False
         self._armed = trio.Event()
 
     def add(self, delta: str) -> None:
         """Take one delta (synchronous: called from the provider's sink)."""
         if not delta:
             return
-        now = trio.current_time()
-        if not self._pending and now - self._last_emit >= self._window:
+        if not self._pending and not self._window_open:
             self._emit(delta)
-            self._last_emit = now
+            self._opened()
             return
         self._pending.append(delta)
         self._pending_chars += len(delta)
         if self._pending_chars >= self._max_chars:
             self.flush()
-        else:
-            self._armed.set()
 
     def flush(self) -> None:
         if self._pending:
@@ -51,7 +52,12 @@ class DeltaCoalescer:
             self._pending.clear()
             self._pending_chars = 0
             self._emit(text)
-            self._last_emit = trio.current_time()
+            self._opened()
+
+    def _opened(self) -> None:
+        self._window_open = True
+        self._last_emit = trio.current_time()
+        self._armed.set()
 
     async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
         """Publish what waits when its window closes; cancel it when the stream ends, then ``flush()``."""
@@ -60,4 +66,7 @@ class DeltaCoalescer:
             await self._armed.wait()
             self._armed = trio.Event()
             await trio.sleep_until(self._last_emit + self._window)
-            self.flush()
+            if self._pending:
+                self.flush()  # publishes, and opens the next window
+            elif trio.current_time() >= self._last_emit + self._window:
+                self._window_open = False  # quiet for a whole window: the next delta goes out at once
