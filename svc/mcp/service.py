@@ -27,6 +27,7 @@ from ..logs import REDACTED, register_secret
 from ..settings import Settings
 from ..store import Database
 from ..tools import ToolContext, ToolRegistry, ToolResult, normalize_patterns
+from .errors import McpCatalogUnavailable, McpNameConflict, McpNotFound, McpRequestDenied
 from .repository import McpRepository
 
 if TYPE_CHECKING:
@@ -194,7 +195,6 @@ class McpService:
         """Create a connector, or update the one with this name (``POST /mcp``)."""
         from .connector import Reconfigure
         from .endpoint import check_headers, check_name, check_transport
-        from .errors import McpNameConflict
         from .naming import server_slug
         from .records import ConnectorConfig, ConnectorSnapshot, ConnectorState
 
@@ -315,8 +315,6 @@ class McpService:
     def get(self, name: str) -> ConnectorSnapshot:
         snapshot = self._views.get(name)
         if snapshot is None:
-            from .errors import McpNotFound
-
             raise McpNotFound(f"MCP server `{name}` is not configured", name=name)
         return snapshot
 
@@ -375,7 +373,6 @@ class McpService:
     ) -> dict[str, Any]:
         """File a pending approval for an MCP capability; connects nothing (SPEC 2.6)."""
         from .capability import build_approval
-        from .errors import McpCatalogUnavailable, McpRequestDenied
 
         request = request.checked()
         if caller_agent_id is not None and caller_agent_id != request.agent_id:
@@ -430,8 +427,6 @@ class McpService:
         try:
             return await self.actors.get_or_spawn(ACTOR_PREFIX + name)
         except ActorNotFound:
-            from .errors import McpNotFound
-
             raise McpNotFound(f"MCP server `{name}` is not configured", name=name) from None
 
     async def _ask(self, name: str, message: object) -> Any:

@@ -28,6 +28,14 @@ from ..sessions import CreateSession, ask
 from . import events as ev
 from .config import TeamConfig, TeamConfigLoader
 from .context import ACTOR_PREFIX, RuntimePolicy, TeamsContext, mission_actor_name
+from .errors import (
+    ApprovalNotFound,
+    InstanceNotFound,
+    InstanceNotRunning,
+    SpawnDenied,
+    TeamConfigInvalid,
+    TemplateNotFound,
+)
 from .events import TeamEvents
 from .repository import TeamsRepository
 from .schema import TERMINAL
@@ -37,7 +45,6 @@ if TYPE_CHECKING:
 
     from ..engine import Engine
     from ..sessions import RunRequest, RunStarted, Session
-    from .errors import SpawnDenied
     from .mission import MissionSupervisor, StartedInstance
     from .records import Instance, SpawnRequest
     from .templates import AgentTemplate
@@ -149,8 +156,6 @@ class TeamsService:
         return await self.engine.actors.get_or_spawn(mission_actor_name(mission_id))
 
     async def _runtime_policy(self, config: TeamConfig | None = None) -> RuntimePolicy:
-        from .errors import TeamConfigInvalid
-
         if config is None:
             try:
                 config = await self.loader.load()
@@ -178,8 +183,6 @@ class TeamsService:
         return template
 
     async def template(self, template_id: str) -> AgentTemplate:
-        from .errors import TemplateNotFound
-
         config = await self.loader.load()
         template = config.templates.get(template_id)
         if template is None:
@@ -187,8 +190,6 @@ class TeamsService:
         return template
 
     async def delete_template(self, template_id: str) -> None:
-        from .errors import TemplateNotFound
-
         config = await self.loader.load()
         if template_id not in config.templates:
             raise TemplateNotFound(templateID=template_id)
@@ -198,8 +199,6 @@ class TeamsService:
     # ------------------------------------------------------------------ spawning
     async def spawn(self, request: SpawnRequest) -> SpawnResult:
         """Spawn an instance, or say why not (queuing it when it needs a human's approval)."""
-        from .errors import SpawnDenied
-
         try:
             request, parent = await self._resolve(request)
         except SpawnDenied as denied:
@@ -214,7 +213,6 @@ class TeamsService:
 
     async def _resolve(self, request: SpawnRequest) -> tuple[SpawnRequest, Instance | None]:
         """The request with its mission settled (the parent's, else the default) and its parent."""
-        from .errors import SpawnDenied
         from .records import DEFAULT_MISSION
 
         parent: Instance | None = None
@@ -259,7 +257,6 @@ class TeamsService:
     async def _spawn(self, request: SpawnRequest, parent: Instance | None, *,
                      approved: bool) -> tuple[Instance, StartedInstance]:
         from .budgets import resolve_budget
-        from .errors import SpawnDenied, TeamConfigInvalid
         from .gate import decide
         from .mission import CheckMission
         from .records import DEFAULT_MISSION
@@ -299,7 +296,6 @@ class TeamsService:
 
     async def _new_instance(self, request: SpawnRequest, template: AgentTemplate, budget: BudgetLimits,
                             skill_hash: str, parent: Instance | None) -> Instance:
-        from .errors import SpawnDenied
         from .records import DEFAULT_MISSION, Instance
 
         instance_id = f"ins_{uuid.uuid4().hex}"
@@ -348,8 +344,6 @@ class TeamsService:
                 # It stopped (its last instance ended) just before our message
                 # arrived; the next get_or_spawn starts a fresh incarnation.
                 continue
-        from .errors import SpawnDenied
-
         raise SpawnDenied("spawn_failed", f"mission {mission_id} is restarting; retry the spawn")
 
     async def _remaining(self, parent: Instance) -> BudgetLimits:
@@ -377,8 +371,6 @@ class TeamsService:
 
     async def approve(self, approval_id: str, reason: str | None = None) -> SpawnResult:
         """Spawn a queued request; every check but the approval requirement applies again."""
-        from .errors import ApprovalNotFound, SpawnDenied
-
         approval = await self.repo.take_approval(approval_id)
         if approval is None:
             raise ApprovalNotFound(approvalID=approval_id)
@@ -396,8 +388,6 @@ class TeamsService:
         return SpawnResult(True, body, instance)
 
     async def deny(self, approval_id: str, reason: str | None = None) -> dict[str, Any]:
-        from .errors import ApprovalNotFound
-
         approval = await self.repo.take_approval(approval_id)
         if approval is None:
             raise ApprovalNotFound(approvalID=approval_id)
@@ -415,14 +405,11 @@ class TeamsService:
     async def instance(self, instance_id: str) -> Instance:
         instance = await self.repo.get_instance(instance_id)
         if instance is None:
-            from .errors import InstanceNotFound
-
             raise InstanceNotFound(instanceID=instance_id)
         return instance
 
     async def prompt(self, instance_id: str, request: RunRequest) -> RunStarted:
         """Start a run of the instance (its budget, tool lists, gate and system prompt applied)."""
-        from .errors import InstanceNotRunning
         from .instance import PromptInstance
 
         instance = await self.instance(instance_id)
