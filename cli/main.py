@@ -12,11 +12,14 @@ from . import heap
 def main() -> None:
     heap.pause_collection()
     try:
+        import trio
+
         from .commands import cli
 
         # The group resumes collection before any command but `serve` runs (after the
-        # event loop and the command's module are imported); `serve` resumes it once the
-        # engine is ready.
-        cli(_anyio_backend="trio")
+        # command's module is imported); `serve` resumes it once the engine is ready.
+        # trio.run directly, as asyncclick itself does without anyio: going through
+        # anyio.run cost start-up its trio backend (some thirty modules) for nothing.
+        trio.run(cli.main)
     finally:
         heap.settle()
