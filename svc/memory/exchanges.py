@@ -182,13 +182,4 @@ class ExchangeRecorder:
         ]
 
 
-def __getattr__(name: str) -> Any:
-    """``Exchange`` lives with the record shapes; it is still read from here as before."""
-    if name == "Exchange":
-        from .records import Exchange
-
-        return Exchange
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-__all__ = ["CURSOR_KEY", "Exchange", "ExchangeRecorder", "clip", "compact_exchange"]
+__all__ = ["CURSOR_KEY", "ExchangeRecorder", "clip", "compact_exchange"]

@@ -1,9 +1,9 @@
-"""Names that moved so start-up builds no record class are still read from where they were."""
+"""The tiers moved so start-up builds no record class; they are still read from where they were."""
 
 from __future__ import annotations
 
 import svc.memory
-from svc.memory import exchanges, records, tiers
+from svc.memory import records, tiers
 
 
 def test_the_tiers_are_one_set_of_objects_wherever_they_are_read() -> None:
@@ -11,9 +11,3 @@ def test_the_tiers_are_one_set_of_objects_wherever_they_are_read() -> None:
     assert records.Tier is tiers.Tier is svc.memory.Tier
     assert records.WIDER_TIER is tiers.WIDER_TIER
 
-
-def test_the_exchange_shape_is_still_read_from_the_recorder_module() -> None:
-    from svc.memory.exchanges import Exchange
-
-    assert Exchange is records.Exchange is exchanges.Exchange
-    assert "Exchange" in exchanges.__all__
