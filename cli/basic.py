@@ -12,7 +12,9 @@ from .common import fail, print_json
 
 
 @click.command()
-@click.option("--hostname", "--host", "host", default="127.0.0.1", envvar="SVC_ENGINE_HOST", show_default=True)
+@click.option(
+    "--hostname", "--host", "host", default="127.0.0.1", envvar="SVC_ENGINE_HOST", show_default=True
+)
 @click.option("--port", type=int, default=39731, envvar="SVC_ENGINE_PORT", show_default=True)
 async def status(host: str, port: int) -> None:
     """Print the engine's health; exit non-zero when it is down."""

@@ -38,7 +38,9 @@ class _Commands(click.Group):
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         if cmd_name not in self.commands and cmd_name in COMMANDS:
             module, _, attribute = COMMANDS[cmd_name].partition(":")
-            self.add_command(getattr(importlib.import_module(module, __package__), attribute), cmd_name)
+            self.add_command(
+                getattr(importlib.import_module(module, __package__), attribute), cmd_name
+            )
         return self.commands.get(cmd_name)
 
 

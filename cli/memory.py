@@ -54,15 +54,28 @@ async def memory() -> None:
 
 
 @memory.command("import")
-@click.option("--path", "path", required=True, type=click.Path(path_type=Path), help="Directory to import.")
-@click.option("--format", "fmt", default="directory", show_default=True, help=f"One of: {', '.join(FORMATS)}.")
+@click.option(
+    "--path", "path", required=True, type=click.Path(path_type=Path), help="Directory to import."
+)
+@click.option(
+    "--format", "fmt", default="directory", show_default=True, help=f"One of: {', '.join(FORMATS)}."
+)
 @click.option("--tier", default="global", show_default=True, help=f"One of: {', '.join(TIERS)}.")
 @click.option("--project-id", default=None, help="The project (required for --tier project).")
 @click.option("--session-id", default=None, help="The session (required for --tier session).")
-@click.option("--sync-deletes", is_flag=True, help="Remove the records of files that no longer exist.")
-@click.option("--state-dir", type=click.Path(path_type=Path), default=None, help="Where state lives.")
+@click.option(
+    "--sync-deletes", is_flag=True, help="Remove the records of files that no longer exist."
+)
+@click.option(
+    "--state-dir", type=click.Path(path_type=Path), default=None, help="Where state lives."
+)
 async def memory_import(
-    path: Path, fmt: str, tier: str, project_id: str | None, session_id: str | None, sync_deletes: bool,
+    path: Path,
+    fmt: str,
+    tier: str,
+    project_id: str | None,
+    session_id: str | None,
+    sync_deletes: bool,
     state_dir: Path | None,
 ) -> None:
     """Import Markdown and text notes; prints a JSON summary."""
@@ -80,15 +93,23 @@ async def memory_import(
     if tier == "session" and not session_id:
         fail("--session-id is required with --tier session", 2)
     settings = load_settings(state_dir=state_dir)
-    request = ImportRequest(path=path, format=fmt, tier=tier, project_id=project_id, session_id=session_id,
-                            sync_deletes=sync_deletes)
+    request = ImportRequest(
+        path=path,
+        format=fmt,
+        tier=tier,
+        project_id=project_id,
+        session_id=session_id,
+        sync_deletes=sync_deletes,
+    )
     bar = ProgressBar(sys.stderr) if sys.stderr.isatty() else None
     root = settings.resolved_state_dir
     try:
         root.mkdir(parents=True, exist_ok=True)
         async with open_database(root / DB_FILENAME) as db:
             try:
-                summary = await Importer(MemoryStore(db), SystemClock().now_ms).run(request, progress=bar)
+                summary = await Importer(MemoryStore(db), SystemClock().now_ms).run(
+                    request, progress=bar
+                )
             finally:
                 if bar is not None:
                     bar.close()

@@ -16,22 +16,46 @@ from .common import fail, load_settings
 
 
 @click.command()
-@click.option("--hostname", "--host", "host", default=None, help="Bind address (default 127.0.0.1).")
+@click.option(
+    "--hostname", "--host", "host", default=None, help="Bind address (default 127.0.0.1)."
+)
 @click.option("--port", type=int, default=None, help="Port (default 39731; 0 picks a free one).")
-@click.option("--state-dir", type=click.Path(path_type=Path), default=None, help="Where state lives.")
-@click.option("--in-process", is_flag=True, default=False, help="Run everything in this process (the only mode).")
+@click.option(
+    "--state-dir", type=click.Path(path_type=Path), default=None, help="Where state lives."
+)
+@click.option(
+    "--in-process",
+    is_flag=True,
+    default=False,
+    help="Run everything in this process (the only mode).",
+)
 @click.option("--provider", default=None, help="Default provider id.")
 @click.option("--model", default=None, help="Default model for that provider.")
 @click.option("--api-key", default=None, help="API key for that provider (this process only).")
-@click.option("--config", "config_path", type=click.Path(path_type=Path), default=None,
-              help="Project config file (default .svc/config.json).")
-@click.option("--api-token", default=None, help="Require this token on every route (or SVC_API_TOKEN).")
+@click.option(
+    "--config",
+    "config_path",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Project config file (default .svc/config.json).",
+)
+@click.option(
+    "--api-token", default=None, help="Require this token on every route (or SVC_API_TOKEN)."
+)
 @click.option("--web-ui/--no-web-ui", default=None, help="Serve the embedded admin page.")
 @click.option("--web-ui-prefix", default=None, help="Path of the admin page (default /admin).")
 async def serve(
-    host: str | None, port: int | None, state_dir: Path | None, in_process: bool, provider: str | None,
-    model: str | None, api_key: str | None, config_path: Path | None, api_token: str | None,
-    web_ui: bool | None, web_ui_prefix: str | None,
+    host: str | None,
+    port: int | None,
+    state_dir: Path | None,
+    in_process: bool,
+    provider: str | None,
+    model: str | None,
+    api_key: str | None,
+    config_path: Path | None,
+    api_token: str | None,
+    web_ui: bool | None,
+    web_ui_prefix: str | None,
 ) -> None:
     """Run the HTTP/SSE server."""
     # Collection stays paused until the engine is ready: start-up (settings, the
@@ -41,8 +65,16 @@ async def serve(
     from svc.engine import ensure_bind_allowed, open_engine
 
     settings = load_settings(
-        host=host, port=port, state_dir=state_dir, provider=provider, model=model, api_key=api_key,
-        config_path=config_path, api_token=api_token, web_ui=web_ui, web_ui_prefix=web_ui_prefix,
+        host=host,
+        port=port,
+        state_dir=state_dir,
+        provider=provider,
+        model=model,
+        api_key=api_key,
+        config_path=config_path,
+        api_token=api_token,
+        web_ui=web_ui,
+        web_ui_prefix=web_ui_prefix,
     )
     configure_logging(settings.log_level)
     try:

@@ -12,8 +12,12 @@ from .common import fail, load_settings, print_json, read_json_input
 
 
 @click.command()
-@click.option("--json", "json_input", required=True, help='{"tool": ..., "args": {...}}: raw, @file, or -.')
-@click.option("--state-dir", type=click.Path(path_type=Path), default=None, help="Where state lives.")
+@click.option(
+    "--json", "json_input", required=True, help='{"tool": ..., "args": {...}}: raw, @file, or -.'
+)
+@click.option(
+    "--state-dir", type=click.Path(path_type=Path), default=None, help="Where state lives."
+)
 async def tool(json_input: str, state_dir: Path | None) -> None:
     """Execute one tool and print {output, metadata}. Tools that need approval fail closed."""
     # The engine is imported here, not with the command group: other commands never load it.
@@ -22,7 +26,7 @@ async def tool(json_input: str, state_dir: Path | None) -> None:
 
     body = read_json_input(json_input)
     if not isinstance(body, dict):
-        fail("--json must be an object like {\"tool\": \"read\", \"args\": {...}}", 2)
+        fail('--json must be an object like {"tool": "read", "args": {...}}', 2)
     name = body.get("tool")
     if not isinstance(name, str) or not name.strip():
         fail("tool is required in input json", 2)
@@ -32,7 +36,9 @@ async def tool(json_input: str, state_dir: Path | None) -> None:
     settings = load_settings(state_dir=state_dir)
     try:
         async with open_engine(settings) as engine:
-            ctx = ToolContext(workspace=engine.workspace, source="cli", engine=engine, interactive=False)
+            ctx = ToolContext(
+                workspace=engine.workspace, source="cli", engine=engine, interactive=False
+            )
             outcome = await engine.dispatcher.dispatch(name.strip(), args, ctx)
     except SvcError as exc:
         fail(exc.message)
@@ -40,7 +46,9 @@ async def tool(json_input: str, state_dir: Path | None) -> None:
         print_json({"output": outcome.output or "", "metadata": dict(outcome.metadata)})
         return
     if outcome.code == "TOOL_DISPATCH_DENIED" and "requires approval" in (outcome.error or ""):
-        fail(f"CLI tool `{outcome.tool}` requires approval; non-interactive CLI dispatch fails closed")
+        fail(
+            f"CLI tool `{outcome.tool}` requires approval; non-interactive CLI dispatch fails closed"
+        )
     if outcome.code == "TOOL_DISPATCH_DENIED":
         fail(f"CLI tool `{outcome.tool}` is denied by permission rule")
     fail(outcome.error or f"tool `{outcome.tool}` failed")

@@ -32,7 +32,9 @@ async def main() -> None:
             print("in-process events:", [e.type for e in replayed])
 
             session = await engine.sessions.create(CreateSession(title="embedded"))
-            prompt = RunRequest(parts=({"type": "text", "text": "hello from Python"},), provider_id="local")
+            prompt = RunRequest(
+                parts=({"type": "text", "text": "hello from Python"},), provider_id="local"
+            )
             run, reply = await engine.sessions.run_to_end(session.id, prompt, timeout=60)
             print("run:", run.status, "reply:", reply.strip())
             await engine.events.flush()

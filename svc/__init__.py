@@ -29,4 +29,13 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module 'svc' has no attribute {name!r}")
 
 
-__all__ = ["Clock", "Engine", "Settings", "SvcError", "SystemClock", "TrioClock", "__version__", "open_engine"]
+__all__ = [
+    "Clock",
+    "Engine",
+    "Settings",
+    "SvcError",
+    "SystemClock",
+    "TrioClock",
+    "__version__",
+    "open_engine",
+]

@@ -58,5 +58,12 @@ def default_components() -> list[Component]:
     from .teams import TeamsComponent
     from .workflows import WorkflowsComponent
 
-    return [McpComponent(), IdentityComponent(), MemoryComponent(), TeamsComponent(), AutomationsComponent(),
-            WorkflowsComponent(), GoalsComponent()]
+    return [
+        McpComponent(),
+        IdentityComponent(),
+        MemoryComponent(),
+        TeamsComponent(),
+        AutomationsComponent(),
+        WorkflowsComponent(),
+        GoalsComponent(),
+    ]

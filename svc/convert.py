@@ -73,7 +73,8 @@ converter.register_structure_hook(bool, _structure_strict_bool)
 converter.register_structure_hook(int, _structure_strict_int)
 converter.register_structure_hook(float, _structure_strict_float)
 converter.register_structure_hook_func(
-    lambda t: t is dict or (get_origin(t) is dict and get_args(t)[1:] == (Any,)), _structure_any_dict
+    lambda t: t is dict or (get_origin(t) is dict and get_args(t)[1:] == (Any,)),
+    _structure_any_dict,
 )
 converter.register_structure_hook_func(lambda t: t is Any, lambda v, _: v)
 
@@ -89,14 +90,18 @@ def _structure_strict_list(value: Any, tp: Any) -> list[Any]:
         try:
             items.append(converter.structure(item, item_type))
         except Exception as exc:
-            exc.add_note(IterableValidationNote(f"Structuring {tp} @ index {index}", index, item_type))
+            exc.add_note(
+                IterableValidationNote(f"Structuring {tp} @ index {index}", index, item_type)
+            )
             errors.append(exc)
     if errors:
         raise IterableValidationError(f"While structuring {tp!r}", errors, tp)
     return items
 
 
-converter.register_structure_hook_func(lambda t: t is list or get_origin(t) is list, _structure_strict_list)
+converter.register_structure_hook_func(
+    lambda t: t is list or get_origin(t) is list, _structure_strict_list
+)
 
 
 def _attrs_structure_factory(cls: type) -> Any:
@@ -192,7 +197,9 @@ def structure(cls: type[T], data: Any, *, what: str = "request body") -> T:
     """Structure JSON-shaped ``data`` into ``cls`` or raise :class:`ValidationFailed`."""
     if attrs.has(cls):
         if not isinstance(data, Mapping):
-            raise ValidationFailed(f"{what} must be a JSON object, got {_json_type(data)}", field="$")
+            raise ValidationFailed(
+                f"{what} must be a JSON object, got {_json_type(data)}", field="$"
+            )
         data = fold_aliases(cls, data)
     try:
         return converter.structure(data, cls)

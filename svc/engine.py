@@ -159,21 +159,35 @@ class Engine:
         self.providers = ProviderRegistry(settings, self.http)
         register_builtins(self.tools)
         self.permissions = PermissionService(
-            self.db, self.events, self.clock, wait_timeout_s=settings.permission_wait_timeout_ms / 1000,
+            self.db,
+            self.events,
+            self.clock,
+            wait_timeout_s=settings.permission_wait_timeout_ms / 1000,
             apply_defaults=settings.apply_default_permission_rules,
         )
         await self.permissions.load()
         self.questions = QuestionService(
-            self.db, self.events, self.clock, wait_timeout_s=settings.question_wait_timeout_ms / 1000
+            self.db,
+            self.events,
+            self.clock,
+            wait_timeout_s=settings.question_wait_timeout_ms / 1000,
         )
         await self.questions.load()
-        self.dispatcher = ToolDispatcher(self.tools, self.permissions,
-                                         exec_timeout_s=settings.tool_exec_timeout_ms / 1000)
+        self.dispatcher = ToolDispatcher(
+            self.tools, self.permissions, exec_timeout_s=settings.tool_exec_timeout_ms / 1000
+        )
         self.sessions = SessionService(
             SessionServices(
-                repo=SessionRepository(self.db), events=self.events, clock=self.clock, providers=self.providers,
-                tools=self.tools, dispatcher=self.dispatcher, permissions=self.permissions,
-                questions=self.questions, settings=lambda: self.settings, engine=self,
+                repo=SessionRepository(self.db),
+                events=self.events,
+                clock=self.clock,
+                providers=self.providers,
+                tools=self.tools,
+                dispatcher=self.dispatcher,
+                permissions=self.permissions,
+                questions=self.questions,
+                settings=lambda: self.settings,
+                engine=self,
             ),
             self.actors,
         )
@@ -187,15 +201,25 @@ class Engine:
         for component in self.components:
             component.install(self)
 
-    async def _run_services(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
+    async def _run_services(
+        self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED
+    ) -> None:
         children = [child for component in self.components for child in component.children(self)]
         if not children:
             task_status.started()
             await trio.sleep_forever()
-        await run_supervisor(children, strategy=Strategy.ONE_FOR_ONE, max_restarts=5, max_seconds=60.0,
-                             name="services", task_status=task_status)
+        await run_supervisor(
+            children,
+            strategy=Strategy.ONE_FOR_ONE,
+            max_restarts=5,
+            max_seconds=60.0,
+            name="services",
+            task_status=task_status,
+        )
 
-    async def _run_background(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
+    async def _run_background(
+        self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED
+    ) -> None:
         async with trio.open_nursery() as nursery:
             self._background = nursery
             task_status.started()
@@ -203,20 +227,27 @@ class Engine:
 
     # ------------------------------------------------------------ supervision
     async def _run_entity_supervisor(
-        self, key: str, *, task_status: trio.TaskStatus[DynamicSupervisor] = trio.TASK_STATUS_IGNORED
+        self,
+        key: str,
+        *,
+        task_status: trio.TaskStatus[DynamicSupervisor] = trio.TASK_STATUS_IGNORED,
     ) -> None:
         async with open_dynamic_supervisor(name=key, max_restarts=10, max_seconds=30.0) as sup:
             self.supervisors[key] = sup
             task_status.started(sup)
             await trio.sleep_forever()
 
-    async def _serve_http(self, *, task_status: trio.TaskStatus[str] = trio.TASK_STATUS_IGNORED) -> None:
+    async def _serve_http(
+        self, *, task_status: trio.TaskStatus[str] = trio.TASK_STATUS_IGNORED
+    ) -> None:
         from .http import create_app  # the HTTP layer depends on the engine, not the reverse
 
         self._http_shutdown = trio.Event()
         config = hypercorn.config.Config()
         host = self.settings.host
-        config.bind = [f"[{host}]:{self.settings.port}" if ":" in host else f"{host}:{self.settings.port}"]
+        config.bind = [
+            f"[{host}]:{self.settings.port}" if ":" in host else f"{host}:{self.settings.port}"
+        ]
         config.graceful_timeout = HTTP_GRACE_SECONDS
         config.accesslog = None
         config.errorlog = logging.getLogger("hypercorn.error")
@@ -233,7 +264,10 @@ class Engine:
                 task_status.started(engine.url)
 
         await hypercorn.trio.serve(
-            app, config, shutdown_trigger=self._http_shutdown.wait, task_status=_Started()  # type: ignore[arg-type]
+            app,
+            config,
+            shutdown_trigger=self._http_shutdown.wait,
+            task_status=_Started(),  # type: ignore[arg-type]
         )
 
 
@@ -278,21 +312,35 @@ async def open_engine(
         outbound_client() as http,
     ):
         engine = Engine(
-            settings=settings, clock=clock, db=db, events=events, actors=system,
-            kv=KeyValueRepository(db), started_at_ms=clock.now_ms(), http=http,
+            settings=settings,
+            clock=clock,
+            db=db,
+            events=events,
+            actors=system,
+            kv=KeyValueRepository(db),
+            started_at_ms=clock.now_ms(),
+            http=http,
             components=components if components is not None else default_components(),
         )
         await engine._build_services()
         children: list[ChildSpec] = [
-            ChildSpec(id=key, start=engine._run_entity_supervisor, args=(key,), restart=Restart.PERMANENT)
+            ChildSpec(
+                id=key, start=engine._run_entity_supervisor, args=(key,), restart=Restart.PERMANENT
+            )
             for key in ENTITY_SUPERVISORS
         ]
-        children.append(ChildSpec(id="background", start=engine._run_background, restart=Restart.PERMANENT))
-        children.append(ChildSpec(id="services", start=engine._run_services, restart=Restart.PERMANENT))
+        children.append(
+            ChildSpec(id="background", start=engine._run_background, restart=Restart.PERMANENT)
+        )
+        children.append(
+            ChildSpec(id="services", start=engine._run_services, restart=Restart.PERMANENT)
+        )
         if serve_http:
             children.append(
                 ChildSpec(
-                    id="http", start=engine._serve_http, restart=Restart.PERMANENT,
+                    id="http",
+                    start=engine._serve_http,
+                    restart=Restart.PERMANENT,
                     # Graceful first: hypercorn stops accepting and lets in-flight
                     # requests finish within its own graceful timeout.
                     stop=lambda: engine._http_shutdown.set(),

@@ -48,7 +48,11 @@ class SvcError(Exception):
         return cls.__doc__.strip().splitlines()[0] if cls.__doc__ else cls.code
 
     def to_body(self) -> dict[str, Any]:
-        body: dict[str, Any] = {"error": self.message, "code": self.code, "retryable": self.retryable}
+        body: dict[str, Any] = {
+            "error": self.message,
+            "code": self.code,
+            "retryable": self.retryable,
+        }
         body.update(self.extra)
         return body
 
@@ -59,7 +63,9 @@ class ValidationFailed(SvcError):
     code = "VALIDATION_FAILED"
     status = 400
 
-    def __init__(self, message: str | None = None, *, field: str | None = None, **extra: Any) -> None:
+    def __init__(
+        self, message: str | None = None, *, field: str | None = None, **extra: Any
+    ) -> None:
         if field is not None:
             extra.setdefault("field", field)
         super().__init__(message, **extra)

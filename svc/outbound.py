@@ -34,4 +34,6 @@ class LazyTransport(httpx.AsyncBaseTransport):
 
 
 def outbound_client() -> httpx.AsyncClient:
-    return httpx.AsyncClient(timeout=TIMEOUT, follow_redirects=False, transport=LazyTransport(limits=LIMITS))
+    return httpx.AsyncClient(
+        timeout=TIMEOUT, follow_redirects=False, transport=LazyTransport(limits=LIMITS)
+    )

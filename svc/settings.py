@@ -110,27 +110,41 @@ class Settings(BaseSettings):
 
     # --- automations
     automation_scheduler_enabled: bool = _env("AUTOMATION_SCHEDULER_ENABLED", default=True)
-    automation_max_concurrent_runs: int = _env("AUTOMATION_MAX_CONCURRENT_RUNS", default=4, ge=1, le=100_000)
+    automation_max_concurrent_runs: int = _env(
+        "AUTOMATION_MAX_CONCURRENT_RUNS", default=4, ge=1, le=100_000
+    )
     """Routine (v1) runs executing at once; a routine's own runs always run one at a time."""
-    automation_v2_max_concurrent_runs: int = _env("AUTOMATION_V2_MAX_CONCURRENT_RUNS", default=8, ge=1, le=10_000)
+    automation_v2_max_concurrent_runs: int = _env(
+        "AUTOMATION_V2_MAX_CONCURRENT_RUNS", default=8, ge=1, le=10_000
+    )
     automation_misfire_grace_ms: int = _env("AUTOMATION_MISFIRE_GRACE_MS", default=60_000, ge=0)
     """A single due fire later than this counts as missed (its misfire policy applies)."""
-    agent_automation_creation_enabled: bool = _env("AGENT_AUTOMATION_CREATION_ENABLED", default=True)
-    agent_automation_creation_daily_limit: int = _env("AGENT_AUTOMATION_CREATION_DAILY_LIMIT", default=10, ge=0)
+    agent_automation_creation_enabled: bool = _env(
+        "AGENT_AUTOMATION_CREATION_ENABLED", default=True
+    )
+    agent_automation_creation_daily_limit: int = _env(
+        "AGENT_AUTOMATION_CREATION_DAILY_LIMIT", default=10, ge=0
+    )
     agent_automation_active_cap: int = _env("AGENT_AUTOMATION_ACTIVE_CAP", default=50, ge=0)
     agent_automation_depth_limit: int = _env("AGENT_AUTOMATION_DEPTH_LIMIT", default=3, ge=1)
     agent_automation_creation_review_threshold: int = _env(
-        "AGENT_AUTOMATION_CREATION_REVIEW_THRESHOLD", default=5, ge=0)
+        "AGENT_AUTOMATION_CREATION_REVIEW_THRESHOLD", default=5, ge=0
+    )
     """Agent creations allowed since the last human review (0: no review needed)."""
     agent_automation_weekly_spend_cap_usd: float | None = _env(
-        "AGENT_AUTOMATION_WEEKLY_SPEND_CAP_USD", default=None, ge=0)
+        "AGENT_AUTOMATION_WEEKLY_SPEND_CAP_USD", default=None, ge=0
+    )
 
     # --- workflows
-    workflow_max_concurrent_runs: int = _env("WORKFLOW_MAX_CONCURRENT_RUNS", default=8, ge=1, le=10_000)
+    workflow_max_concurrent_runs: int = _env(
+        "WORKFLOW_MAX_CONCURRENT_RUNS", default=8, ge=1, le=10_000
+    )
     """Workflow runs executing at once; more wait as ``queued``."""
     workflow_gate_ttl_ms: int = _env("WORKFLOW_GATE_TTL_MS", default=900_000, ge=1_000)
     """How long a workflow approval gate waits for a decision before the run is cancelled."""
-    workflow_planner_timeout_ms: int = _env("WORKFLOW_PLANNER_TIMEOUT_MS", default=120_000, ge=1_000)
+    workflow_planner_timeout_ms: int = _env(
+        "WORKFLOW_PLANNER_TIMEOUT_MS", default=120_000, ge=1_000
+    )
     workflow_planner_max_steps: int = _env("WORKFLOW_PLANNER_MAX_STEPS", default=8, ge=1, le=64)
     """Steps a planner-drafted plan may have; larger plans are authored by hand or imported."""
 
@@ -205,10 +219,14 @@ class Settings(BaseSettings):
         except ValidationError as exc:
             first = exc.errors()[0]
             where = ".".join(str(p) for p in first["loc"])
-            raise ConfigError(f"invalid configuration at `{where}`: {first['msg']}", field=where) from None
+            raise ConfigError(
+                f"invalid configuration at `{where}`: {first['msg']}", field=where
+            ) from None
         settings._environ = env
         settings._overrides = dict(overrides)
-        settings._layers = dict(zip(("global", "project", "managed", "env", "cli"), layers, strict=True))
+        settings._layers = dict(
+            zip(("global", "project", "managed", "env", "cli"), layers, strict=True)
+        )
         settings._register_secrets()
         return settings
 
@@ -267,7 +285,16 @@ def _looks_secret(key: str) -> bool:
     squashed = "".join(ch for ch in key.lower() if ch.isalnum())
     return squashed in {"auth", "oauth"} or any(
         word in squashed
-        for word in ("token", "secret", "password", "credential", "apikey", "privatekey", "header", "cookie")
+        for word in (
+            "token",
+            "secret",
+            "password",
+            "credential",
+            "apikey",
+            "privatekey",
+            "header",
+            "cookie",
+        )
     )
 
 
@@ -286,7 +313,9 @@ def env_layer_from(env: Mapping[str, str]) -> dict[str, Any]:
                 break
     providers: dict[str, dict[str, Any]] = {}
     for info in PROVIDERS:
-        key = next((env[k] for k in info.key_envs if env.get(k, "").strip() not in PLACEHOLDER_KEYS), None)
+        key = next(
+            (env[k] for k in info.key_envs if env.get(k, "").strip() not in PLACEHOLDER_KEYS), None
+        )
         url = env.get(info.url_env) if info.url_env else None
         if key is None and not url:
             continue
@@ -331,7 +360,9 @@ def _cli_overrides(overrides: Mapping[str, Any]) -> dict[str, Any]:
 def _layer_paths(early: Mapping[str, Any], env: Mapping[str, str]) -> dict[str, Path]:
     workspace = Path(early.get("workspace") or Path.cwd()).expanduser()
     project = Path(early.get("config_path") or workspace / ".svc" / "config.json").expanduser()
-    managed = Path(early.get("managed_config") or project.parent / "managed_config.json").expanduser()
+    managed = Path(
+        early.get("managed_config") or project.parent / "managed_config.json"
+    ).expanduser()
     if early.get("global_config"):
         global_path = Path(early["global_config"]).expanduser()
     else:

@@ -33,7 +33,9 @@ def environ(tmp_path: Path) -> dict[str, str]:
 
 
 @pytest.fixture
-def make_settings(tmp_path: Path, workspace: Path, environ: dict[str, str]) -> Callable[..., Settings]:
+def make_settings(
+    tmp_path: Path, workspace: Path, environ: dict[str, str]
+) -> Callable[..., Settings]:
     def make(env: dict[str, str] | None = None, **overrides: Any) -> Settings:
         base: dict[str, Any] = {
             "state_dir": tmp_path / "state",
@@ -81,5 +83,11 @@ def model_settings(make_settings: Callable[..., Settings], fake_model: Any) -> S
     """Settings whose default provider is the fake model server (override ``settings`` with it)."""
     return make_settings(
         default_provider="openai",
-        providers={"openai": {"url": fake_model.url, "api_key": "sk-test-key-0001", "default_model": "fake-model"}},
+        providers={
+            "openai": {
+                "url": fake_model.url,
+                "api_key": "sk-test-key-0001",
+                "default_model": "fake-model",
+            }
+        },
     )

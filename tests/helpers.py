@@ -22,9 +22,12 @@ async def wait_for_event(
     timeout: float = 30.0,
 ) -> Event:
     """The first event of ``type`` (after ``after_seq``) matching the filters; replays the log first."""
-    with trio.fail_after(timeout), EventStream(
-        engine.events, EventFilter(session_id=session_id, run_id=run_id), after_seq=after_seq
-    ) as stream:
+    with (
+        trio.fail_after(timeout),
+        EventStream(
+            engine.events, EventFilter(session_id=session_id, run_id=run_id), after_seq=after_seq
+        ) as stream,
+    ):
         while True:
             for event in await stream.receive():
                 if event.type == type and (where is None or where(event)):

@@ -4,23 +4,38 @@ from __future__ import annotations
 
 from ..lazy import LazyExports
 
-_exports = LazyExports(__name__, {
-    ".component": [
-        "AutomationsComponent",
-    ],
-    ".errors": [
-        "AutomationNotFound", "AutomationV2NotFound", "AutomationV2RunNotFound", "GovernanceDenied",
-        "MissionNotFound", "RoutineNotFound", "RoutinePolicyBlocked", "RoutineRequiresHuman",
-        "RoutineRunNotFound", "RunStateConflict",
-    ],
-    ".governance": [
-        "Actor", "Governance", "resolve_actor",
-    ],
-    ".service": [
-        "AutomationService",
-    ],
-    ".v2": [
-        "AutomationV2", "AutomationV2Run", "NodeState", "definition_hash",
-    ],
-})
+_exports = LazyExports(
+    __name__,
+    {
+        ".component": [
+            "AutomationsComponent",
+        ],
+        ".errors": [
+            "AutomationNotFound",
+            "AutomationV2NotFound",
+            "AutomationV2RunNotFound",
+            "GovernanceDenied",
+            "MissionNotFound",
+            "RoutineNotFound",
+            "RoutinePolicyBlocked",
+            "RoutineRequiresHuman",
+            "RoutineRunNotFound",
+            "RunStateConflict",
+        ],
+        ".governance": [
+            "Actor",
+            "Governance",
+            "resolve_actor",
+        ],
+        ".service": [
+            "AutomationService",
+        ],
+        ".v2": [
+            "AutomationV2",
+            "AutomationV2Run",
+            "NodeState",
+            "definition_hash",
+        ],
+    },
+)
 __getattr__, __dir__, __all__ = _exports.getattr, _exports.dir, _exports.names

@@ -41,13 +41,24 @@ class AutomationsComponent(Component):
         service = self.service
         assert service is not None
         children = [
-            ChildSpec(id="automations-routine-runs", start=service.routine_pool.run, restart=Restart.PERMANENT),
-            ChildSpec(id="automations-v2-runs", start=service.v2_pool.run, restart=Restart.PERMANENT),
+            ChildSpec(
+                id="automations-routine-runs",
+                start=service.routine_pool.run,
+                restart=Restart.PERMANENT,
+            ),
+            ChildSpec(
+                id="automations-v2-runs", start=service.v2_pool.run, restart=Restart.PERMANENT
+            ),
             ChildSpec(id=MATERIALIZER, start=service.journal.run, restart=Restart.PERMANENT),
         ]
         if engine.settings.automation_scheduler_enabled:
-            children.append(ChildSpec(id="automations-scheduler", start=service.scheduler.run,
-                                      restart=Restart.PERMANENT))
+            children.append(
+                ChildSpec(
+                    id="automations-scheduler",
+                    start=service.scheduler.run,
+                    restart=Restart.PERMANENT,
+                )
+            )
         return children
 
     async def started(self, engine: Engine) -> None:

@@ -33,11 +33,24 @@ if TYPE_CHECKING:
 
 ActorKind = Literal["human", "agent", "system"]
 
-HUMAN_SOURCES = frozenset({
-    "control_panel", "local_control_panel", "desktop", "cli", "human", "user", "ui", "ui_action", "web_ui",
-    "admin", "operator",
-})
-AGENT_SOURCES = frozenset({"tool_call", "orchestrator_runtime", "spawn", "llm", "model", "workflow_planner"})
+HUMAN_SOURCES = frozenset(
+    {
+        "control_panel",
+        "local_control_panel",
+        "desktop",
+        "cli",
+        "human",
+        "user",
+        "ui",
+        "ui_action",
+        "web_ui",
+        "admin",
+        "operator",
+    }
+)
+AGENT_SOURCES = frozenset(
+    {"tool_call", "orchestrator_runtime", "spawn", "llm", "model", "workflow_planner"}
+)
 AGENT_SOURCE_PREFIXES = ("agent", "tool", "automation", "orchestrator", "mcp", "session")
 CAPABILITY_KEYS = ("creates_agents", "modifies_grants")
 DAY_MS = 86_400_000
@@ -61,14 +74,21 @@ class Actor:
         return len(self.lineage) + 1 if self.is_agent else 0
 
     def provenance(self) -> dict[str, Any]:
-        return {"kind": self.kind, "agent_id": self.agent_id, "source": self.source, "lineage": list(self.lineage),
-                "depth": self.depth}
+        return {
+            "kind": self.kind,
+            "agent_id": self.agent_id,
+            "source": self.source,
+            "lineage": list(self.lineage),
+            "depth": self.depth,
+        }
 
 
 HUMAN = Actor("human", source="operator")
 
 
-def resolve_actor(agent_id: str | None, request_source: str | None, ancestor_ids: str | None = None) -> Actor:
+def resolve_actor(
+    agent_id: str | None, request_source: str | None, ancestor_ids: str | None = None
+) -> Actor:
     lineage = tuple(a.strip() for a in (ancestor_ids or "").split(",") if a.strip())
     source = (request_source or "").strip().lower() or None
     agent = (agent_id or "").strip() or None
@@ -86,7 +106,8 @@ def require_human(actor: Actor, action: str) -> None:
     if actor.is_agent:
         raise RoutineRequiresHuman(
             f"Routine {action} requires a human actor; agents must use automations v2",
-            agentID=actor.agent_id, requestSource=actor.source,
+            agentID=actor.agent_id,
+            requestSource=actor.source,
         )
 
 
@@ -106,9 +127,13 @@ class AgentState:
 
     def to_wire(self) -> dict[str, Any]:
         return {
-            "agent_id": self.agent_id, "creation_paused": self.creation_paused, "paused_reason": self.paused_reason,
-            "reviewed_creations": self.reviewed_creations, "quota_override_until_ms": self.quota_override_until_ms,
-            "capability_grants": dict(self.capability_grants), "updated_at_ms": self.updated_at_ms,
+            "agent_id": self.agent_id,
+            "creation_paused": self.creation_paused,
+            "paused_reason": self.paused_reason,
+            "reviewed_creations": self.reviewed_creations,
+            "quota_override_until_ms": self.quota_override_until_ms,
+            "capability_grants": dict(self.capability_grants),
+            "updated_at_ms": self.updated_at_ms,
         }
 
 
@@ -125,8 +150,15 @@ def declared_capabilities(spec: Mapping[str, Any]) -> set[str]:
 
 
 class Governance:
-    def __init__(self, db: Database, repo: V2Repository, clock: Clock, settings: Callable[[], Settings],
-                 *, external_capability_check: CapabilityCheck | None = None) -> None:
+    def __init__(
+        self,
+        db: Database,
+        repo: V2Repository,
+        clock: Clock,
+        settings: Callable[[], Settings],
+        *,
+        external_capability_check: CapabilityCheck | None = None,
+    ) -> None:
         self.db = db
         self.repo = repo
         self.clock = clock
@@ -139,79 +171,139 @@ class Governance:
             return
         settings = self.settings()
         if not settings.agent_automation_creation_enabled:
-            raise denied("AUTOMATION_V2_CREATION_DISABLED", "agent creation of automations is disabled")
+            raise denied(
+                "AUTOMATION_V2_CREATION_DISABLED", "agent creation of automations is disabled"
+            )
         agent_id = self._agent_id(actor)
         state = await self.state(agent_id)
         now = self.clock.now_ms()
         if state.creation_paused:
-            raise denied("AUTOMATION_V2_AGENT_CREATION_PAUSED",
-                         f"automation creation by agent `{agent_id}` is paused"
-                         + (f": {state.paused_reason}" if state.paused_reason else ""), agentID=agent_id)
+            raise denied(
+                "AUTOMATION_V2_AGENT_CREATION_PAUSED",
+                f"automation creation by agent `{agent_id}` is paused"
+                + (f": {state.paused_reason}" if state.paused_reason else ""),
+                agentID=agent_id,
+            )
         override = state.quota_override_until_ms is not None and state.quota_override_until_ms > now
         cap = settings.agent_automation_weekly_spend_cap_usd
         if cap is not None and not override:
             spent = await self.repo.spend_by(agent_id, now - WEEK_MS)
             if spent >= cap:
-                raise denied("AUTOMATION_V2_AGENT_SPEND_CAP_EXCEEDED",
-                             f"agent `{agent_id}` spent {spent:.4f} USD this week (cap {cap:.4f} USD)",
-                             status=429, agentID=agent_id, spentUsd=round(spent, 6), capUsd=cap)
+                raise denied(
+                    "AUTOMATION_V2_AGENT_SPEND_CAP_EXCEEDED",
+                    f"agent `{agent_id}` spent {spent:.4f} USD this week (cap {cap:.4f} USD)",
+                    status=429,
+                    agentID=agent_id,
+                    spentUsd=round(spent, 6),
+                    capUsd=cap,
+                )
         total, recent, active = await self.repo.creations_by(agent_id, now - DAY_MS)
         threshold = settings.agent_automation_creation_review_threshold
         if threshold and total - state.reviewed_creations >= threshold:
-            raise denied("AUTOMATION_V2_AGENT_REVIEW_REQUIRED",
-                         f"agent `{agent_id}` created {total - state.reviewed_creations} automations since its last "
-                         "review; a human must review them first", status=429, agentID=agent_id)
+            raise denied(
+                "AUTOMATION_V2_AGENT_REVIEW_REQUIRED",
+                f"agent `{agent_id}` created {total - state.reviewed_creations} automations since its last "
+                "review; a human must review them first",
+                status=429,
+                agentID=agent_id,
+            )
         await self._check_escalation(actor, agent_id, declared_capabilities(spec), set())
         if actor.depth > settings.agent_automation_depth_limit:
-            raise denied("AUTOMATION_V2_LINEAGE_DEPTH_EXCEEDED",
-                         f"agent lineage depth {actor.depth} exceeds the limit "
-                         f"{settings.agent_automation_depth_limit}", agentID=agent_id, depth=actor.depth)
+            raise denied(
+                "AUTOMATION_V2_LINEAGE_DEPTH_EXCEEDED",
+                f"agent lineage depth {actor.depth} exceeds the limit "
+                f"{settings.agent_automation_depth_limit}",
+                agentID=agent_id,
+                depth=actor.depth,
+            )
         if recent >= settings.agent_automation_creation_daily_limit and not override:
-            raise denied("AUTOMATION_V2_AGENT_DAILY_QUOTA_EXCEEDED",
-                         f"agent `{agent_id}` created {recent} automations in the last 24 hours (limit "
-                         f"{settings.agent_automation_creation_daily_limit})", status=429, agentID=agent_id)
+            raise denied(
+                "AUTOMATION_V2_AGENT_DAILY_QUOTA_EXCEEDED",
+                f"agent `{agent_id}` created {recent} automations in the last 24 hours (limit "
+                f"{settings.agent_automation_creation_daily_limit})",
+                status=429,
+                agentID=agent_id,
+            )
         if active >= settings.agent_automation_active_cap:
-            raise denied("AUTOMATION_V2_AGENT_CAP_EXCEEDED",
-                         f"agent `{agent_id}` already authors {active} automations (cap "
-                         f"{settings.agent_automation_active_cap})", status=429, agentID=agent_id)
+            raise denied(
+                "AUTOMATION_V2_AGENT_CAP_EXCEEDED",
+                f"agent `{agent_id}` already authors {active} automations (cap "
+                f"{settings.agent_automation_active_cap})",
+                status=429,
+                agentID=agent_id,
+            )
 
-    async def authorize_mutation(self, actor: Actor, automation: AutomationV2, *, delete: bool = False,
-                                 new_spec: Mapping[str, Any] | None = None) -> None:
+    async def authorize_mutation(
+        self,
+        actor: Actor,
+        automation: AutomationV2,
+        *,
+        delete: bool = False,
+        new_spec: Mapping[str, Any] | None = None,
+    ) -> None:
         if not actor.is_agent:
             return
         agent_id = self._agent_id(actor)
         now = self.clock.now_ms()
         if automation.status == "retired":
-            raise denied("AUTOMATION_V2_RETIRED", f"automation `{automation.automation_id}` is retired",
-                         automationID=automation.automation_id)
+            raise denied(
+                "AUTOMATION_V2_RETIRED",
+                f"automation `{automation.automation_id}` is retired",
+                automationID=automation.automation_id,
+            )
         expires = (automation.spec.get("metadata") or {}).get("expires_at_ms")
         if isinstance(expires, int) and expires <= now:
-            raise denied("AUTOMATION_V2_EXPIRED", f"automation `{automation.automation_id}` has expired",
-                         automationID=automation.automation_id)
+            raise denied(
+                "AUTOMATION_V2_EXPIRED",
+                f"automation `{automation.automation_id}` has expired",
+                automationID=automation.automation_id,
+            )
         state = await self.state(agent_id)
         if state.creation_paused:
-            raise denied("AUTOMATION_V2_LIFECYCLE_PAUSED", f"agent `{agent_id}` is paused by governance",
-                         agentID=agent_id)
+            raise denied(
+                "AUTOMATION_V2_LIFECYCLE_PAUSED",
+                f"agent `{agent_id}` is paused by governance",
+                agentID=agent_id,
+            )
         owner = automation.creator_kind == "agent" and automation.creator_id == agent_id
         if delete and automation.creator_kind != "agent":
-            raise denied("AUTOMATION_V2_DELETE_HUMAN_CREATED_DENIED",
-                         "agents cannot delete automations a human created", automationID=automation.automation_id)
+            raise denied(
+                "AUTOMATION_V2_DELETE_HUMAN_CREATED_DENIED",
+                "agents cannot delete automations a human created",
+                automationID=automation.automation_id,
+            )
         if delete and not owner:
-            raise denied("AUTOMATION_V2_DELETE_NOT_OWNER", "agents can only delete automations they created",
-                         automationID=automation.automation_id)
+            raise denied(
+                "AUTOMATION_V2_DELETE_NOT_OWNER",
+                "agents can only delete automations they created",
+                automationID=automation.automation_id,
+            )
         if not owner:
-            raise denied("AUTOMATION_V2_MODIFY_FORBIDDEN", "agents can only modify automations they created",
-                         automationID=automation.automation_id)
+            raise denied(
+                "AUTOMATION_V2_MODIFY_FORBIDDEN",
+                "agents can only modify automations they created",
+                automationID=automation.automation_id,
+            )
         if new_spec is not None:
-            await self._check_escalation(actor, agent_id, declared_capabilities(new_spec),
-                                         declared_capabilities(automation.spec))
+            await self._check_escalation(
+                actor,
+                agent_id,
+                declared_capabilities(new_spec),
+                declared_capabilities(automation.spec),
+            )
 
-    async def _check_escalation(self, actor: Actor, agent_id: str, wanted: set[str], had: set[str]) -> None:
+    async def _check_escalation(
+        self, actor: Actor, agent_id: str, wanted: set[str], had: set[str]
+    ) -> None:
         for key in sorted(wanted - had):
             if not await self.capability_approved(agent_id, key):
-                raise denied("AUTOMATION_V2_CAPABILITY_ESCALATION_FORBIDDEN",
-                             f"agent `{agent_id}` declares capability `{key}` without an approved, unexpired "
-                             "capability request", agentID=agent_id, capability=key)
+                raise denied(
+                    "AUTOMATION_V2_CAPABILITY_ESCALATION_FORBIDDEN",
+                    f"agent `{agent_id}` declares capability `{key}` without an approved, unexpired "
+                    "capability request",
+                    agentID=agent_id,
+                    capability=key,
+                )
 
     async def capability_approved(self, agent_id: str, key: str) -> bool:
         state = await self.state(agent_id)
@@ -225,8 +317,10 @@ class Governance:
 
     def _agent_id(self, actor: Actor) -> str:
         if not actor.agent_id:
-            raise denied("AUTOMATION_V2_AGENT_ID_REQUIRED",
-                         "an agent request must name its agent in the x-svc-agent-id header")
+            raise denied(
+                "AUTOMATION_V2_AGENT_ID_REQUIRED",
+                "an agent request must name its agent in the x-svc-agent-id header",
+            )
         return actor.agent_id
 
     # ------------------------------------------------------------------ human-set state
@@ -234,22 +328,37 @@ class Governance:
         def q(conn: apsw.Connection) -> AgentState:
             for row in conn.execute(
                 "SELECT creation_paused, paused_reason, reviewed_creations, quota_override_until_ms, "
-                "capability_grants, updated_at_ms FROM automations_agent_governance WHERE agent_id = ?", (agent_id,)
+                "capability_grants, updated_at_ms FROM automations_agent_governance WHERE agent_id = ?",
+                (agent_id,),
             ):
-                return AgentState(agent_id, bool(row[0]), row[1], int(row[2]), row[3], loads(row[4], {}), row[5])
+                return AgentState(
+                    agent_id, bool(row[0]), row[1], int(row[2]), row[3], loads(row[4], {}), row[5]
+                )
             return AgentState(agent_id)
+
         return await self.db.read(q)
 
     async def update(self, agent_id: str, **changes: Any) -> AgentState:
-        state = attrs.evolve(await self.state(agent_id), updated_at_ms=self.clock.now_ms(), **changes)
+        state = attrs.evolve(
+            await self.state(agent_id), updated_at_ms=self.clock.now_ms(), **changes
+        )
 
         def q(conn: apsw.Connection) -> None:
             conn.execute(
                 "INSERT OR REPLACE INTO automations_agent_governance(agent_id, creation_paused, paused_reason, "
                 "reviewed_creations, quota_override_until_ms, capability_grants, updated_at_ms) "
                 "VALUES (?,?,?,?,?,?,?)",
-                (agent_id, int(state.creation_paused), state.paused_reason, state.reviewed_creations,
-                 state.quota_override_until_ms, dumps(dict(state.capability_grants)), state.updated_at_ms))
+                (
+                    agent_id,
+                    int(state.creation_paused),
+                    state.paused_reason,
+                    state.reviewed_creations,
+                    state.quota_override_until_ms,
+                    dumps(dict(state.capability_grants)),
+                    state.updated_at_ms,
+                ),
+            )
+
         await self.db.write(q)
         return state
 
@@ -257,8 +366,13 @@ class Governance:
         now = self.clock.now_ms()
         state = await self.state(agent_id)
         total, recent, active = await self.repo.creations_by(agent_id, now - DAY_MS)
-        return {**state.to_wire(), "created_total": total, "created_last_24h": recent, "active_authored": active,
-                "spend_last_7d_usd": round(await self.repo.spend_by(agent_id, now - WEEK_MS), 6)}
+        return {
+            **state.to_wire(),
+            "created_total": total,
+            "created_last_24h": recent,
+            "active_authored": active,
+            "spend_last_7d_usd": round(await self.repo.spend_by(agent_id, now - WEEK_MS), 6),
+        }
 
     async def pause(self, agent_id: str, reason: str | None) -> AgentState:
         return await self.update(agent_id, creation_paused=True, paused_reason=reason)
@@ -273,9 +387,13 @@ class Governance:
     async def override_quota(self, agent_id: str, until_ms: int | None) -> AgentState:
         return await self.update(agent_id, quota_override_until_ms=until_ms)
 
-    async def grant_capability(self, agent_id: str, key: str, expires_at_ms: int | None) -> AgentState:
+    async def grant_capability(
+        self, agent_id: str, key: str, expires_at_ms: int | None
+    ) -> AgentState:
         state = await self.state(agent_id)
-        return await self.update(agent_id, capability_grants={**state.capability_grants, key: expires_at_ms})
+        return await self.update(
+            agent_id, capability_grants={**state.capability_grants, key: expires_at_ms}
+        )
 
 
 __all__ = [

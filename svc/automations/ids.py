@@ -10,7 +10,9 @@ import itertools
 import uuid
 
 _RAND = uuid.uuid4().hex
-_PREFIX = f"{_RAND[:8]}-{_RAND[8:12]}-4{_RAND[13:16]}-{'89ab'[int(_RAND[16], 16) % 4]}{_RAND[17:20]}-"
+_PREFIX = (
+    f"{_RAND[:8]}-{_RAND[8:12]}-4{_RAND[13:16]}-{'89ab'[int(_RAND[16], 16) % 4]}{_RAND[17:20]}-"
+)
 _COUNTER = itertools.count(int(_RAND[20:], 16) & 0xFFFFFFFFFF)
 
 

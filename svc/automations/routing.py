@@ -34,14 +34,21 @@ class ModelChoice:
 
 def parse_model_spec(value: Any, *, field: str, code: str) -> dict[str, str]:
     if not isinstance(value, Mapping):
-        raise ValidationFailed(f"`{field}` must be an object with provider_id and model_id", field=field, code=code)
+        raise ValidationFailed(
+            f"`{field}` must be an object with provider_id and model_id", field=field, code=code
+        )
     out: dict[str, str] = {}
-    for key, aliases in (("provider_id", ("providerID", "providerId")), ("model_id", ("modelID", "modelId"))):
+    for key, aliases in (
+        ("provider_id", ("providerID", "providerId")),
+        ("model_id", ("modelID", "modelId")),
+    ):
         raw = value.get(key)
         for alias in aliases:
             raw = raw if raw is not None else value.get(alias)
         if not isinstance(raw, str) or not raw.strip():
-            raise ValidationFailed(f"`{field}.{key}` must be a non-empty string", field=f"{field}.{key}", code=code)
+            raise ValidationFailed(
+                f"`{field}.{key}` must be a non-empty string", field=f"{field}.{key}", code=code
+            )
         out[key] = raw.strip()
     return out
 
@@ -51,36 +58,54 @@ def parse_model_policy(value: Any, *, field: str, code: str) -> dict[str, Any] |
     if value is None:
         return None
     if not isinstance(value, Mapping):
-        raise ValidationFailed(f"`{field}` must be an object (use {{}} to clear)", field=field, code=code)
+        raise ValidationFailed(
+            f"`{field}` must be an object (use {{}} to clear)", field=field, code=code
+        )
     policy: dict[str, Any] = {}
     if value.get("default_model") is not None:
-        policy["default_model"] = parse_model_spec(value["default_model"], field=f"{field}.default_model", code=code)
+        policy["default_model"] = parse_model_spec(
+            value["default_model"], field=f"{field}.default_model", code=code
+        )
     roles = value.get("role_models")
     if roles is not None:
         if not isinstance(roles, Mapping):
-            raise ValidationFailed(f"`{field}.role_models` must be an object", field=f"{field}.role_models", code=code)
+            raise ValidationFailed(
+                f"`{field}.role_models` must be an object", field=f"{field}.role_models", code=code
+            )
         parsed = {}
         for role, spec in roles.items():
             if role not in ROLE_KEYS:
-                raise ValidationFailed(f"`{field}.role_models.{role}` is not a role ({', '.join(ROLE_KEYS)})",
-                                       field=f"{field}.role_models.{role}", code=code)
+                raise ValidationFailed(
+                    f"`{field}.role_models.{role}` is not a role ({', '.join(ROLE_KEYS)})",
+                    field=f"{field}.role_models.{role}",
+                    code=code,
+                )
             if spec is not None:
-                parsed[role] = parse_model_spec(spec, field=f"{field}.role_models.{role}", code=code)
+                parsed[role] = parse_model_spec(
+                    spec, field=f"{field}.role_models.{role}", code=code
+                )
         if parsed:
             policy["role_models"] = parsed
     return policy or None
 
 
 def route_model(
-    providers: ProviderRegistry, policy: Mapping[str, Any] | None, *, orchestrated: bool,
+    providers: ProviderRegistry,
+    policy: Mapping[str, Any] | None,
+    *,
+    orchestrated: bool,
     prefix: str = "args.model_policy",
 ) -> ModelChoice:
     """The model a run uses (see the module docstring). Raises the provider error if none resolves."""
     candidates: list[tuple[Mapping[str, Any] | None, str]] = []
     if policy:
         if orchestrated:
-            candidates.append(((policy.get("role_models") or {}).get("orchestrator"),
-                               f"{prefix}.role_models.orchestrator"))
+            candidates.append(
+                (
+                    (policy.get("role_models") or {}).get("orchestrator"),
+                    f"{prefix}.role_models.orchestrator",
+                )
+            )
         candidates.append((policy.get("default_model"), f"{prefix}.default_model"))
     for spec, source in candidates:
         if spec and providers.is_configured(spec["provider_id"]):

@@ -48,16 +48,28 @@ class AutomationService:
         self.signal = ScheduleSignal()
         self.v2_pool = RunPool("automations-v2", settings.automation_v2_max_concurrent_runs)
         self.v2_repo = V2Repository(engine.db)
-        self.governance = Governance(engine.db, self.v2_repo, engine.clock, lambda: engine.settings,
-                                     external_capability_check=self._external_capability)
+        self.governance = Governance(
+            engine.db,
+            self.v2_repo,
+            engine.clock,
+            lambda: engine.settings,
+            external_capability_check=self._external_capability,
+        )
         self.v2 = V2Service(engine, self.v2_repo, self.governance, self.v2_pool, self.signal)
         self.routine_pool = RunPool("routines", settings.automation_max_concurrent_runs)
-        self.routines = RoutineService(engine, RoutineRepository(engine.db), self.routine_pool, self.signal)
+        self.routines = RoutineService(
+            engine, RoutineRepository(engine.db), self.routine_pool, self.signal
+        )
         self.missions = MissionService(engine, MissionRepository(engine.db))
         targets = {"routine": self.routines, "v2": self.v2}
         self.journal = FireJournal(engine.db, targets)
-        self.scheduler = Scheduler(engine.clock, targets, self.signal, self.journal,
-                                   grace_ms=lambda: engine.settings.automation_misfire_grace_ms)
+        self.scheduler = Scheduler(
+            engine.clock,
+            targets,
+            self.signal,
+            self.journal,
+            grace_ms=lambda: engine.settings.automation_misfire_grace_ms,
+        )
 
     async def load(self) -> None:
         await self.routines.load()
@@ -82,8 +94,13 @@ class AutomationService:
         return bool(result)
 
     # ------------------------------------------------------------------ automation v2 (the shared interface)
-    async def create_v2(self, spec: Mapping[str, Any], *, agent_id: str | None = None,
-                        request_source: str | None = None) -> AutomationV2:
+    async def create_v2(
+        self,
+        spec: Mapping[str, Any],
+        *,
+        agent_id: str | None = None,
+        request_source: str | None = None,
+    ) -> AutomationV2:
         """Validate and store an automation v2; raises ValidationFailed naming the field (and node)."""
         return await self.v2.create(spec, actor=resolve_actor(agent_id, request_source))
 
@@ -98,13 +115,24 @@ class AutomationService:
         return definition_hash(spec)
 
     async def create_v2_run(
-        self, automation_id: str, *, run_id: str | None = None, trigger_type: str = "manual",
-        trigger_reason: str = "", context: Mapping[str, Any] | None = None,
+        self,
+        automation_id: str,
+        *,
+        run_id: str | None = None,
+        trigger_type: str = "manual",
+        trigger_reason: str = "",
+        context: Mapping[str, Any] | None = None,
         snapshot: Mapping[str, Any] | None = None,
     ) -> AutomationV2Run:
         """Persist a queued run and execute it in the background (idempotent on ``run_id``)."""
-        return await self.v2.create_run(automation_id, run_id=run_id, trigger_type=trigger_type,
-                                        trigger_reason=trigger_reason, context=context, snapshot=snapshot)
+        return await self.v2.create_run(
+            automation_id,
+            run_id=run_id,
+            trigger_type=trigger_type,
+            trigger_reason=trigger_reason,
+            context=context,
+            snapshot=snapshot,
+        )
 
     async def get_v2_run(self, run_id: str) -> AutomationV2Run | None:
         return await self.v2.get_run(run_id)
@@ -115,7 +143,9 @@ class AutomationService:
 
     # ------------------------------------------------------------------ helpers for routes
     @staticmethod
-    def actor(agent_id: str | None, request_source: str | None, ancestor_ids: str | None = None) -> Actor:
+    def actor(
+        agent_id: str | None, request_source: str | None, ancestor_ids: str | None = None
+    ) -> Actor:
         return resolve_actor(agent_id, request_source, ancestor_ids)
 
 

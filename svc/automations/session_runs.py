@@ -57,23 +57,36 @@ class StepResult:
     text: str
 
 
-async def run_step(engine: Engine, step: StepRequest, *, on_session: OnSession | None = None) -> StepResult:
+async def run_step(
+    engine: Engine, step: StepRequest, *, on_session: OnSession | None = None
+) -> StepResult:
     """Create the session, start the run, wait for its end. Cancelling the caller cancels the run."""
-    session = await engine.sessions.create(CreateSession(
-        title=step.title, directory=str(step.directory) if step.directory else None,
-        provider_id=step.provider_id, model_id=step.model_id, source_kind=step.source_kind,
-        source_metadata=dict(step.source_metadata),
-    ))
+    session = await engine.sessions.create(
+        CreateSession(
+            title=step.title,
+            directory=str(step.directory) if step.directory else None,
+            provider_id=step.provider_id,
+            model_id=step.model_id,
+            source_kind=step.source_kind,
+            source_metadata=dict(step.source_metadata),
+        )
+    )
     no_tools = not step.allow
     engine.permissions.grant_session(session.id, preapproved(engine, step.allow))
     request = RunRequest(
         parts=({"type": "text", "text": step.prompt},),
-        provider_id=step.provider_id, model_id=step.model_id,
+        provider_id=step.provider_id,
+        model_id=step.model_id,
         tool_mode="none" if no_tools else "auto",
         tool_allowlist=None if no_tools else step.allow,
         tool_denylist=("*",) if no_tools else step.deny,
-        system=step.system, source="automation", budget=step.budget, gates=step.gates,
-        timeout_ms=step.timeout_ms, max_steps=step.max_steps, metadata=dict(step.metadata),
+        system=step.system,
+        source="automation",
+        budget=step.budget,
+        gates=step.gates,
+        timeout_ms=step.timeout_ms,
+        max_steps=step.max_steps,
+        metadata=dict(step.metadata),
         agent_id=step.agent_id,
     )
     try:

@@ -85,8 +85,13 @@ _encode = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, default=st
 
 
 def _wire_bytes(
-    type: str, properties: Mapping[str, Any], event_id: str, seq: int, occurred_at_ms: int,
-    session_id: str | None, run_id: str | None,
+    type: str,
+    properties: Mapping[str, Any],
+    event_id: str,
+    seq: int,
+    occurred_at_ms: int,
+    session_id: str | None,
+    run_id: str | None,
 ) -> bytes:
     # Built by hand around one encode() of the properties: publish() is on the
     # hot path of every streamed token, and the envelope's shape is fixed.
@@ -120,9 +125,25 @@ def make_event(
 
 
 def event_from_row(
-    seq: int, event_id: str, type: str, occurred_at_ms: int, session_id: str | None,
-    run_id: str | None, topic: str | None, body: bytes | str,
+    seq: int,
+    event_id: str,
+    type: str,
+    occurred_at_ms: int,
+    session_id: str | None,
+    run_id: str | None,
+    topic: str | None,
+    body: bytes | str,
 ) -> Event:
     data = body.encode() if isinstance(body, str) else bytes(body)
     wire = json.loads(data)
-    return Event(seq, event_id, type, wire.get("properties", {}), occurred_at_ms, session_id, run_id, topic, data)
+    return Event(
+        seq,
+        event_id,
+        type,
+        wire.get("properties", {}),
+        occurred_at_ms,
+        session_id,
+        run_id,
+        topic,
+        data,
+    )

@@ -113,7 +113,9 @@ class EventLog:
         # prefix plus a counter, so they are unique across restarts yet cost no
         # system call per event.
         rand = uuid.uuid4().hex
-        self._id_prefix = f"{rand[:8]}-{rand[8:12]}-4{rand[13:16]}-{'89ab'[int(rand[16], 16) % 4]}{rand[17:20]}-"
+        self._id_prefix = (
+            f"{rand[:8]}-{rand[8:12]}-4{rand[13:16]}-{'89ab'[int(rand[16], 16) % 4]}{rand[17:20]}-"
+        )
         self._id_counter = 0
 
     # ------------------------------------------------------------------ publish
@@ -158,7 +160,9 @@ class EventLog:
             await self._committed_changed.wait()
 
     # ------------------------------------------------------------------ subscribe
-    def subscribe(self, filter: EventFilter = MATCH_ALL, *, buffer: int = SUBSCRIBER_BUFFER) -> Subscription:
+    def subscribe(
+        self, filter: EventFilter = MATCH_ALL, *, buffer: int = SUBSCRIBER_BUFFER
+    ) -> Subscription:
         sub = Subscription(self, filter, buffer)
         # After end_streams, a stream that subscribes late (a request that was
         # still sending its preamble) must end too, not linger until the HTTP
@@ -213,7 +217,11 @@ class EventLog:
 
         Oldest first. With ``tail`` the newest ``limit`` of them (still oldest first).
         """
-        upper = self.committed_seq + 1 if before_seq is None else min(before_seq, self.committed_seq + 1)
+        upper = (
+            self.committed_seq + 1
+            if before_seq is None
+            else min(before_seq, self.committed_seq + 1)
+        )
         page_size = max(limit, 256)
         found: list[Event] = []
         lower = after_seq
@@ -238,7 +246,9 @@ class EventLog:
         return page[0].seq if page else None
 
     # ------------------------------------------------------------------ writer
-    async def _run_writer(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
+    async def _run_writer(
+        self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED
+    ) -> None:
         task_status.started()
         try:
             while not (self._closed and not self._pending):
@@ -285,7 +295,9 @@ class EventLog:
 
     def _fan_out(self, batch: list[Event]) -> None:
         for sub in list(self._global):
-            matching = batch if sub.filter is MATCH_ALL else [e for e in batch if sub.filter.matches(e)]
+            matching = (
+                batch if sub.filter is MATCH_ALL else [e for e in batch if sub.filter.matches(e)]
+            )
             if matching:
                 sub.deliver(matching)
         if not self._indexed:
@@ -341,7 +353,12 @@ _COLUMNS = "seq, event_id, type, occurred_at_ms, session_id, run_id, topic, body
 
 
 def _select_page(
-    conn: apsw.Connection, filter: EventFilter, after: int, before: int, limit: int, newest_first: bool
+    conn: apsw.Connection,
+    filter: EventFilter,
+    after: int,
+    before: int,
+    limit: int,
+    newest_first: bool,
 ) -> list[Event]:
     clauses = ["seq > ?", "seq < ?"]
     params: list[Any] = [after, before]
@@ -355,7 +372,9 @@ def _select_page(
         clauses.append("topic = ?")
         params.append(filter.topic)
     order = "DESC" if newest_first else "ASC"
-    sql = f"SELECT {_COLUMNS} FROM events WHERE {' AND '.join(clauses)} ORDER BY seq {order} LIMIT ?"
+    sql = (
+        f"SELECT {_COLUMNS} FROM events WHERE {' AND '.join(clauses)} ORDER BY seq {order} LIMIT ?"
+    )
     params.append(limit)
     return [event_from_row(*row) for row in conn.execute(sql, params)]
 

@@ -23,7 +23,9 @@ class StreamEnded(Exception):
 class EventStream:
     """Events after ``after_seq`` (``None``: only events published from now on)."""
 
-    def __init__(self, log: EventLog, filter: EventFilter = MATCH_ALL, *, after_seq: int | None = None) -> None:
+    def __init__(
+        self, log: EventLog, filter: EventFilter = MATCH_ALL, *, after_seq: int | None = None
+    ) -> None:
         self._log = log
         self.filter = filter
         self._sub: Subscription | None = None
@@ -40,7 +42,10 @@ class EventStream:
                 self._replay_until = self._sub.start_seq
             if self.cursor < self._replay_until:
                 page = await self._log.replay(
-                    self.filter, after_seq=self.cursor, before_seq=self._replay_until + 1, limit=REPLAY_PAGE
+                    self.filter,
+                    after_seq=self.cursor,
+                    before_seq=self._replay_until + 1,
+                    limit=REPLAY_PAGE,
                 )
                 if page:
                     self.cursor = page[-1].seq

@@ -22,7 +22,11 @@ def frame(data: bytes | str, *, id: int | str | None = None, event: str | None =
 
 
 def json_frame(payload: Any, *, id: int | str | None = None, event: str | None = None) -> bytes:
-    return frame(json.dumps(payload, separators=(",", ":"), ensure_ascii=False, default=str), id=id, event=event)
+    return frame(
+        json.dumps(payload, separators=(",", ":"), ensure_ascii=False, default=str),
+        id=id,
+        event=event,
+    )
 
 
 def parse_frames(text: str) -> list[dict[str, str]]:

@@ -53,7 +53,9 @@ def parse_action(data: Any) -> ActionBody:
         raise InvalidGoalAction(exc.message, field=exc.extra.get("field")) from None
     key = body.idempotency_key.strip()
     if not key or len(key.encode()) > MAX_KEY_BYTES:
-        raise InvalidGoalAction(f"`idempotency_key` must be 1 to {MAX_KEY_BYTES} bytes", field="idempotency_key")
+        raise InvalidGoalAction(
+            f"`idempotency_key` must be 1 to {MAX_KEY_BYTES} bytes", field="idempotency_key"
+        )
     return attrs.evolve(body, idempotency_key=key)
 
 
@@ -71,35 +73,55 @@ async def dispatch(actor: GoalActor, caller: Caller, action_id: str, raw: Any) -
     else:
         caller.require_goal_owner(owner_id_of(goal.started_by))
     operation = f"goal_action:{goal.goal_id}:{action_id}"
-    request_digest = digest({"goal_id": goal.goal_id, "action_id": action_id,
-                             "expected_updated_at_ms": body.expected_updated_at_ms, "reason": body.reason,
-                             "decision": body.decision, "payload": body.payload})
+    request_digest = digest(
+        {
+            "goal_id": goal.goal_id,
+            "action_id": action_id,
+            "expected_updated_at_ms": body.expected_updated_at_ms,
+            "reason": body.reason,
+            "decision": body.decision,
+            "payload": body.payload,
+        }
+    )
     prior = await rt.repo.request(caller.tenant, operation, body.idempotency_key)
     if prior is not None:
         if prior.request_digest != request_digest:
-            raise GoalActionIdempotencyConflict("the idempotency key is bound to a different action request")
+            raise GoalActionIdempotencyConflict(
+                "the idempotency key is bound to a different action request"
+            )
         if prior.completed_at_ms is None:
-            raise GoalActionIdempotencyConflict("an action with this idempotency key is in flight or its outcome "
-                                                "is unknown; use a new key")
+            raise GoalActionIdempotencyConflict(
+                "an action with this idempotency key is in flight or its outcome "
+                "is unknown; use a new key"
+            )
         return prior.response  # type: ignore[no-any-return]
     if body.expected_updated_at_ms != goal.updated_at_ms:
-        raise StaleGoalAction("the goal changed since that projection; reload it and retry",
-                              expected_updated_at_ms=body.expected_updated_at_ms,
-                              current_updated_at_ms=goal.updated_at_ms, goal=goal.to_wire())
+        raise StaleGoalAction(
+            "the goal changed since that projection; reload it and retry",
+            expected_updated_at_ms=body.expected_updated_at_ms,
+            current_updated_at_ms=goal.updated_at_ms,
+            goal=goal.to_wire(),
+        )
     handoffs = await rt.repo.handoffs(goal.goal_id)
     waits = await rt.repo.waits(goal.goal_id)
-    descriptor = next((a for a in action_descriptors(goal, handoffs, waits, caller) if a["id"] == action_id), None)
+    descriptor = next(
+        (a for a in action_descriptors(goal, handoffs, waits, caller) if a["id"] == action_id), None
+    )
     if descriptor is None or not descriptor["enabled"]:
         decided = _already_decided(action_id, handoffs, body)
         if decided is not None:
             return {"goal": goal.to_wire(), "action": {"id": action_id, "result": decided}}
         raise GoalActionNotAvailable(
-            descriptor["disabled_reason"] if descriptor else f"action {action_id!r} is not available for this goal",
+            descriptor["disabled_reason"]
+            if descriptor
+            else f"action {action_id!r} is not available for this goal",
             action_id=action_id,
         )
     # Reserved before it runs: a crash mid-action leaves the key "outcome unknown" (409 on
     # retry) rather than letting a retry apply the action twice.
-    await rt.repo.reserve_request(caller.tenant, operation, body.idempotency_key, request_digest, rt.now())
+    await rt.repo.reserve_request(
+        caller.tenant, operation, body.idempotency_key, request_digest, rt.now()
+    )
     try:
         result = await _execute(actor, caller, action_id, descriptor, body)
     except Exception:
@@ -107,18 +129,35 @@ async def dispatch(actor: GoalActor, caller: Caller, action_id: str, raw: Any) -
         await rt.repo.release_request(caller.tenant, operation, body.idempotency_key)
         raise
     projection = await build_projection(rt, actor.goal, actor.pinned, caller, cursor=None)
-    response = {"goal": actor.goal.to_wire(), "action": {"id": action_id, "result": result},
-                "projection_cursor": projection["cursor"], "projection": projection}
-    await rt.repo.complete_request(caller.tenant, operation, body.idempotency_key, response, rt.now())
-    rt.bus(actor.goal, "orchestration.goal.action_receipt", {
-        "effective_actor": caller.principal.ref(), "run_as": None, "action": action_id,
-        "outcome": result.get("outcome"),
-    })
+    response = {
+        "goal": actor.goal.to_wire(),
+        "action": {"id": action_id, "result": result},
+        "projection_cursor": projection["cursor"],
+        "projection": projection,
+    }
+    await rt.repo.complete_request(
+        caller.tenant, operation, body.idempotency_key, response, rt.now()
+    )
+    rt.bus(
+        actor.goal,
+        "orchestration.goal.action_receipt",
+        {
+            "effective_actor": caller.principal.ref(),
+            "run_as": None,
+            "action": action_id,
+            "outcome": result.get("outcome"),
+        },
+    )
     return response
 
 
-async def _execute(actor: GoalActor, caller: Caller, action_id: str, descriptor: Mapping[str, Any],
-                   body: ActionBody) -> dict[str, Any]:
+async def _execute(
+    actor: GoalActor,
+    caller: Caller,
+    action_id: str,
+    descriptor: Mapping[str, Any],
+    body: ActionBody,
+) -> dict[str, Any]:
     rt = actor.rt
     reason = _reason(body)
     kind = descriptor["kind"]
@@ -138,15 +177,21 @@ async def _execute(actor: GoalActor, caller: Caller, action_id: str, descriptor:
             raise InvalidGoalAction("`decision` must be approve or reject", field="decision")
         if body.decision == "reject" and reason is None:
             raise GoalActionReasonRequired("rejecting a handoff requires a reason", field="reason")
-        goal, out = await actor.perform(decide_handoff(rt, actor.goal, caller, descriptor["target_id"],
-                                                       body.decision, reason))
+        goal, out = await actor.perform(
+            decide_handoff(rt, actor.goal, caller, descriptor["target_id"], body.decision, reason)
+        )
         return {"outcome": "decided", "handoff": out["handoff"], "goal": goal.to_wire()}
-    goal, out = await actor.perform(resolve_wait(rt, actor.goal, caller, descriptor["target_id"],
-                                                 body.idempotency_key, body.payload))
+    goal, out = await actor.perform(
+        resolve_wait(
+            rt, actor.goal, caller, descriptor["target_id"], body.idempotency_key, body.payload
+        )
+    )
     return {"outcome": "resolved", "wait": out["wait"], "goal": goal.to_wire()}
 
 
-def _already_decided(action_id: str, handoffs: list[Any], body: ActionBody) -> dict[str, Any] | None:
+def _already_decided(
+    action_id: str, handoffs: list[Any], body: ActionBody
+) -> dict[str, Any] | None:
     """A decision action on a handoff already decided the same way answers ``already_decided``."""
     parts = action_id.split(":")
     if len(parts) != 3 or parts[0] != "handoff" or parts[2] != "decision":

@@ -185,26 +185,39 @@ class GoalActor(Actor):
                 return None
             case Transition(caller=caller, request=request):
                 try:
-                    return await self._mutate(transition(self.rt, self.goal, self.pinned, caller, request))
+                    return await self._mutate(
+                        transition(self.rt, self.goal, self.pinned, caller, request)
+                    )
                 except LimitRejected as rejected:
                     self.goal = await apply_limit(self.rt, self.goal, rejected.limit, caller)  # type: ignore[arg-type]
                     self._rearm()
                     raise InvalidGoalRequest(
-                        f"goal policy rejected the transition: {rejected.limit}", check="limits",
-                        limit=rejected.limit, goal_status=self.goal.status, goal=self.goal.to_wire(),
+                        f"goal policy rejected the transition: {rejected.limit}",
+                        check="limits",
+                        limit=rejected.limit,
+                        goal_status=self.goal.status,
+                        goal=self.goal.to_wire(),
                     ) from None
             case Complete(caller=caller, request=request):
-                return await self._mutate(complete(self.rt, self.goal, self.pinned, caller, request))
+                return await self._mutate(
+                    complete(self.rt, self.goal, self.pinned, caller, request)
+                )
             case Pause(caller=caller, reason=reason):
                 return await self._mutate(pause(self.rt, self.goal, caller, reason))
             case Resume(caller=caller, reason=reason):
                 return await self._mutate(resume(self.rt, self.goal, caller, reason))
             case Cancel(caller=caller, reason=reason):
                 return await self._mutate(cancel(self.rt, self.goal, caller, reason))
-            case DecideHandoff(caller=caller, handoff_id=handoff_id, decision=decision, reason=reason):
-                return await self._mutate(decide_handoff(self.rt, self.goal, caller, handoff_id, decision, reason))
+            case DecideHandoff(
+                caller=caller, handoff_id=handoff_id, decision=decision, reason=reason
+            ):
+                return await self._mutate(
+                    decide_handoff(self.rt, self.goal, caller, handoff_id, decision, reason)
+                )
             case ResolveWait(caller=caller, wait_id=wait_id, idempotency_key=key, payload=payload):
-                return await self._mutate(resolve_wait(self.rt, self.goal, caller, wait_id, key, payload))
+                return await self._mutate(
+                    resolve_wait(self.rt, self.goal, caller, wait_id, key, payload)
+                )
             case DispatchAction(caller=caller, action_id=action_id, body=body):
                 return await self._dispatch(self, caller, action_id, body)
             case RunSettled(run_id=run_id):
@@ -247,14 +260,31 @@ class GoalActor(Actor):
             self._rearm()
             return
         touched = self.rt.stamp(self.goal, settled_run_id=run_id)
-        await self.rt.commit(Commit(goal=touched, events=(NewEvent(
-            event_id=f"{run_id}:settled", event_type=RUN_SETTLED, run_id=run_id, causation_id=self.goal.goal_id,
-            actor={"kind": "system", "id": "goal-runtime"},
-            payload={"goal_id": self.goal.goal_id, "run_id": run_id, "status": run.status,
-                     "total_tokens": run.total_tokens, "estimated_cost_usd": run.estimated_cost_usd},
-        ),)))
+        await self.rt.commit(
+            Commit(
+                goal=touched,
+                events=(
+                    NewEvent(
+                        event_id=f"{run_id}:settled",
+                        event_type=RUN_SETTLED,
+                        run_id=run_id,
+                        causation_id=self.goal.goal_id,
+                        actor={"kind": "system", "id": "goal-runtime"},
+                        payload={
+                            "goal_id": self.goal.goal_id,
+                            "run_id": run_id,
+                            "status": run.status,
+                            "total_tokens": run.total_tokens,
+                            "estimated_cost_usd": run.estimated_cost_usd,
+                        },
+                    ),
+                ),
+            )
+        )
         self.goal = touched
-        self.rt.bus(touched, "orchestration.goal.run_settled", {"runID": run_id, "status": run.status})
+        self.rt.bus(
+            touched, "orchestration.goal.run_settled", {"runID": run_id, "status": run.status}
+        )
         self._rearm()
 
     async def _waits_due(self) -> None:
@@ -276,7 +306,9 @@ class GoalActor(Actor):
             try:
                 await ensure_started(self.rt, goal, self.pinned)
             except (SvcError, RuntimeError) as exc:
-                log.warning("goal %s: starting run %s failed: %s", goal.goal_id, goal.active_run_id, exc)
+                log.warning(
+                    "goal %s: starting run %s failed: %s", goal.goal_id, goal.active_run_id, exc
+                )
                 message = exc.message if isinstance(exc, SvcError) else str(exc)
                 self.goal = await launch_failed(self.rt, goal, goal.active_run_id, message)
         self._rearm()
@@ -291,7 +323,9 @@ class GoalActor(Actor):
             return
         deadline = goal.policy.deadline_at_ms
         armed = deadline is not None and not goal.deadline_passed
-        work = _Work(trio.CancelScope(deadline=self.rt.clock.to_trio_time(deadline) if armed else math.inf))
+        work = _Work(
+            trio.CancelScope(deadline=self.rt.clock.to_trio_time(deadline) if armed else math.inf)
+        )
         self._work = work
         self.nursery.start_soon(self._live, work, goal)
 
@@ -309,7 +343,9 @@ class GoalActor(Actor):
         # The stream is opened before the status is read, so a settlement committed
         # in between is replayed rather than missed.
         try:
-            with EventStream(self.rt.events_log, EventFilter(run_id=run_id, type_prefixes=("run.",))) as stream:
+            with EventStream(
+                self.rt.events_log, EventFilter(run_id=run_id, type_prefixes=("run.",))
+            ) as stream:
                 while True:
                     run = await self.rt.workflows.run(run_id)
                     if run is not None and run.terminal:
@@ -323,9 +359,15 @@ class GoalActor(Actor):
 
     async def _wait_timers(self, goal_id: str) -> None:
         try:
-            due = [t for t in (next_due_ms(w) for w in await self.rt.repo.waits(goal_id)) if t is not None]
+            due = [
+                t
+                for t in (next_due_ms(w) for w in await self.rt.repo.waits(goal_id))
+                if t is not None
+            ]
         except SvcError:
-            log.exception("goal %s: reading waits failed; timers re-arm at the next change", goal_id)
+            log.exception(
+                "goal %s: reading waits failed; timers re-arm at the next change", goal_id
+            )
             due = []
         if not due:
             await trio.sleep_forever()

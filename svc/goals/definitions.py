@@ -32,7 +32,11 @@ class Reference:
     current_hash: str | None = None
 
     def to_wire(self) -> dict[str, Any]:
-        wire: dict[str, Any] = {"node_id": self.node_id, "automation_id": self.automation_id, "state": self.state}
+        wire: dict[str, Any] = {
+            "node_id": self.node_id,
+            "automation_id": self.automation_id,
+            "state": self.state,
+        }
         if self.pinned_hash is not None:
             wire["pinned_hash"] = self.pinned_hash
         if self.current_hash is not None:
@@ -40,7 +44,9 @@ class Reference:
         return wire
 
 
-async def current_definitions(spec: Orchestration, workflows: Workflows) -> dict[str, WorkflowDefinition]:
+async def current_definitions(
+    spec: Orchestration, workflows: Workflows
+) -> dict[str, WorkflowDefinition]:
     """The current definition of each automation the spec names, when it exists in the spec's tenant."""
     found: dict[str, WorkflowDefinition] = {}
     for node in spec.workflow_nodes():
@@ -57,7 +63,9 @@ def _same_tenant(a: TenantContext, b: TenantContext) -> bool:
     return a.key() == b.key()
 
 
-def references_of(spec: Orchestration, definitions: dict[str, WorkflowDefinition]) -> list[Reference]:
+def references_of(
+    spec: Orchestration, definitions: dict[str, WorkflowDefinition]
+) -> list[Reference]:
     refs = []
     for node in spec.workflow_nodes():
         automation_id = node.automation_id or ""
@@ -66,11 +74,19 @@ def references_of(spec: Orchestration, definitions: dict[str, WorkflowDefinition
         if definition is None:
             refs.append(Reference(node.node_id, automation_id, "missing", pinned_hash=pinned))
         elif pinned is None:
-            refs.append(Reference(node.node_id, automation_id, "unpinned", current_hash=definition.definition_hash))
+            refs.append(
+                Reference(
+                    node.node_id, automation_id, "unpinned", current_hash=definition.definition_hash
+                )
+            )
         elif pinned == definition.definition_hash:
-            refs.append(Reference(node.node_id, automation_id, "fresh", pinned, definition.definition_hash))
+            refs.append(
+                Reference(node.node_id, automation_id, "fresh", pinned, definition.definition_hash)
+            )
         else:
-            refs.append(Reference(node.node_id, automation_id, "stale", pinned, definition.definition_hash))
+            refs.append(
+                Reference(node.node_id, automation_id, "stale", pinned, definition.definition_hash)
+            )
     return refs
 
 
@@ -81,12 +97,19 @@ def stale_only(refs: list[Reference]) -> list[Reference]:
 def reference_issues(refs: list[Reference]) -> list[Issue]:
     """Report issues for references whose automation is missing (or belongs to another tenant)."""
     return [
-        Issue("missing_workflow", f"automation {r.automation_id!r} does not exist in this tenant", node_id=r.node_id)
-        for r in refs if r.state == "missing" and r.automation_id.strip()
+        Issue(
+            "missing_workflow",
+            f"automation {r.automation_id!r} does not exist in this tenant",
+            node_id=r.node_id,
+        )
+        for r in refs
+        if r.state == "missing" and r.automation_id.strip()
     ]
 
 
-def refreshed(spec: Orchestration, definitions: dict[str, WorkflowDefinition]) -> tuple[Orchestration, list[str]]:
+def refreshed(
+    spec: Orchestration, definitions: dict[str, WorkflowDefinition]
+) -> tuple[Orchestration, list[str]]:
     """The spec with every existing workflow pinned to its current hash, and the node ids that changed."""
     changed: list[str] = []
     nodes = []

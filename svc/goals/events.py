@@ -135,13 +135,16 @@ class GoalEventFeed:
     async def page(self, goal_id: str, *, after: int, limit: int) -> list[GoalEvent]:
         return await self._repo.events_after(goal_id, after, limit)
 
-    async def frames(self, goal_id: str, *, after: int, keepalive: float = KEEPALIVE_SECONDS
-                     ) -> AsyncIterator[bytes]:
+    async def frames(
+        self, goal_id: str, *, after: int, keepalive: float = KEEPALIVE_SECONDS
+    ) -> AsyncIterator[bytes]:
         """SSE bytes: a ``ready`` frame, every event after ``after``, then live events and keep-alives.
 
         Frames are ``id: <cursor>`` / ``event: <event_type>`` / ``data: {"cursor", "event"}``.
         """
-        yield json_frame({"goal_id": goal_id, "cursor": after, "timestamp_ms": self._now_ms()}, event="ready")
+        yield json_frame(
+            {"goal_id": goal_id, "cursor": after, "timestamp_ms": self._now_ms()}, event="ready"
+        )
         cursor = after
         while not self.closed:
             changed = self._changed
@@ -149,7 +152,9 @@ class GoalEventFeed:
             if page:
                 cursor = page[-1].cursor
                 # One write per page: frames of a burst go out together.
-                yield b"".join(json_frame(e.to_wire(), id=e.cursor, event=e.event_type) for e in page)
+                yield b"".join(
+                    json_frame(e.to_wire(), id=e.cursor, event=e.event_type) for e in page
+                )
                 continue
             with trio.move_on_after(keepalive) as idle:
                 await changed.wait()

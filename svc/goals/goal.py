@@ -23,12 +23,24 @@ from .tenancy import TenantContext
 
 SCHEMA_VERSION = 1
 
-GoalStatus = Literal["queued", "active", "waiting", "paused", "completed", "failed", "cancelled", "expired"]
-GOAL_STATUSES: tuple[str, ...] = ("queued", "active", "waiting", "paused", "completed", "failed", "cancelled",
-                                  "expired")
+GoalStatus = Literal[
+    "queued", "active", "waiting", "paused", "completed", "failed", "cancelled", "expired"
+]
+GOAL_STATUSES: tuple[str, ...] = (
+    "queued",
+    "active",
+    "waiting",
+    "paused",
+    "completed",
+    "failed",
+    "cancelled",
+    "expired",
+)
 TERMINAL_GOAL_STATUSES = frozenset({"completed", "failed", "cancelled", "expired"})
 
-HandoffStatus = Literal["pending_approval", "approved", "rejected", "claimed", "consumed", "dead_lettered"]
+HandoffStatus = Literal[
+    "pending_approval", "approved", "rejected", "claimed", "consumed", "dead_lettered"
+]
 OPEN_HANDOFF_STATUSES = frozenset({"pending_approval", "approved", "claimed"})
 
 WaitStatus = Literal["waiting", "claimed", "woken", "timed_out", "escalated", "cancelled"]
@@ -107,13 +119,20 @@ class Goal:
             "final_artifact": self.final_artifact,
             "metadata": self.metadata,
         }
-        return _omit_none(wire, "active_run_id", "current_node_id", "finished_at_ms", "final_artifact", "metadata")
+        return _omit_none(
+            wire, "active_run_id", "current_node_id", "finished_at_ms", "final_artifact", "metadata"
+        )
 
     def summary(self) -> dict[str, Any]:
         """The wire shape without the (large) orchestration snapshot, for events and lists."""
         wire = self.to_wire()
-        if isinstance(wire.get("metadata"), Mapping) and "orchestration_snapshot" in wire["metadata"]:
-            wire["metadata"] = {k: v for k, v in wire["metadata"].items() if k != "orchestration_snapshot"}
+        if (
+            isinstance(wire.get("metadata"), Mapping)
+            and "orchestration_snapshot" in wire["metadata"]
+        ):
+            wire["metadata"] = {
+                k: v for k, v in wire["metadata"].items() if k != "orchestration_snapshot"
+            }
         return wire
 
     def to_store(self) -> dict[str, Any]:
@@ -128,17 +147,28 @@ class Goal:
     @classmethod
     def from_store(cls, data: Mapping[str, Any]) -> Goal:
         return cls(
-            goal_id=data["goal_id"], orchestration_id=data["orchestration_id"],
-            orchestration_version=int(data["orchestration_version"]), objective=data["objective"],
-            status=data["status"], tenant_context=TenantContext.from_wire(data.get("tenant_context")),
-            policy=structure(GoalPolicy, data.get("policy") or {}), idempotency_key=data.get("idempotency_key", ""),
-            created_at_ms=int(data["created_at_ms"]), updated_at_ms=int(data["updated_at_ms"]),
-            active_run_id=data.get("active_run_id"), current_node_id=data.get("current_node_id"),
-            hop_count=int(data.get("hop_count", 0)), total_tokens=int(data.get("total_tokens", 0)),
-            total_cost_usd=float(data.get("total_cost_usd", 0.0)), finished_at_ms=data.get("finished_at_ms"),
-            final_artifact=data.get("final_artifact"), metadata=data.get("metadata"),
-            charged_run_ids=tuple(data.get("charged_run_ids") or ()), status_reason=data.get("status_reason"),
-            settled_run_id=data.get("settled_run_id"), deadline_passed=bool(data.get("deadline_passed", False)),
+            goal_id=data["goal_id"],
+            orchestration_id=data["orchestration_id"],
+            orchestration_version=int(data["orchestration_version"]),
+            objective=data["objective"],
+            status=data["status"],
+            tenant_context=TenantContext.from_wire(data.get("tenant_context")),
+            policy=structure(GoalPolicy, data.get("policy") or {}),
+            idempotency_key=data.get("idempotency_key", ""),
+            created_at_ms=int(data["created_at_ms"]),
+            updated_at_ms=int(data["updated_at_ms"]),
+            active_run_id=data.get("active_run_id"),
+            current_node_id=data.get("current_node_id"),
+            hop_count=int(data.get("hop_count", 0)),
+            total_tokens=int(data.get("total_tokens", 0)),
+            total_cost_usd=float(data.get("total_cost_usd", 0.0)),
+            finished_at_ms=data.get("finished_at_ms"),
+            final_artifact=data.get("final_artifact"),
+            metadata=data.get("metadata"),
+            charged_run_ids=tuple(data.get("charged_run_ids") or ()),
+            status_reason=data.get("status_reason"),
+            settled_run_id=data.get("settled_run_id"),
+            deadline_passed=bool(data.get("deadline_passed", False)),
         )
 
 
@@ -212,9 +242,13 @@ class RunLink:
 
     def to_wire(self) -> dict[str, Any]:
         return {
-            "goal_id": self.goal_id, "run_id": self.run_id, "orchestration_node_id": self.orchestration_node_id,
-            "orchestration_version": self.orchestration_version, "hop_index": self.hop_index,
-            "parent_run_id": self.parent_run_id, "triggering_handoff_id": self.triggering_handoff_id,
+            "goal_id": self.goal_id,
+            "run_id": self.run_id,
+            "orchestration_node_id": self.orchestration_node_id,
+            "orchestration_version": self.orchestration_version,
+            "hop_index": self.hop_index,
+            "parent_run_id": self.parent_run_id,
+            "triggering_handoff_id": self.triggering_handoff_id,
             "created_at_ms": self.created_at_ms,
         }
 
@@ -259,7 +293,10 @@ class Wait:
             "run_id": self.run_id,
             "wait_kind": self.wait_kind,
             "status": self.status,
-            "scope": {"schema_version": SCHEMA_VERSION, "tenant_context": self.tenant_context.to_wire()},
+            "scope": {
+                "schema_version": SCHEMA_VERSION,
+                "tenant_context": self.tenant_context.to_wire(),
+            },
             "phase_id": self.phase_id,
             "reason": self.reason,
             "created_at_ms": self.created_at_ms,
@@ -270,8 +307,15 @@ class Wait:
             "completed_at_ms": self.completed_at_ms,
             "metadata": self.metadata,
         }
-        return _omit_none(wire, "reason", "wake_at_ms", "timeout_policy", "wake_idempotency_key",
-                          "completed_at_ms", "metadata")
+        return _omit_none(
+            wire,
+            "reason",
+            "wake_at_ms",
+            "timeout_policy",
+            "wake_idempotency_key",
+            "completed_at_ms",
+            "metadata",
+        )
 
     def to_store(self) -> dict[str, Any]:
         stored = self.to_wire()
@@ -281,12 +325,21 @@ class Wait:
     @classmethod
     def from_store(cls, data: Mapping[str, Any]) -> Wait:
         return cls(
-            wait_id=data["wait_id"], run_id=data["run_id"], goal_id=data["goal_id"], wait_kind=data["wait_kind"],
-            status=data["status"], tenant_context=TenantContext.from_wire((data.get("scope") or {}).get(
-                "tenant_context")), phase_id=data.get("phase_id", ""), created_at_ms=int(data["created_at_ms"]),
-            updated_at_ms=int(data["updated_at_ms"]), reason=data.get("reason"), wake_at_ms=data.get("wake_at_ms"),
-            timeout_policy=data.get("timeout_policy"), wake_idempotency_key=data.get("wake_idempotency_key"),
-            completed_at_ms=data.get("completed_at_ms"), metadata=data.get("metadata"),
+            wait_id=data["wait_id"],
+            run_id=data["run_id"],
+            goal_id=data["goal_id"],
+            wait_kind=data["wait_kind"],
+            status=data["status"],
+            tenant_context=TenantContext.from_wire((data.get("scope") or {}).get("tenant_context")),
+            phase_id=data.get("phase_id", ""),
+            created_at_ms=int(data["created_at_ms"]),
+            updated_at_ms=int(data["updated_at_ms"]),
+            reason=data.get("reason"),
+            wake_at_ms=data.get("wake_at_ms"),
+            timeout_policy=data.get("timeout_policy"),
+            wake_idempotency_key=data.get("wake_idempotency_key"),
+            completed_at_ms=data.get("completed_at_ms"),
+            metadata=data.get("metadata"),
         )
 
 

@@ -30,17 +30,25 @@ def short_hash(value: Any) -> str:
 
 
 def goal_id_for(scope: str, idempotency_key: str) -> str:
-    return "goal-" + short_hash({"idempotency_key": idempotency_key, "kind": "goal", "scope": scope})
+    return "goal-" + short_hash(
+        {"idempotency_key": idempotency_key, "kind": "goal", "scope": scope}
+    )
 
 
 def root_run_id_for(goal_id: str, idempotency_key: str) -> str:
     return "automation-v2-run-" + short_hash(
-        {"idempotency_key": "root:" + idempotency_key, "kind": "automation-v2-run", "scope": goal_id}
+        {
+            "idempotency_key": "root:" + idempotency_key,
+            "kind": "automation-v2-run",
+            "scope": goal_id,
+        }
     )
 
 
 def handoff_id_for(goal_id: str, idempotency_key: str) -> str:
-    return "handoff-" + short_hash({"goal_id": goal_id, "idempotency_key": idempotency_key, "kind": "handoff"})
+    return "handoff-" + short_hash(
+        {"goal_id": goal_id, "idempotency_key": idempotency_key, "kind": "handoff"}
+    )
 
 
 def downstream_run_id_for(goal_id: str, idempotency_key: str) -> str:
@@ -54,7 +62,9 @@ def wait_id_for(run_id: str, node_id: str) -> str:
 
 
 def draft_id_for(scope: str, idempotency_key: str) -> str:
-    return "orch-" + short_hash({"idempotency_key": idempotency_key, "kind": "orchestration", "scope": scope})
+    return "orch-" + short_hash(
+        {"idempotency_key": idempotency_key, "kind": "orchestration", "scope": scope}
+    )
 
 
 __all__ = [

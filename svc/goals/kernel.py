@@ -72,18 +72,29 @@ def _charged(goal: Goal, run: WorkflowRun) -> dict[str, Any]:
     tokens, cost = _usage(goal, run)
     if run.run_id in goal.charged_run_ids:
         return {}
-    return {"total_tokens": goal.total_tokens + tokens, "total_cost_usd": round(goal.total_cost_usd + cost, 10),
-            "charged_run_ids": (*goal.charged_run_ids, run.run_id)}
+    return {
+        "total_tokens": goal.total_tokens + tokens,
+        "total_cost_usd": round(goal.total_cost_usd + cost, 10),
+        "charged_run_ids": (*goal.charged_run_ids, run.run_id),
+    }
 
 
-def _committed_body(goal: Goal, handoff: Handoff, link: RunLink | None, commit: str) -> dict[str, Any]:
-    return {"outcome": "committed", "commit": commit, "handoff": handoff.to_wire(),
-            "downstream_run_id": handoff.consumed_by_run_id, "link": link.to_wire() if link else None,
-            "goal": goal.to_wire()}
+def _committed_body(
+    goal: Goal, handoff: Handoff, link: RunLink | None, commit: str
+) -> dict[str, Any]:
+    return {
+        "outcome": "committed",
+        "commit": commit,
+        "handoff": handoff.to_wire(),
+        "downstream_run_id": handoff.consumed_by_run_id,
+        "link": link.to_wire() if link else None,
+        "goal": goal.to_wire(),
+    }
 
 
-async def transition(rt: GoalRuntime, goal: Goal, pinned: PinnedVersion, caller: Caller,
-                     request: TransitionRequest) -> tuple[Goal, dict[str, Any]]:
+async def transition(
+    rt: GoalRuntime, goal: Goal, pinned: PinnedVersion, caller: Caller, request: TransitionRequest
+) -> tuple[Goal, dict[str, Any]]:
     """Emit a named transition. Returns the goal and the body (``outcome`` committed or pending_approval)."""
     check_goal_open(goal)
     caller.require_goal_owner(owner_id_of(goal.started_by))
@@ -92,51 +103,109 @@ async def transition(rt: GoalRuntime, goal: Goal, pinned: PinnedVersion, caller:
     run_id = downstream_run_id_for(goal.goal_id, key)
     existing = await rt.repo.handoff_by_key(goal.goal_id, key)
     if existing is not None:
-        if existing.handoff_id != handoff_id or existing.transition_key != request.transition_key \
-                or existing.artifact != request.artifact:
-            raise InvalidGoalRequest("idempotency key is bound to a different transition payload",
-                                     field="idempotency_key")
+        if (
+            existing.handoff_id != handoff_id
+            or existing.transition_key != request.transition_key
+            or existing.artifact != request.artifact
+        ):
+            raise InvalidGoalRequest(
+                "idempotency key is bound to a different transition payload",
+                field="idempotency_key",
+            )
         if existing.status == "consumed":
-            link = next((lk for lk in await rt.repo.links(goal.goal_id) if lk.triggering_handoff_id == handoff_id),
-                        None)
+            link = next(
+                (
+                    lk
+                    for lk in await rt.repo.links(goal.goal_id)
+                    if lk.triggering_handoff_id == handoff_id
+                ),
+                None,
+            )
             return goal, _committed_body(goal, existing, link, "AlreadyCommitted")
         if existing.status == "pending_approval":
-            return goal, {"outcome": "pending_approval", "handoff": existing.to_wire(), "goal": goal.to_wire()}
+            return goal, {
+                "outcome": "pending_approval",
+                "handoff": existing.to_wire(),
+                "goal": goal.to_wire(),
+            }
         if existing.status != "approved":
-            raise GoalStateConflict(f"the handoff is {existing.status} and no longer eligible",
-                                    handoff_id=handoff_id, handoff_status=existing.status)
+            raise GoalStateConflict(
+                f"the handoff is {existing.status} and no longer eligible",
+                handoff_id=handoff_id,
+                handoff_status=existing.status,
+            )
 
     source_run = await rt.workflows.run(goal.active_run_id) if goal.active_run_id else None
-    plan = plan_transition(goal, pinned.spec, source_run, request.transition_key, request.artifact,
-                           pinned.snapshots, rt.workflows.hash_of)
+    plan = plan_transition(
+        goal,
+        pinned.spec,
+        source_run,
+        request.transition_key,
+        request.artifact,
+        pinned.snapshots,
+        rt.workflows.hash_of,
+    )
     assert source_run is not None  # check_source guarantees it
     target_automation = plan.target.automation_id or ""
     if await rt.workflows.definition(target_automation) is None:
-        raise InvalidGoalRequest(f"target workflow automation {target_automation!r} no longer exists",
-                                 check="tenant")
+        raise InvalidGoalRequest(
+            f"target workflow automation {target_automation!r} no longer exists", check="tenant"
+        )
     now = rt.now()
     handoff = existing or Handoff(
-        handoff_id=handoff_id, idempotency_key=key, goal_id=goal.goal_id, orchestration_id=goal.orchestration_id,
-        orchestration_version=goal.orchestration_version, tenant_context=goal.tenant_context,
-        edge_id=plan.edge.edge_id, transition_key=request.transition_key,
-        source_automation_id=plan.source.automation_id or "", source_run_id=source_run.run_id,
-        source_node_id=plan.source.node_id, target_automation_id=target_automation,
-        target_node_id=plan.target.node_id, artifact=request.artifact, status="pending_approval",
-        created_at_ms=now, updated_at_ms=now,
-        metadata={"actor": caller.principal.ref(), "pinned_definition_hash": plan.target.pinned_definition_hash},
+        handoff_id=handoff_id,
+        idempotency_key=key,
+        goal_id=goal.goal_id,
+        orchestration_id=goal.orchestration_id,
+        orchestration_version=goal.orchestration_version,
+        tenant_context=goal.tenant_context,
+        edge_id=plan.edge.edge_id,
+        transition_key=request.transition_key,
+        source_automation_id=plan.source.automation_id or "",
+        source_run_id=source_run.run_id,
+        source_node_id=plan.source.node_id,
+        target_automation_id=target_automation,
+        target_node_id=plan.target.node_id,
+        artifact=request.artifact,
+        status="pending_approval",
+        created_at_ms=now,
+        updated_at_ms=now,
+        metadata={
+            "actor": caller.principal.ref(),
+            "pinned_definition_hash": plan.target.pinned_definition_hash,
+        },
     )
 
     # 6. approval: the gate holds the handoff until a human decides.
     if plan.edge.approval_required and handoff.status != "approved":
         waiting = rt.stamp(goal, status="waiting", status_reason="handoff_pending_approval")
-        await rt.commit(Commit(goal=waiting, handoffs=(handoff,), events=(NewEvent(
-            event_id=f"{handoff_id}:pending_approval", event_type=HANDOFF_PENDING, actor=caller.principal.ref(),
-            causation_id=source_run.run_id,
-            payload={"goal_id": goal.goal_id, "handoff_id": handoff_id, "edge_id": plan.edge.edge_id,
-                     "transition_key": request.transition_key, "target_node_id": plan.target.node_id},
-        ),)))
+        await rt.commit(
+            Commit(
+                goal=waiting,
+                handoffs=(handoff,),
+                events=(
+                    NewEvent(
+                        event_id=f"{handoff_id}:pending_approval",
+                        event_type=HANDOFF_PENDING,
+                        actor=caller.principal.ref(),
+                        causation_id=source_run.run_id,
+                        payload={
+                            "goal_id": goal.goal_id,
+                            "handoff_id": handoff_id,
+                            "edge_id": plan.edge.edge_id,
+                            "transition_key": request.transition_key,
+                            "target_node_id": plan.target.node_id,
+                        },
+                    ),
+                ),
+            )
+        )
         rt.bus(waiting, "orchestration.goal.handoff_pending_approval", {"handoffID": handoff_id})
-        return waiting, {"outcome": "pending_approval", "handoff": handoff.to_wire(), "goal": waiting.to_wire()}
+        return waiting, {
+            "outcome": "pending_approval",
+            "handoff": handoff.to_wire(),
+            "goal": waiting.to_wire(),
+        }
 
     # 7. limits
     add_tokens, add_cost = _usage(goal, source_run)
@@ -145,38 +214,87 @@ async def transition(rt: GoalRuntime, goal: Goal, pinned: PinnedVersion, caller:
         raise LimitRejected(limit)
 
     # commit: the handoff is consumed by the downstream run, which becomes the active run.
-    consumed = attrs.evolve(handoff, status="consumed", consumed_by_run_id=run_id, updated_at_ms=now)
-    link = RunLink(goal_id=goal.goal_id, run_id=run_id, orchestration_node_id=plan.target.node_id,
-                   orchestration_version=goal.orchestration_version, hop_index=goal.hop_count + 1,
-                   created_at_ms=now, parent_run_id=source_run.run_id, triggering_handoff_id=handoff_id)
-    moved = rt.stamp(goal, status="active", status_reason=None, active_run_id=run_id,
-                     current_node_id=plan.target.node_id, hop_count=goal.hop_count + 1, **_charged(goal, source_run))
+    consumed = attrs.evolve(
+        handoff, status="consumed", consumed_by_run_id=run_id, updated_at_ms=now
+    )
+    link = RunLink(
+        goal_id=goal.goal_id,
+        run_id=run_id,
+        orchestration_node_id=plan.target.node_id,
+        orchestration_version=goal.orchestration_version,
+        hop_index=goal.hop_count + 1,
+        created_at_ms=now,
+        parent_run_id=source_run.run_id,
+        triggering_handoff_id=handoff_id,
+    )
+    moved = rt.stamp(
+        goal,
+        status="active",
+        status_reason=None,
+        active_run_id=run_id,
+        current_node_id=plan.target.node_id,
+        hop_count=goal.hop_count + 1,
+        **_charged(goal, source_run),
+    )
     gate = gate_wait(moved, plan.target, run_id, now, source_run.node_outputs)
-    events = [NewEvent(
-        event_id=f"{handoff_id}:transition", event_type=TRANSITIONED, actor=caller.principal.ref(),
-        causation_id=source_run.run_id,
-        payload={"goal_id": goal.goal_id, "handoff_id": handoff_id, "edge_id": plan.edge.edge_id,
-                 "transition_key": request.transition_key, "source_node_id": plan.source.node_id,
-                 "target_node_id": plan.target.node_id, "downstream_run_id": run_id, "hop_index": link.hop_index,
-                 "artifact_type": (request.artifact or {}).get("artifact_type")},
-    )]
+    events = [
+        NewEvent(
+            event_id=f"{handoff_id}:transition",
+            event_type=TRANSITIONED,
+            actor=caller.principal.ref(),
+            causation_id=source_run.run_id,
+            payload={
+                "goal_id": goal.goal_id,
+                "handoff_id": handoff_id,
+                "edge_id": plan.edge.edge_id,
+                "transition_key": request.transition_key,
+                "source_node_id": plan.source.node_id,
+                "target_node_id": plan.target.node_id,
+                "downstream_run_id": run_id,
+                "hop_index": link.hop_index,
+                "artifact_type": (request.artifact or {}).get("artifact_type"),
+            },
+        )
+    ]
     if gate is not None:
         events.append(_wait_created(gate))
-    await rt.commit(Commit(goal=moved, handoffs=(consumed,), links=(link,), waits=(gate,) if gate else (),
-                           events=tuple(events)))
-    rt.bus(moved, "orchestration.goal.transitioned", {"run": run_id, "commit": "Committed", "runID": run_id})
+    await rt.commit(
+        Commit(
+            goal=moved,
+            handoffs=(consumed,),
+            links=(link,),
+            waits=(gate,) if gate else (),
+            events=tuple(events),
+        )
+    )
+    rt.bus(
+        moved,
+        "orchestration.goal.transitioned",
+        {"run": run_id, "commit": "Committed", "runID": run_id},
+    )
     return moved, _committed_body(moved, consumed, link, "Committed")
 
 
 def _wait_created(wait: Any) -> NewEvent:
-    return NewEvent(event_id=f"{wait.wait_id}:created", event_type=WAIT_CREATED, run_id=wait.run_id,
-                    payload={"goal_id": wait.goal_id, "wait_id": wait.wait_id, "wait_kind": wait.wait_kind,
-                             "run_id": wait.run_id, "phase_id": wait.phase_id, "wake_at_ms": wait.wake_at_ms,
-                             "timeout_policy": wait.timeout_policy})
+    return NewEvent(
+        event_id=f"{wait.wait_id}:created",
+        event_type=WAIT_CREATED,
+        run_id=wait.run_id,
+        payload={
+            "goal_id": wait.goal_id,
+            "wait_id": wait.wait_id,
+            "wait_kind": wait.wait_kind,
+            "run_id": wait.run_id,
+            "phase_id": wait.phase_id,
+            "wake_at_ms": wait.wake_at_ms,
+            "timeout_policy": wait.timeout_policy,
+        },
+    )
 
 
-async def complete(rt: GoalRuntime, goal: Goal, pinned: PinnedVersion, caller: Caller,
-                   request: CompletionRequest) -> tuple[Goal, dict[str, Any]]:
+async def complete(
+    rt: GoalRuntime, goal: Goal, pinned: PinnedVersion, caller: Caller, request: CompletionRequest
+) -> tuple[Goal, dict[str, Any]]:
     """Settle the active run: wait for a transition, or finish at a terminal node."""
     check_goal_open(goal)
     caller.require_goal_owner(owner_id_of(goal.started_by))
@@ -184,20 +302,42 @@ async def complete(rt: GoalRuntime, goal: Goal, pinned: PinnedVersion, caller: C
     source = check_source(goal, pinned.spec, source_run)
     assert source_run is not None
     if not request.transition_key:
-        waiting = rt.stamp(goal, status="waiting", status_reason="awaiting_transition", **_charged(goal, source_run))
-        await rt.commit(Commit(goal=waiting, events=(NewEvent(
-            event_id=f"goal:{goal.goal_id}:{source_run.run_id}:awaiting_transition", event_type=AWAITING_TRANSITION,
-            actor=caller.principal.ref(), causation_id=source_run.run_id,
-            payload={"goal_id": goal.goal_id, "run_id": source_run.run_id, "node_id": source.node_id},
-        ),)))
+        waiting = rt.stamp(
+            goal,
+            status="waiting",
+            status_reason="awaiting_transition",
+            **_charged(goal, source_run),
+        )
+        await rt.commit(
+            Commit(
+                goal=waiting,
+                events=(
+                    NewEvent(
+                        event_id=f"goal:{goal.goal_id}:{source_run.run_id}:awaiting_transition",
+                        event_type=AWAITING_TRANSITION,
+                        actor=caller.principal.ref(),
+                        causation_id=source_run.run_id,
+                        payload={
+                            "goal_id": goal.goal_id,
+                            "run_id": source_run.run_id,
+                            "node_id": source.node_id,
+                        },
+                    ),
+                ),
+            )
+        )
         return waiting, {"outcome": "awaiting_transition", "goal": waiting.to_wire()}
     edge, target = check_completion_target(pinned.spec, source, request.transition_key)
     check_final_artifact(request.final_artifact, edge, target)
     status = TERMINAL_OUTCOME_STATUS[target.outcome or "complete"]
     now = rt.now()
-    changes: dict[str, Any] = {"status": status, "status_reason": f"terminal node {target.node_id}",
-                               "current_node_id": target.node_id, "final_artifact": request.final_artifact,
-                               **_charged(goal, source_run)}
+    changes: dict[str, Any] = {
+        "status": status,
+        "status_reason": f"terminal node {target.node_id}",
+        "current_node_id": target.node_id,
+        "final_artifact": request.final_artifact,
+        **_charged(goal, source_run),
+    }
     handoffs: list[Handoff] = []
     waits: list[Any] = []
     if status != "paused":
@@ -206,24 +346,43 @@ async def complete(rt: GoalRuntime, goal: Goal, pinned: PinnedVersion, caller: C
         handoffs = dead_lettered(await rt.repo.handoffs(goal.goal_id), now, reason)
         waits = cancelled_waits(await rt.repo.waits(goal.goal_id), now, reason)
     settled = rt.stamp(goal, **changes)
-    await rt.commit(Commit(goal=settled, handoffs=tuple(handoffs), waits=tuple(waits), events=(NewEvent(
-        event_id=f"goal:{goal.goal_id}:{source_run.run_id}:terminal", event_type=TERMINAL,
-        actor=caller.principal.ref(), causation_id=source_run.run_id,
-        payload={"goal_id": goal.goal_id, "status": status, "terminal_node_id": target.node_id,
-                 "edge_id": edge.edge_id, "transition_key": request.transition_key,
-                 "final_artifact": request.final_artifact},
-    ),)))
+    await rt.commit(
+        Commit(
+            goal=settled,
+            handoffs=tuple(handoffs),
+            waits=tuple(waits),
+            events=(
+                NewEvent(
+                    event_id=f"goal:{goal.goal_id}:{source_run.run_id}:terminal",
+                    event_type=TERMINAL,
+                    actor=caller.principal.ref(),
+                    causation_id=source_run.run_id,
+                    payload={
+                        "goal_id": goal.goal_id,
+                        "status": status,
+                        "terminal_node_id": target.node_id,
+                        "edge_id": edge.edge_id,
+                        "transition_key": request.transition_key,
+                        "final_artifact": request.final_artifact,
+                    },
+                ),
+            ),
+        )
+    )
     rt.bus(settled, "orchestration.goal.terminal", {"status": status})
     return settled, {"outcome": "terminal", "goal": settled.to_wire()}
 
 
-async def decide_handoff(rt: GoalRuntime, goal: Goal, caller: Caller, handoff_id: str, decision: Any,
-                         reason: str | None) -> tuple[Goal, dict[str, Any]]:
+async def decide_handoff(
+    rt: GoalRuntime, goal: Goal, caller: Caller, handoff_id: str, decision: Any, reason: str | None
+) -> tuple[Goal, dict[str, Any]]:
     """Approve or reject a pending handoff; the goal stays waiting until the transition is retried."""
     caller.require_authority(APPROVE)
     if decision not in ("approve", "reject"):
         raise InvalidGoalRequest("`decision` must be approve or reject", field="decision")
-    handoff = next((h for h in await rt.repo.handoffs(goal.goal_id) if h.handoff_id == handoff_id), None)
+    handoff = next(
+        (h for h in await rt.repo.handoffs(goal.goal_id) if h.handoff_id == handoff_id), None
+    )
     if handoff is None:
         raise HandoffNotFound(f"handoff {handoff_id!r} not found on goal {goal.goal_id!r}")
     approved = decision == "approve"
@@ -231,22 +390,54 @@ async def decide_handoff(rt: GoalRuntime, goal: Goal, caller: Caller, handoff_id
     if handoff.status == wanted:
         return goal, {"handoff": handoff.to_wire()}
     if handoff.status != "pending_approval":
-        raise InvalidGoalRequest(f"only pending handoffs can be approved or rejected (this one is {handoff.status})",
-                                 handoff_status=handoff.status)
+        raise InvalidGoalRequest(
+            f"only pending handoffs can be approved or rejected (this one is {handoff.status})",
+            handoff_status=handoff.status,
+        )
     now = rt.now()
-    decided = attrs.evolve(handoff, status=wanted, updated_at_ms=now, metadata={
-        **(handoff.metadata or {}), "decision_actor": caller.principal.ref(), "approved": approved,
-        "decision_reason": reason, "decided_at_ms": now,
-    })
+    decided = attrs.evolve(
+        handoff,
+        status=wanted,
+        updated_at_ms=now,
+        metadata={
+            **(handoff.metadata or {}),
+            "decision_actor": caller.principal.ref(),
+            "approved": approved,
+            "decision_reason": reason,
+            "decided_at_ms": now,
+        },
+    )
     touched = rt.stamp(goal)
-    await rt.commit(Commit(goal=touched, handoffs=(decided,), events=(NewEvent(
-        event_id=f"{handoff_id}:decision:{wanted}", event_type=HANDOFF_DECIDED, actor=caller.principal.ref(),
-        payload={"goal_id": goal.goal_id, "handoff_id": handoff_id, "approved": approved, "reason": reason},
-    ),)))
-    rt.bus(touched, "orchestration.goal.handoff_decided", {
-        "handoffID": handoff_id, "approved": approved, "reason": reason,
-        "effective_actor": caller.principal.ref(), "run_as": None,
-    })
+    await rt.commit(
+        Commit(
+            goal=touched,
+            handoffs=(decided,),
+            events=(
+                NewEvent(
+                    event_id=f"{handoff_id}:decision:{wanted}",
+                    event_type=HANDOFF_DECIDED,
+                    actor=caller.principal.ref(),
+                    payload={
+                        "goal_id": goal.goal_id,
+                        "handoff_id": handoff_id,
+                        "approved": approved,
+                        "reason": reason,
+                    },
+                ),
+            ),
+        )
+    )
+    rt.bus(
+        touched,
+        "orchestration.goal.handoff_decided",
+        {
+            "handoffID": handoff_id,
+            "approved": approved,
+            "reason": reason,
+            "effective_actor": caller.principal.ref(),
+            "run_as": None,
+        },
+    )
     return touched, {"handoff": decided.to_wire()}
 
 

@@ -37,8 +37,12 @@ def run_context(goal: Goal, link: RunLink, artifact: Any, waits: list[Wait]) -> 
         context["input_artifact"] = artifact
     for wait in waits:
         if wait.run_id == link.run_id and wait.status in ("woken", "timed_out"):
-            context["wait"] = {"wait_id": wait.wait_id, "wait_kind": wait.wait_kind, "status": wait.status,
-                               "resolution": wait.resolution}
+            context["wait"] = {
+                "wait_id": wait.wait_id,
+                "wait_kind": wait.wait_kind,
+                "status": wait.status,
+                "resolution": wait.resolution,
+            }
     return context
 
 
@@ -64,8 +68,14 @@ async def ensure_started(rt: GoalRuntime, goal: Goal, pinned: PinnedVersion) -> 
         raise RuntimeError(f"goal {goal.goal_id} has no workflow link for its active run {run_id}")
     artifact = None
     if link.triggering_handoff_id is not None:
-        handoff = next((h for h in await rt.repo.handoffs(goal.goal_id)
-                        if h.handoff_id == link.triggering_handoff_id), None)
+        handoff = next(
+            (
+                h
+                for h in await rt.repo.handoffs(goal.goal_id)
+                if h.handoff_id == link.triggering_handoff_id
+            ),
+            None,
+        )
         artifact = handoff.artifact if handoff is not None else None
     automation_id = node.automation_id or ""
     snapshot = pinned.snapshots.get(automation_id)
@@ -73,18 +83,40 @@ async def ensure_started(rt: GoalRuntime, goal: Goal, pinned: PinnedVersion) -> 
         raise RuntimeError(f"orchestration version has no frozen definition of {automation_id!r}")
     root = link.hop_index == 0
     run = await rt.workflows.start_run(
-        run_id=run_id, automation_id=automation_id, snapshot=snapshot,
+        run_id=run_id,
+        automation_id=automation_id,
+        snapshot=snapshot,
         trigger_type="orchestration_goal_start" if root else "orchestration_handoff",
-        trigger_reason=f"goal {goal.goal_id} started" if root
+        trigger_reason=f"goal {goal.goal_id} started"
+        if root
         else f"handoff {link.triggering_handoff_id} consumed by goal {goal.goal_id}",
         context=run_context(goal, link, artifact, waits),
     )
-    await rt.commit(Commit(goal=goal, occurred_at_ms=rt.now(), events=(NewEvent(
-        event_id=f"{run_id}:started", event_type=RUN_STARTED, run_id=run_id, causation_id=goal.goal_id,
-        payload={"goal_id": goal.goal_id, "run_id": run_id, "automation_id": automation_id,
-                 "orchestration_node_id": link.orchestration_node_id, "hop_index": link.hop_index},
-    ),)))
-    log.info("goal run started", extra={"goal_id": goal.goal_id, "run_id": run_id, "node": link.orchestration_node_id})
+    await rt.commit(
+        Commit(
+            goal=goal,
+            occurred_at_ms=rt.now(),
+            events=(
+                NewEvent(
+                    event_id=f"{run_id}:started",
+                    event_type=RUN_STARTED,
+                    run_id=run_id,
+                    causation_id=goal.goal_id,
+                    payload={
+                        "goal_id": goal.goal_id,
+                        "run_id": run_id,
+                        "automation_id": automation_id,
+                        "orchestration_node_id": link.orchestration_node_id,
+                        "hop_index": link.hop_index,
+                    },
+                ),
+            ),
+        )
+    )
+    log.info(
+        "goal run started",
+        extra={"goal_id": goal.goal_id, "run_id": run_id, "node": link.orchestration_node_id},
+    )
     return run
 
 

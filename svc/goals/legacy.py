@@ -57,7 +57,9 @@ class LegacyReport:
         return attrs.asdict(self)
 
 
-def scan(root: Path, known_automations: Collection[str]) -> tuple[list[Envelope], list[Quarantined], int]:
+def scan(
+    root: Path, known_automations: Collection[str]
+) -> tuple[list[Envelope], list[Quarantined], int]:
     """Every ``*.json`` under ``root`` (sorted), validated: the envelopes, the quarantined files, the file count."""
     if not root.is_dir():
         return [], [], 0
@@ -69,7 +71,9 @@ def scan(root: Path, known_automations: Collection[str]) -> tuple[list[Envelope]
         try:
             raw = path.read_bytes()
         except OSError as exc:
-            quarantined.append(Quarantined(relative, None, f"unreadable legacy handoff: {exc.strerror or exc}"))
+            quarantined.append(
+                Quarantined(relative, None, f"unreadable legacy handoff: {exc.strerror or exc}")
+            )
             continue
         file_digest = hashlib.sha256(raw).hexdigest()
         try:
@@ -82,16 +86,26 @@ def scan(root: Path, known_automations: Collection[str]) -> tuple[list[Envelope]
             continue
         record = {k: v for k, v in data.items() if v is not None}
         consumed = data.get("consumed_by_run_id") or data.get("consumed_at_ms")
-        status = "archived" if consumed else "approved" if "approved" in PurePosixPath(relative).parts[:-1] \
+        status = (
+            "archived"
+            if consumed
+            else "approved"
+            if "approved" in PurePosixPath(relative).parts[:-1]
             else "inbox"
+        )
         envelope = Envelope(data["handoff_id"], relative, _canonical_digest(record), status, record)
         seen = envelopes.get(envelope.handoff_id)
         if seen is None:
             envelopes[envelope.handoff_id] = envelope
         elif seen.source_digest != envelope.source_digest:
-            quarantined.append(Quarantined(relative, file_digest,
-                                           f"conflicting legacy handoff: {envelope.handoff_id} differs from "
-                                           f"{seen.source_path}"))
+            quarantined.append(
+                Quarantined(
+                    relative,
+                    file_digest,
+                    f"conflicting legacy handoff: {envelope.handoff_id} differs from "
+                    f"{seen.source_path}",
+                )
+            )
         # An identical copy of an envelope imports once.
     return list(envelopes.values()), quarantined, len(files)
 
@@ -104,20 +118,29 @@ def _problem(data: Any, known: Collection[str]) -> str | None:
         if not isinstance(value, str) or not value.strip():
             return f"invalid legacy handoff: `{name}` must be a non-blank string"
     path = data.get("content_path")
-    if path is not None and (not isinstance(path, str) or PurePosixPath(path).is_absolute()
-                             or Path(path).is_absolute() or ".." in PurePosixPath(path).parts):
-        return "invalid legacy handoff: `content_path` must be relative and stay inside the workspace"
+    if path is not None and (
+        not isinstance(path, str)
+        or PurePosixPath(path).is_absolute()
+        or Path(path).is_absolute()
+        or ".." in PurePosixPath(path).parts
+    ):
+        return (
+            "invalid legacy handoff: `content_path` must be relative and stay inside the workspace"
+        )
     if data["source_automation_id"] not in known and data["target_automation_id"] not in known:
         return "foreign legacy handoff: neither its source nor its target automation is known to this runtime"
     return None
 
 
 def _canonical_digest(record: dict[str, Any]) -> str:
-    return hashlib.sha256(json.dumps(record, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+    return hashlib.sha256(
+        json.dumps(record, sort_keys=True, separators=(",", ":")).encode()
+    ).hexdigest()
 
 
-async def import_legacy_handoffs(db: Database, workspace: Path, known_automations: Collection[str],
-                                 now_ms: int) -> LegacyReport:
+async def import_legacy_handoffs(
+    db: Database, workspace: Path, known_automations: Collection[str], now_ms: int
+) -> LegacyReport:
     """Scan ``<workspace>/shared/handoffs`` and upsert what it holds, all in one transaction."""
     root = workspace / LEGACY_DIR
     envelopes, quarantined, files = scan(root, known_automations)
@@ -133,10 +156,18 @@ async def import_legacy_handoffs(db: Database, workspace: Path, known_automation
                 "record=excluded.record, imported_at_ms=excluded.imported_at_ms "
                 "WHERE goal_legacy_handoffs.source_digest != excluded.source_digest "
                 "OR goal_legacy_handoffs.status != excluded.status",
-                (envelope.handoff_id, envelope.source_path, envelope.source_digest, envelope.status,
-                 dumps(envelope.record), now_ms),
+                (
+                    envelope.handoff_id,
+                    envelope.source_path,
+                    envelope.source_digest,
+                    envelope.status,
+                    dumps(envelope.record),
+                    now_ms,
+                ),
             )
-            conn.execute("DELETE FROM goal_legacy_quarantine WHERE source_path=?", (envelope.source_path,))
+            conn.execute(
+                "DELETE FROM goal_legacy_quarantine WHERE source_path=?", (envelope.source_path,)
+            )
         for item in quarantined:
             conn.execute(
                 "INSERT INTO goal_legacy_quarantine(source_path, source_digest, error, quarantined_at_ms) "
@@ -159,21 +190,46 @@ async def import_legacy_handoffs(db: Database, workspace: Path, known_automation
 
 async def legacy_handoffs(db: Database) -> list[dict[str, Any]]:
     def q(conn: apsw.Connection) -> list[dict[str, Any]]:
-        return [{"handoff_id": row[0], "source_path": row[1], "status": row[2], "envelope": json.loads(row[3]),
-                 "imported_at_ms": row[4]} for row in conn.execute(
-            "SELECT handoff_id, source_path, status, record, imported_at_ms FROM goal_legacy_handoffs "
-            "ORDER BY handoff_id")]
+        return [
+            {
+                "handoff_id": row[0],
+                "source_path": row[1],
+                "status": row[2],
+                "envelope": json.loads(row[3]),
+                "imported_at_ms": row[4],
+            }
+            for row in conn.execute(
+                "SELECT handoff_id, source_path, status, record, imported_at_ms FROM goal_legacy_handoffs "
+                "ORDER BY handoff_id"
+            )
+        ]
 
     return await db.read(q)
 
 
 async def quarantine(db: Database) -> list[dict[str, Any]]:
     def q(conn: apsw.Connection) -> list[dict[str, Any]]:
-        return [{"source_path": row[0], "source_digest": row[1], "error": row[2], "quarantined_at_ms": row[3]}
-                for row in conn.execute("SELECT source_path, source_digest, error, quarantined_at_ms "
-                                        "FROM goal_legacy_quarantine ORDER BY source_path")]
+        return [
+            {
+                "source_path": row[0],
+                "source_digest": row[1],
+                "error": row[2],
+                "quarantined_at_ms": row[3],
+            }
+            for row in conn.execute(
+                "SELECT source_path, source_digest, error, quarantined_at_ms "
+                "FROM goal_legacy_quarantine ORDER BY source_path"
+            )
+        ]
 
     return await db.read(q)
 
 
-__all__ = ["LEGACY_DIR", "LegacyReport", "import_legacy_handoffs", "legacy_handoffs", "quarantine", "scan"]
+__all__ = [
+    "LEGACY_DIR",
+    "LegacyReport",
+    "import_legacy_handoffs",
+    "legacy_handoffs",
+    "quarantine",
+    "scan",
+]

@@ -98,7 +98,11 @@ class Node:
             wire["automation_id"] = self.automation_id
             if self.pinned_definition_hash is not None:
                 wire["pinned_definition_hash"] = self.pinned_definition_hash
-            for name in ("allowed_transition_keys", "accepts_artifact_types", "emits_artifact_types"):
+            for name in (
+                "allowed_transition_keys",
+                "accepts_artifact_types",
+                "emits_artifact_types",
+            ):
                 values = getattr(self, name)
                 if values:
                     wire[name] = list(values)
@@ -113,8 +117,12 @@ class Node:
         return wire
 
     def to_wire(self) -> dict[str, Any]:
-        return {"node_id": self.node_id, "name": self.name,
-                "position": {"x": self.position.x, "y": self.position.y}, **self.kind_wire()}
+        return {
+            "node_id": self.node_id,
+            "name": self.name,
+            "position": {"x": self.position.x, "y": self.position.y},
+            **self.kind_wire(),
+        }
 
 
 @attrs.frozen
@@ -177,17 +185,19 @@ class Orchestration:
         }
         if self.description is not None:
             wire["description"] = self.description
-        wire.update({
-            "status": self.status,
-            "version": self.version,
-            "root_node_id": self.root_node_id,
-            "nodes": [n.to_wire() for n in self.nodes],
-            "edges": [edge_wire(e) for e in self.edges],
-            "goal_policy": self.goal_policy.to_wire(),
-            "tenant_context": self.tenant_context.to_wire(),
-            "created_at_ms": self.created_at_ms,
-            "updated_at_ms": self.updated_at_ms,
-        })
+        wire.update(
+            {
+                "status": self.status,
+                "version": self.version,
+                "root_node_id": self.root_node_id,
+                "nodes": [n.to_wire() for n in self.nodes],
+                "edges": [edge_wire(e) for e in self.edges],
+                "goal_policy": self.goal_policy.to_wire(),
+                "tenant_context": self.tenant_context.to_wire(),
+                "created_at_ms": self.created_at_ms,
+                "updated_at_ms": self.updated_at_ms,
+            }
+        )
         if self.published_at_ms is not None:
             wire["published_at_ms"] = self.published_at_ms
         if self.metadata is not None:
@@ -197,7 +207,9 @@ class Orchestration:
 
 def edge_wire(edge: Edge) -> dict[str, Any]:
     wire: dict[str, Any] = {
-        "edge_id": edge.edge_id, "from_node_id": edge.from_node_id, "to_node_id": edge.to_node_id,
+        "edge_id": edge.edge_id,
+        "from_node_id": edge.from_node_id,
+        "to_node_id": edge.to_node_id,
         "transition_key": edge.transition_key,
     }
     if edge.artifact_contract is not None:
@@ -237,9 +249,13 @@ def parse_spec(data: Any) -> SpecBody:
     try:
         body = structure(SpecBody, data)
     except ValidationFailed as exc:
-        raise InvalidOrchestrationRequest(_readable(exc.message), field=exc.extra.get("field")) from None
+        raise InvalidOrchestrationRequest(
+            _readable(exc.message), field=exc.extra.get("field")
+        ) from None
     if body.orchestration_id is not None and not body.orchestration_id.strip():
-        raise InvalidOrchestrationRequest("`orchestration_id` must not be blank", field="orchestration_id")
+        raise InvalidOrchestrationRequest(
+            "`orchestration_id` must not be blank", field="orchestration_id"
+        )
     if not body.name.strip():
         raise InvalidOrchestrationRequest("`name` must not be blank", field="name")
     return body
@@ -258,8 +274,9 @@ def _readable(message: str) -> str:
 
 
 # Fields a client may echo back from a fetched record; the server owns them.
-_SERVER_FIELDS = frozenset({"status", "version", "tenant_context", "created_at_ms", "updated_at_ms",
-                            "published_at_ms"})
+_SERVER_FIELDS = frozenset(
+    {"status", "version", "tenant_context", "created_at_ms", "updated_at_ms", "published_at_ms"}
+)
 
 
 def normalize_metadata(value: Any) -> dict[str, Any] | None:
@@ -282,13 +299,21 @@ def record_from_json(data: Mapping[str, Any]) -> Orchestration:
         nodes.append(structure(Node, raw))
     edges = [structure(Edge, raw) for raw in data.get("edges", [])]
     return Orchestration(
-        orchestration_id=data["orchestration_id"], name=data["name"], root_node_id=data["root_node_id"],
-        version=int(data.get("version", 0)), status=data.get("status", "draft"),
-        schema_version=int(data.get("schema_version", SCHEMA_VERSION)), description=data.get("description"),
-        nodes=nodes, edges=edges, goal_policy=structure(GoalPolicy, data.get("goal_policy") or {}),
+        orchestration_id=data["orchestration_id"],
+        name=data["name"],
+        root_node_id=data["root_node_id"],
+        version=int(data.get("version", 0)),
+        status=data.get("status", "draft"),
+        schema_version=int(data.get("schema_version", SCHEMA_VERSION)),
+        description=data.get("description"),
+        nodes=nodes,
+        edges=edges,
+        goal_policy=structure(GoalPolicy, data.get("goal_policy") or {}),
         tenant_context=TenantContext.from_wire(data.get("tenant_context")),
-        created_at_ms=int(data.get("created_at_ms", 0)), updated_at_ms=int(data.get("updated_at_ms", 0)),
-        published_at_ms=data.get("published_at_ms"), metadata=data.get("metadata"),
+        created_at_ms=int(data.get("created_at_ms", 0)),
+        updated_at_ms=int(data.get("updated_at_ms", 0)),
+        published_at_ms=data.get("published_at_ms"),
+        metadata=data.get("metadata"),
     )
 
 

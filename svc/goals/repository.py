@@ -74,8 +74,9 @@ class GoalRepository:
         self.event_retention = event_retention
 
     # ================================================================== orchestrations
-    async def orchestration(self, tenant: TenantContext, orchestration_id: str, version: int
-                            ) -> StoredOrchestration | None:
+    async def orchestration(
+        self, tenant: TenantContext, orchestration_id: str, version: int
+    ) -> StoredOrchestration | None:
         def q(conn: apsw.Connection) -> StoredOrchestration | None:
             row = conn.execute(
                 "SELECT record, workflow_snapshots FROM goal_orchestrations WHERE org_id=? AND workspace_id=? "
@@ -86,7 +87,9 @@ class GoalRepository:
 
         return await self._db.read(q)
 
-    async def latest_published(self, tenant: TenantContext, orchestration_id: str) -> StoredOrchestration | None:
+    async def latest_published(
+        self, tenant: TenantContext, orchestration_id: str
+    ) -> StoredOrchestration | None:
         def q(conn: apsw.Connection) -> StoredOrchestration | None:
             row = conn.execute(
                 "SELECT record, workflow_snapshots FROM goal_orchestrations WHERE org_id=? AND workspace_id=? "
@@ -107,7 +110,8 @@ class GoalRepository:
             if exists:
                 raise DraftConcurrencyConflict(
                     f"draft {spec.orchestration_id!r} already exists; update it with PUT and send "
-                    "expected_updated_at_ms", updated_at_ms=exists[0],
+                    "expected_updated_at_ms",
+                    updated_at_ms=exists[0],
                 )
             _write_orchestration(conn, spec, None, insert=True)
 
@@ -127,15 +131,20 @@ class GoalRepository:
             if row[0] != expected_updated_at_ms:
                 raise DraftConcurrencyConflict(
                     f"orchestration draft was modified concurrently: stored updated_at_ms {row[0]}, "
-                    f"expected {expected_updated_at_ms}", updated_at_ms=row[0],
+                    f"expected {expected_updated_at_ms}",
+                    updated_at_ms=row[0],
                 )
             _write_orchestration(conn, spec, None, insert=False)
 
         await self._db.write(q)
 
     async def publish(
-        self, tenant: TenantContext, orchestration_id: str, draft_updated_at_ms: int,
-        build: Callable[[int], Orchestration], snapshots: dict[str, Any],
+        self,
+        tenant: TenantContext,
+        orchestration_id: str,
+        draft_updated_at_ms: int,
+        build: Callable[[int], Orchestration],
+        snapshots: dict[str, Any],
     ) -> Orchestration:
         """Insert the next version (built by ``build(version)``) if the draft is still the one validated."""
 
@@ -159,7 +168,9 @@ class GoalRepository:
             try:
                 _write_orchestration(conn, spec, snapshots, insert=True)
             except apsw.ConstraintError:
-                raise PublishedVersionConflict("a concurrent publish raced this one; retry") from None
+                raise PublishedVersionConflict(
+                    "a concurrent publish raced this one; retry"
+                ) from None
             return spec
 
         return await self._db.write(q)
@@ -172,15 +183,26 @@ class GoalRepository:
             for oid, version, status, name, updated, published in conn.execute(
                 "SELECT orchestration_id, version, status, name, updated_at_ms, published_at_ms "
                 "FROM goal_orchestrations WHERE org_id=? AND workspace_id=? AND deployment_key=? "
-                "ORDER BY orchestration_id, version", tenant.key(),
+                "ORDER BY orchestration_id, version",
+                tenant.key(),
             ):
-                entry = summaries.setdefault(oid, {"orchestration_id": oid, "name": name, "draft": None,
-                                                   "latest_published_version": None, "published_versions": []})
+                entry = summaries.setdefault(
+                    oid,
+                    {
+                        "orchestration_id": oid,
+                        "name": name,
+                        "draft": None,
+                        "latest_published_version": None,
+                        "published_versions": [],
+                    },
+                )
                 if version == 0:
                     entry["draft"] = {"status": status, "updated_at_ms": updated}
                     entry["name"] = name
                 else:
-                    entry["published_versions"].append({"version": version, "published_at_ms": published})
+                    entry["published_versions"].append(
+                        {"version": version, "published_at_ms": published}
+                    )
                     entry["latest_published_version"] = version
                     if entry["draft"] is None:
                         entry["name"] = name
@@ -192,10 +214,14 @@ class GoalRepository:
         from .orchestration import record_from_json
 
         def q(conn: apsw.Connection) -> list[Orchestration]:
-            return [record_from_json(loads(row[0])) for row in conn.execute(
-                "SELECT record FROM goal_orchestrations WHERE org_id=? AND workspace_id=? AND deployment_key=? "
-                "AND orchestration_id=? AND version > 0 ORDER BY version", (*tenant.key(), orchestration_id),
-            )]
+            return [
+                record_from_json(loads(row[0]))
+                for row in conn.execute(
+                    "SELECT record FROM goal_orchestrations WHERE org_id=? AND workspace_id=? AND deployment_key=? "
+                    "AND orchestration_id=? AND version > 0 ORDER BY version",
+                    (*tenant.key(), orchestration_id),
+                )
+            ]
 
         return await self._db.read(q)
 
@@ -205,18 +231,27 @@ class GoalRepository:
 
         def q(conn: apsw.Connection) -> Goal | None:
             if tenant is None:
-                row = conn.execute("SELECT record FROM goal_goals WHERE goal_id=?", (goal_id,)).fetchone()
+                row = conn.execute(
+                    "SELECT record FROM goal_goals WHERE goal_id=?", (goal_id,)
+                ).fetchone()
             else:
                 row = conn.execute(
                     "SELECT record FROM goal_goals WHERE goal_id=? AND org_id=? AND workspace_id=? "
-                    "AND deployment_key=?", (goal_id, *tenant.key()),
+                    "AND deployment_key=?",
+                    (goal_id, *tenant.key()),
                 ).fetchone()
             return Goal.from_store(loads(row[0])) if row else None
 
         return await self._db.read(q)
 
-    async def goals(self, tenant: TenantContext, *, status: str | None = None,
-                    orchestration_id: str | None = None, limit: int = 100) -> list[Goal]:
+    async def goals(
+        self,
+        tenant: TenantContext,
+        *,
+        status: str | None = None,
+        orchestration_id: str | None = None,
+        limit: int = 100,
+    ) -> list[Goal]:
         from .goal import Goal
 
         def q(conn: apsw.Connection) -> list[Goal]:
@@ -229,18 +264,25 @@ class GoalRepository:
                 clauses.append("orchestration_id=?")
                 params.append(orchestration_id)
             params.append(limit)
-            return [Goal.from_store(loads(row[0])) for row in conn.execute(
-                f"SELECT record FROM goal_goals WHERE {' AND '.join(clauses)} "
-                "ORDER BY updated_at_ms DESC, goal_id LIMIT ?", params,
-            )]
+            return [
+                Goal.from_store(loads(row[0]))
+                for row in conn.execute(
+                    f"SELECT record FROM goal_goals WHERE {' AND '.join(clauses)} "
+                    "ORDER BY updated_at_ms DESC, goal_id LIMIT ?",
+                    params,
+                )
+            ]
 
         return await self._db.read(q)
 
     async def open_goal_ids(self) -> list[str]:
         def q(conn: apsw.Connection) -> list[str]:
-            return [row[0] for row in conn.execute(
-                "SELECT goal_id FROM goal_goals WHERE status NOT IN ('completed','failed','cancelled','expired')"
-            )]
+            return [
+                row[0]
+                for row in conn.execute(
+                    "SELECT goal_id FROM goal_goals WHERE status NOT IN ('completed','failed','cancelled','expired')"
+                )
+            ]
 
         return await self._db.read(q)
 
@@ -254,8 +296,10 @@ class GoalRepository:
         from .goal import Handoff
 
         def q(conn: apsw.Connection) -> Handoff | None:
-            row = conn.execute("SELECT record FROM goal_handoffs WHERE goal_id=? AND idempotency_key=?",
-                               (goal_id, idempotency_key)).fetchone()
+            row = conn.execute(
+                "SELECT record FROM goal_handoffs WHERE goal_id=? AND idempotency_key=?",
+                (goal_id, idempotency_key),
+            ).fetchone()
             return Handoff.from_store(loads(row[0])) if row else None
 
         return await self._db.read(q)
@@ -278,14 +322,23 @@ class GoalRepository:
 
         def q(conn: apsw.Connection) -> list[GoalEvent]:
             goal = change.goal
-            row = (goal.goal_id, *goal.tenant_context.key(), goal.orchestration_id, goal.orchestration_version,
-                   goal.status, goal.created_at_ms, goal.updated_at_ms, dumps(goal.to_store()))
+            row = (
+                goal.goal_id,
+                *goal.tenant_context.key(),
+                goal.orchestration_id,
+                goal.orchestration_version,
+                goal.status,
+                goal.created_at_ms,
+                goal.updated_at_ms,
+                dumps(goal.to_store()),
+            )
             if change.insert_goal:
                 try:
                     conn.execute(
                         "INSERT INTO goal_goals(goal_id, org_id, workspace_id, deployment_key, orchestration_id, "
                         "orchestration_version, status, created_at_ms, updated_at_ms, record) "
-                        "VALUES (?,?,?,?,?,?,?,?,?,?)", row,
+                        "VALUES (?,?,?,?,?,?,?,?,?,?)",
+                        row,
                     )
                 except apsw.ConstraintError:
                     raise GoalExists(goal.goal_id) from None
@@ -299,45 +352,83 @@ class GoalRepository:
                     "INSERT INTO goal_handoffs(handoff_id, goal_id, idempotency_key, status, consumed_by_run_id, "
                     "created_at_ms, record) VALUES (?,?,?,?,?,?,?) ON CONFLICT(handoff_id) DO UPDATE SET "
                     "status=excluded.status, consumed_by_run_id=excluded.consumed_by_run_id, record=excluded.record",
-                    (handoff.handoff_id, handoff.goal_id, handoff.idempotency_key, handoff.status,
-                     handoff.consumed_by_run_id, handoff.created_at_ms, dumps(handoff.to_store())),
+                    (
+                        handoff.handoff_id,
+                        handoff.goal_id,
+                        handoff.idempotency_key,
+                        handoff.status,
+                        handoff.consumed_by_run_id,
+                        handoff.created_at_ms,
+                        dumps(handoff.to_store()),
+                    ),
                 )
             for link in change.links:
                 conn.execute(
                     "INSERT INTO goal_run_links(goal_id, hop_index, run_id, triggering_handoff_id, record) "
                     "VALUES (?,?,?,?,?)",
-                    (link.goal_id, link.hop_index, link.run_id, link.triggering_handoff_id, dumps(link.to_store())),
+                    (
+                        link.goal_id,
+                        link.hop_index,
+                        link.run_id,
+                        link.triggering_handoff_id,
+                        dumps(link.to_store()),
+                    ),
                 )
             for wait in change.waits:
                 conn.execute(
                     "INSERT INTO goal_waits(wait_id, goal_id, run_id, status, created_at_ms, record) "
                     "VALUES (?,?,?,?,?,?) ON CONFLICT(wait_id) DO UPDATE SET status=excluded.status, "
                     "record=excluded.record",
-                    (wait.wait_id, wait.goal_id, wait.run_id, wait.status, wait.created_at_ms,
-                     dumps(wait.to_store())),
+                    (
+                        wait.wait_id,
+                        wait.goal_id,
+                        wait.run_id,
+                        wait.status,
+                        wait.created_at_ms,
+                        dumps(wait.to_store()),
+                    ),
                 )
             if not change.events:
                 return []
             snapshot = dumps(_snapshot(conn, goal))
-            occurred = change.occurred_at_ms if change.occurred_at_ms is not None else goal.updated_at_ms
+            occurred = (
+                change.occurred_at_ms if change.occurred_at_ms is not None else goal.updated_at_ms
+            )
             appended = []
             for event in change.events:
                 run_id = event.run_id or goal_stream_id(goal.goal_id)
-                seq = conn.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM goal_events WHERE run_id=?",
-                                   (run_id,)).fetchone()[0]
+                seq = conn.execute(
+                    "SELECT COALESCE(MAX(seq), 0) + 1 FROM goal_events WHERE run_id=?", (run_id,)
+                ).fetchone()[0]
                 record = {
-                    "schema_version": SCHEMA_VERSION, "event_id": event.event_id, "run_id": run_id, "seq": seq,
-                    "event_type": event.event_type, "occurred_at_ms": occurred,
-                    "scope": {"schema_version": SCHEMA_VERSION, "tenant_context": goal.tenant_context.to_wire()},
+                    "schema_version": SCHEMA_VERSION,
+                    "event_id": event.event_id,
+                    "run_id": run_id,
+                    "seq": seq,
+                    "event_type": event.event_type,
+                    "occurred_at_ms": occurred,
+                    "scope": {
+                        "schema_version": SCHEMA_VERSION,
+                        "tenant_context": goal.tenant_context.to_wire(),
+                    },
                     "actor": dict(event.actor) if event.actor is not None else None,
-                    "causation_id": event.causation_id, "correlation_id": goal.goal_id,
+                    "causation_id": event.causation_id,
+                    "correlation_id": goal.goal_id,
                     "payload": dict(event.payload),
                 }
                 conn.execute(
                     "INSERT OR IGNORE INTO goal_events(event_id, goal_id, run_id, seq, event_type, occurred_at_ms, "
                     "record, snapshot) VALUES (?,?,?,?,?,?,?,?)",
-                    (event.event_id, goal.goal_id, run_id, seq, event.event_type, occurred, dumps(record),
-                     snapshot),
+                    (
+                        event.event_id,
+                        goal.goal_id,
+                        run_id,
+                        seq,
+                        event.event_type,
+                        occurred,
+                        dumps(record),
+                        snapshot,
+                    ),
                 )
                 if conn.changes():
                     appended.append(GoalEvent(conn.last_insert_rowid(), goal.goal_id, record))
@@ -354,10 +445,13 @@ class GoalRepository:
     # ================================================================== events
     async def events_after(self, goal_id: str, after: int, limit: int) -> list[GoalEvent]:
         def q(conn: apsw.Connection) -> list[GoalEvent]:
-            return [GoalEvent(row[0], goal_id, loads(row[1])) for row in conn.execute(
-                "SELECT cursor, record FROM goal_events WHERE goal_id=? AND cursor > ? ORDER BY cursor LIMIT ?",
-                (goal_id, after, limit),
-            )]
+            return [
+                GoalEvent(row[0], goal_id, loads(row[1]))
+                for row in conn.execute(
+                    "SELECT cursor, record FROM goal_events WHERE goal_id=? AND cursor > ? ORDER BY cursor LIMIT ?",
+                    (goal_id, after, limit),
+                )
+            ]
 
         return await self._db.read(q)
 
@@ -365,8 +459,9 @@ class GoalRepository:
         """``(retained_from_cursor, live_cursor)``; ``(0, 0)`` when the goal has no events."""
 
         def q(conn: apsw.Connection) -> tuple[int, int]:
-            row = conn.execute("SELECT MIN(cursor), MAX(cursor) FROM goal_events WHERE goal_id=?",
-                               (goal_id,)).fetchone()
+            row = conn.execute(
+                "SELECT MIN(cursor), MAX(cursor) FROM goal_events WHERE goal_id=?", (goal_id,)
+            ).fetchone()
             return (row[0] or 0, row[1] or 0)
 
         return await self._db.read(q)
@@ -378,7 +473,8 @@ class GoalRepository:
             bound = upto if upto is not None else 2**62
             rows = conn.execute(
                 "SELECT cursor, record, snapshot FROM goal_events WHERE goal_id=? AND cursor <= ? "
-                "ORDER BY cursor DESC LIMIT ?", (goal_id, bound, limit),
+                "ORDER BY cursor DESC LIMIT ?",
+                (goal_id, bound, limit),
             ).fetchall()
             rows.reverse()
             return [GoalEvent(row[0], goal_id, loads(row[1]), loads(row[2])) for row in rows]
@@ -397,8 +493,9 @@ class GoalRepository:
 
         return await self._db.read(q)
 
-    async def reserve_request(self, tenant: TenantContext, operation: str, key: str, request_digest: str,
-                              now_ms: int) -> LedgerEntry | None:
+    async def reserve_request(
+        self, tenant: TenantContext, operation: str, key: str, request_digest: str, now_ms: int
+    ) -> LedgerEntry | None:
         """Reserve the key; returns the existing entry instead when one exists."""
 
         def q(conn: apsw.Connection) -> LedgerEntry | None:
@@ -418,8 +515,9 @@ class GoalRepository:
 
         return await self._db.write(q)
 
-    async def complete_request(self, tenant: TenantContext, operation: str, key: str, response: Any,
-                               now_ms: int) -> None:
+    async def complete_request(
+        self, tenant: TenantContext, operation: str, key: str, response: Any, now_ms: int
+    ) -> None:
         def q(conn: apsw.Connection) -> None:
             conn.execute(
                 "UPDATE goal_requests SET response=?, completed_at_ms=? WHERE org_id=? AND workspace_id=? AND "
@@ -435,15 +533,17 @@ class GoalRepository:
         def q(conn: apsw.Connection) -> None:
             conn.execute(
                 "DELETE FROM goal_requests WHERE org_id=? AND workspace_id=? AND deployment_key=? AND operation=? "
-                "AND idempotency_key=? AND completed_at_ms IS NULL", (*tenant.key(), operation, key),
+                "AND idempotency_key=? AND completed_at_ms IS NULL",
+                (*tenant.key(), operation, key),
             )
 
         await self._db.write(q)
 
 
 # ---------------------------------------------------------------------- helpers (worker thread)
-def _write_orchestration(conn: apsw.Connection, spec: Orchestration, snapshots: dict[str, Any] | None,
-                         *, insert: bool) -> None:
+def _write_orchestration(
+    conn: apsw.Connection, spec: Orchestration, snapshots: dict[str, Any] | None, *, insert: bool
+) -> None:
     from .orchestration import record_to_json
 
     key = (*spec.tenant_context.key(), spec.orchestration_id, spec.version)
@@ -452,38 +552,67 @@ def _write_orchestration(conn: apsw.Connection, spec: Orchestration, snapshots: 
             "INSERT INTO goal_orchestrations(org_id, workspace_id, deployment_key, orchestration_id, version, "
             "status, name, record, workflow_snapshots, created_at_ms, updated_at_ms, published_at_ms) "
             "VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
-            (*key, spec.status, spec.name, dumps(record_to_json(spec)), dumps(snapshots), spec.created_at_ms,
-             spec.updated_at_ms, spec.published_at_ms),
+            (
+                *key,
+                spec.status,
+                spec.name,
+                dumps(record_to_json(spec)),
+                dumps(snapshots),
+                spec.created_at_ms,
+                spec.updated_at_ms,
+                spec.published_at_ms,
+            ),
         )
     else:
         conn.execute(
             "UPDATE goal_orchestrations SET status=?, name=?, record=?, workflow_snapshots=?, updated_at_ms=?, "
             "published_at_ms=? WHERE org_id=? AND workspace_id=? AND deployment_key=? AND orchestration_id=? "
             "AND version=?",
-            (spec.status, spec.name, dumps(record_to_json(spec)), dumps(snapshots), spec.updated_at_ms,
-             spec.published_at_ms, *key),
+            (
+                spec.status,
+                spec.name,
+                dumps(record_to_json(spec)),
+                dumps(snapshots),
+                spec.updated_at_ms,
+                spec.published_at_ms,
+                *key,
+            ),
         )
 
 
 def _handoffs(conn: apsw.Connection, goal_id: str) -> list[Handoff]:
     from .goal import Handoff
 
-    return [Handoff.from_store(loads(row[0])) for row in conn.execute(
-        "SELECT record FROM goal_handoffs WHERE goal_id=? ORDER BY created_at_ms, handoff_id", (goal_id,))]
+    return [
+        Handoff.from_store(loads(row[0]))
+        for row in conn.execute(
+            "SELECT record FROM goal_handoffs WHERE goal_id=? ORDER BY created_at_ms, handoff_id",
+            (goal_id,),
+        )
+    ]
 
 
 def _links(conn: apsw.Connection, goal_id: str) -> list[RunLink]:
     from .goal import RunLink
 
-    return [RunLink.from_store(loads(row[0])) for row in conn.execute(
-        "SELECT record FROM goal_run_links WHERE goal_id=? ORDER BY hop_index", (goal_id,))]
+    return [
+        RunLink.from_store(loads(row[0]))
+        for row in conn.execute(
+            "SELECT record FROM goal_run_links WHERE goal_id=? ORDER BY hop_index", (goal_id,)
+        )
+    ]
 
 
 def _waits(conn: apsw.Connection, goal_id: str) -> list[Wait]:
     from .goal import Wait
 
-    return [Wait.from_store(loads(row[0])) for row in conn.execute(
-        "SELECT record FROM goal_waits WHERE goal_id=? ORDER BY created_at_ms, wait_id", (goal_id,))]
+    return [
+        Wait.from_store(loads(row[0]))
+        for row in conn.execute(
+            "SELECT record FROM goal_waits WHERE goal_id=? ORDER BY created_at_ms, wait_id",
+            (goal_id,),
+        )
+    ]
 
 
 def _snapshot(conn: apsw.Connection, goal: Goal) -> dict[str, Any]:

@@ -53,11 +53,16 @@ class GoalRuntime:
 
     def bus(self, goal: Goal, type: str, properties: Mapping[str, Any]) -> None:
         """A non-durable ``orchestration.goal.*`` event for live listeners (topic ``goal/<id>``)."""
-        self.publish_bus(type, {"goalID": goal.goal_id, **properties,
-                                "tenantContext": goal.tenant_context.to_wire()}, f"goal/{goal.goal_id}")
+        self.publish_bus(
+            type,
+            {"goalID": goal.goal_id, **properties, "tenantContext": goal.tenant_context.to_wire()},
+            f"goal/{goal.goal_id}",
+        )
 
     async def pinned_version(self, goal: Goal) -> PinnedVersion | None:
-        stored = await self.repo.orchestration(goal.tenant_context, goal.orchestration_id, goal.orchestration_version)
+        stored = await self.repo.orchestration(
+            goal.tenant_context, goal.orchestration_id, goal.orchestration_version
+        )
         if stored is None:
             return None
         return PinnedVersion(stored.spec, stored.snapshots or {})

@@ -39,8 +39,11 @@ def schema_errors(schema: Any, value: Any, path: str = "$") -> list[str]:
     if isinstance(value, Mapping):
         required = schema.get("required")
         if isinstance(required, list):
-            errors.extend(f"{path}.{name} is required" for name in required
-                          if isinstance(name, str) and name not in value)
+            errors.extend(
+                f"{path}.{name} is required"
+                for name in required
+                if isinstance(name, str) and name not in value
+            )
         properties = schema.get("properties")
         if isinstance(properties, Mapping):
             for name, sub in properties.items():

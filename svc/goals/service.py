@@ -106,7 +106,9 @@ class GoalService:
         self.feed = GoalEventFeed(self.repo, engine.clock.now_ms)
         self.rt = GoalRuntime(self.repo, self.workflows, engine.clock, self.feed, engine.events)
         self.legacy_report = LegacyReport()
-        self.orchestrations = Orchestrations(self.repo, self.workflows, engine.clock, self.rt.publish_bus)
+        self.orchestrations = Orchestrations(
+            self.repo, self.workflows, engine.clock, self.rt.publish_bus
+        )
 
     # ------------------------------------------------------------------ lifecycle
     def install(self, spawner: Any) -> None:
@@ -117,13 +119,17 @@ class GoalService:
         from .actions import dispatch
         from .actor import GoalActor
 
-        goal = await self.repo.goal(name[len(GOAL_PREFIX):])
+        goal = await self.repo.goal(name[len(GOAL_PREFIX) :])
         if goal is None:
             return None
         pinned = await self.rt.pinned_version(goal)
         if pinned is None:
-            log.error("goal %s names orchestration %s v%s, which is gone", goal.goal_id, goal.orchestration_id,
-                      goal.orchestration_version)
+            log.error(
+                "goal %s names orchestration %s v%s, which is gone",
+                goal.goal_id,
+                goal.orchestration_id,
+                goal.orchestration_version,
+            )
             return None
         return GoalActor(self.rt, goal, pinned, dispatch)
 
@@ -140,18 +146,25 @@ class GoalService:
 
     async def import_legacy(self) -> LegacyReport:
         """Import ``<workspace>/shared/handoffs`` envelopes (idempotent; every start-up)."""
-        report = await import_legacy_handoffs(self._engine.db, self.workspace, self.workflows.known_automation_ids(),
-                                              self.rt.now())
+        report = await import_legacy_handoffs(
+            self._engine.db, self.workspace, self.workflows.known_automation_ids(), self.rt.now()
+        )
         self.legacy_report = report
         if report.files:
-            self._engine.events.publish("goals.legacy_handoffs.imported", report.to_wire(), topic="orchestrations")
+            self._engine.events.publish(
+                "goals.legacy_handoffs.imported", report.to_wire(), topic="orchestrations"
+            )
         return report
 
     async def legacy(self) -> dict[str, Any]:
         handoffs = await legacy_handoffs(self._engine.db)
         quarantined = await quarantine(self._engine.db)
-        return {"handoffs": handoffs, "count": len(handoffs), "quarantined": quarantined,
-                "quarantined_count": len(quarantined)}
+        return {
+            "handoffs": handoffs,
+            "count": len(handoffs),
+            "quarantined": quarantined,
+            "quarantined_count": len(quarantined),
+        }
 
     def close(self) -> None:
         """Shutdown: end live goal event streams so HTTP can stop promptly."""
@@ -173,9 +186,16 @@ class GoalService:
             raise InvalidGoalRequest("`objective` must not be blank", field="objective")
         metadata = normalize_metadata(body.metadata) or {}
         metadata["started_by"] = caller.principal.ref()
-        if len(json.dumps(metadata, separators=(",", ":"), default=str).encode()) > MAX_METADATA_BYTES:
-            raise InvalidGoalRequest(f"`metadata` exceeds {MAX_METADATA_BYTES} bytes", field="metadata")
-        stored = await self._version_to_start(caller, body.orchestration_id, body.orchestration_version)
+        if (
+            len(json.dumps(metadata, separators=(",", ":"), default=str).encode())
+            > MAX_METADATA_BYTES
+        ):
+            raise InvalidGoalRequest(
+                f"`metadata` exceeds {MAX_METADATA_BYTES} bytes", field="metadata"
+            )
+        stored = await self._version_to_start(
+            caller, body.orchestration_id, body.orchestration_version
+        )
         spec = stored.spec
         goal_id = goal_id_for(f"{caller.tenant.scope}:{spec.orchestration_id}", key)
         root_run_id = root_run_id_for(goal_id, key)
@@ -184,43 +204,94 @@ class GoalService:
             return self._replay(existing, spec.version, root_run_id)
         root = spec.node(spec.root_node_id)
         if root is None or not root.is_workflow:
-            raise InvalidGoalRequest("the orchestration's root node is not a workflow node", field="orchestration_id")
-        if (stored.snapshots or {}).get(root.automation_id or "") is None \
-                or await self.workflows.definition(root.automation_id or "") is None:
-            raise InvalidGoalRequest(f"root workflow automation {root.automation_id!r} no longer exists",
-                                     field="orchestration_id")
+            raise InvalidGoalRequest(
+                "the orchestration's root node is not a workflow node", field="orchestration_id"
+            )
+        if (stored.snapshots or {}).get(
+            root.automation_id or ""
+        ) is None or await self.workflows.definition(root.automation_id or "") is None:
+            raise InvalidGoalRequest(
+                f"root workflow automation {root.automation_id!r} no longer exists",
+                field="orchestration_id",
+            )
         now = self.rt.now()
         goal = Goal(
-            goal_id=goal_id, orchestration_id=spec.orchestration_id, orchestration_version=spec.version,
-            objective=body.objective, status="active", tenant_context=caller.tenant, policy=spec.goal_policy,
-            idempotency_key=key, created_at_ms=now, updated_at_ms=now, active_run_id=root_run_id,
-            current_node_id=root.node_id, metadata={**metadata, "orchestration_snapshot": spec.to_wire()},
+            goal_id=goal_id,
+            orchestration_id=spec.orchestration_id,
+            orchestration_version=spec.version,
+            objective=body.objective,
+            status="active",
+            tenant_context=caller.tenant,
+            policy=spec.goal_policy,
+            idempotency_key=key,
+            created_at_ms=now,
+            updated_at_ms=now,
+            active_run_id=root_run_id,
+            current_node_id=root.node_id,
+            metadata={**metadata, "orchestration_snapshot": spec.to_wire()},
         )
-        link = RunLink(goal_id=goal_id, run_id=root_run_id, orchestration_node_id=root.node_id,
-                       orchestration_version=spec.version, hop_index=0, created_at_ms=now)
+        link = RunLink(
+            goal_id=goal_id,
+            run_id=root_run_id,
+            orchestration_node_id=root.node_id,
+            orchestration_version=spec.version,
+            hop_index=0,
+            created_at_ms=now,
+        )
         gate = gate_wait(goal, root, root_run_id, now, {})
-        events = [NewEvent(
-            event_id=f"goal:{goal_id}:{STARTED}:{now}", event_type=STARTED, actor=caller.principal.ref(),
-            payload={"goal_id": goal_id, "orchestration_id": spec.orchestration_id,
-                     "orchestration_version": spec.version, "root_run_id": root_run_id, "root_node_id": root.node_id,
-                     "objective": body.objective},
-        )]
+        events = [
+            NewEvent(
+                event_id=f"goal:{goal_id}:{STARTED}:{now}",
+                event_type=STARTED,
+                actor=caller.principal.ref(),
+                payload={
+                    "goal_id": goal_id,
+                    "orchestration_id": spec.orchestration_id,
+                    "orchestration_version": spec.version,
+                    "root_run_id": root_run_id,
+                    "root_node_id": root.node_id,
+                    "objective": body.objective,
+                },
+            )
+        ]
         if gate is not None:
-            events.append(NewEvent(event_id=f"{gate.wait_id}:created", event_type=WAIT_CREATED, run_id=root_run_id,
-                                   payload={"goal_id": goal_id, "wait_id": gate.wait_id,
-                                            "wait_kind": gate.wait_kind, "run_id": root_run_id}))
+            events.append(
+                NewEvent(
+                    event_id=f"{gate.wait_id}:created",
+                    event_type=WAIT_CREATED,
+                    run_id=root_run_id,
+                    payload={
+                        "goal_id": goal_id,
+                        "wait_id": gate.wait_id,
+                        "wait_kind": gate.wait_kind,
+                        "run_id": root_run_id,
+                    },
+                )
+            )
         try:
-            await self.rt.commit(Commit(goal=goal, insert_goal=True, links=(link,), waits=(gate,) if gate else (),
-                                        events=tuple(events)))
+            await self.rt.commit(
+                Commit(
+                    goal=goal,
+                    insert_goal=True,
+                    links=(link,),
+                    waits=(gate,) if gate else (),
+                    events=tuple(events),
+                )
+            )
         except GoalExists:
             # The same start raced itself: the first one won; answer like a replay.
             raced = await self.repo.goal(goal_id, caller.tenant)
             assert raced is not None
             return self._replay(raced, spec.version, root_run_id)
-        self.rt.bus(goal, "orchestration.goal.started", {
-            "orchestrationID": spec.orchestration_id, "orchestrationVersion": spec.version,
-            "rootRunID": root_run_id,
-        })
+        self.rt.bus(
+            goal,
+            "orchestration.goal.started",
+            {
+                "orchestrationID": spec.orchestration_id,
+                "orchestrationVersion": spec.version,
+                "rootRunID": root_run_id,
+            },
+        )
         # The actor starts the root run as it activates (unless a wait holds it).
         await self._ref(goal_id)
         started = await self.repo.goal(goal_id) or goal
@@ -230,29 +301,39 @@ class GoalService:
         if goal.orchestration_version != version:
             raise GoalStateConflict(
                 f"idempotency key is already bound to orchestration {goal.orchestration_id} version "
-                f"{goal.orchestration_version}", goal_id=goal.goal_id,
+                f"{goal.orchestration_version}",
+                goal_id=goal.goal_id,
             )
         return {"goal": goal.to_wire(), "root_run_id": root_run_id, "replayed": True}
 
-    async def _version_to_start(self, caller: Caller, orchestration_id: str, version: int | None
-                                ) -> StoredOrchestration:
+    async def _version_to_start(
+        self, caller: Caller, orchestration_id: str, version: int | None
+    ) -> StoredOrchestration:
         if version is not None:
             if version < 1:
-                raise InvalidGoalRequest("`orchestration_version` must be a published version (1 or more)",
-                                         field="orchestration_version")
+                raise InvalidGoalRequest(
+                    "`orchestration_version` must be a published version (1 or more)",
+                    field="orchestration_version",
+                )
             stored = await self.repo.orchestration(caller.tenant, orchestration_id, version)
             if stored is None:
-                raise OrchestrationNotFound(f"orchestration {orchestration_id!r} version {version} not found")
+                raise OrchestrationNotFound(
+                    f"orchestration {orchestration_id!r} version {version} not found"
+                )
             return stored
         stored = await self.repo.latest_published(caller.tenant, orchestration_id)
         if stored is not None:
             return stored
         if await self.repo.orchestration(caller.tenant, orchestration_id, 0) is not None:
-            raise InvalidGoalRequest("orchestration has no published version", field="orchestration_id")
+            raise InvalidGoalRequest(
+                "orchestration has no published version", field="orchestration_id"
+            )
         raise OrchestrationNotFound(f"orchestration {orchestration_id!r} not found")
 
     # ------------------------------------------------------------------ mutations
-    async def transition(self, caller: Caller, goal_id: str, body: TransitionBody) -> dict[str, Any]:
+    async def transition(
+        self, caller: Caller, goal_id: str, body: TransitionBody
+    ) -> dict[str, Any]:
         from .actor import Transition
         from .artifacts import enforce_content_policy, parse_artifact
         from .kernel import TransitionRequest
@@ -260,8 +341,11 @@ class GoalService:
         goal = await self._open_goal(caller, goal_id, "emit transitions")
         artifact = parse_artifact(body.artifact) if body.artifact is not None else None
         enforce_content_policy(artifact, self.workspace)
-        request = TransitionRequest(transition_key=body.transition_key, idempotency_key=_key(body.idempotency_key),
-                                    artifact=artifact)
+        request = TransitionRequest(
+            transition_key=body.transition_key,
+            idempotency_key=_key(body.idempotency_key),
+            artifact=artifact,
+        )
         return await self._ask(goal.goal_id, Transition(caller, request))
 
     async def complete(self, caller: Caller, goal_id: str, body: CompletionBody) -> dict[str, Any]:
@@ -270,40 +354,57 @@ class GoalService:
         from .kernel import CompletionRequest
 
         goal = await self._open_goal(caller, goal_id, "be completed")
-        artifact = parse_artifact(body.final_artifact, field="final_artifact") \
-            if body.final_artifact is not None else None
+        artifact = (
+            parse_artifact(body.final_artifact, field="final_artifact")
+            if body.final_artifact is not None
+            else None
+        )
         enforce_content_policy(artifact, self.workspace, field="final_artifact")
-        request = CompletionRequest(transition_key=(body.transition_key or "").strip() or None,
-                                    final_artifact=artifact)
+        request = CompletionRequest(
+            transition_key=(body.transition_key or "").strip() or None, final_artifact=artifact
+        )
         return await self._ask(goal.goal_id, Complete(caller, request))
 
-    async def pause(self, caller: Caller, goal_id: str, reason: str | None = None) -> dict[str, Any]:
+    async def pause(
+        self, caller: Caller, goal_id: str, reason: str | None = None
+    ) -> dict[str, Any]:
         from .actor import Pause
 
         await self.goal(caller, goal_id)
         return await self._ask(goal_id, Pause(caller, reason or "operator pause"))
 
-    async def resume(self, caller: Caller, goal_id: str, reason: str | None = None) -> dict[str, Any]:
+    async def resume(
+        self, caller: Caller, goal_id: str, reason: str | None = None
+    ) -> dict[str, Any]:
         from .actor import Resume
 
         await self.goal(caller, goal_id)
         return await self._ask(goal_id, Resume(caller, reason or "operator resume"))
 
-    async def cancel(self, caller: Caller, goal_id: str, reason: str | None = None) -> dict[str, Any]:
+    async def cancel(
+        self, caller: Caller, goal_id: str, reason: str | None = None
+    ) -> dict[str, Any]:
         from .actor import Cancel
 
         await self.goal(caller, goal_id)
         return await self._ask(goal_id, Cancel(caller, reason or "operator cancel"))
 
-    async def decide_handoff(self, caller: Caller, goal_id: str, handoff_id: str, decision: Any,
-                             reason: str | None = None) -> dict[str, Any]:
+    async def decide_handoff(
+        self,
+        caller: Caller,
+        goal_id: str,
+        handoff_id: str,
+        decision: Any,
+        reason: str | None = None,
+    ) -> dict[str, Any]:
         from .actor import DecideHandoff
 
         await self.goal(caller, goal_id)
         return await self._ask(goal_id, DecideHandoff(caller, handoff_id, decision, reason))
 
-    async def resolve_wait(self, caller: Caller, goal_id: str, wait_id: str, idempotency_key: Any,
-                           payload: Any) -> dict[str, Any]:
+    async def resolve_wait(
+        self, caller: Caller, goal_id: str, wait_id: str, idempotency_key: Any, payload: Any
+    ) -> dict[str, Any]:
         from .actor import ResolveWait
         from .waits import check_resolution_input
 
@@ -311,7 +412,9 @@ class GoalService:
         key = check_resolution_input(idempotency_key, payload)
         return await self._ask(goal_id, ResolveWait(caller, wait_id, key, payload))
 
-    async def dispatch_action(self, caller: Caller, goal_id: str, action_id: str, body: Any) -> dict[str, Any]:
+    async def dispatch_action(
+        self, caller: Caller, goal_id: str, action_id: str, body: Any
+    ) -> dict[str, Any]:
         from .actor import DispatchAction
 
         await self.goal(caller, goal_id)
@@ -357,33 +460,51 @@ class GoalService:
             raise GoalNotFound(f"goal {goal_id!r} not found")
         return goal
 
-    async def list(self, caller: Caller, *, status: str | None = None, orchestration_id: str | None = None,
-                   limit: int = 100) -> list[Goal]:
+    async def list(
+        self,
+        caller: Caller,
+        *,
+        status: str | None = None,
+        orchestration_id: str | None = None,
+        limit: int = 100,
+    ) -> list[Goal]:
         from .goal import GOAL_STATUSES
 
         if status is not None and status not in GOAL_STATUSES:
-            raise InvalidGoalRequest(f"unknown goal status {status!r}; one of {', '.join(GOAL_STATUSES)}",
-                                     field="status")
-        return await self.repo.goals(caller.tenant, status=status, orchestration_id=orchestration_id, limit=limit)
+            raise InvalidGoalRequest(
+                f"unknown goal status {status!r}; one of {', '.join(GOAL_STATUSES)}", field="status"
+            )
+        return await self.repo.goals(
+            caller.tenant, status=status, orchestration_id=orchestration_id, limit=limit
+        )
 
     async def view(self, caller: Caller, goal_id: str) -> dict[str, Any]:
         from .readmodels import budgets
 
         goal = await self.goal(caller, goal_id)
-        return {"goal": goal.to_wire(), "goal_id": goal.goal_id, "status": goal.status,
-                "budgets": budgets(goal, self.rt.now())}
+        return {
+            "goal": goal.to_wire(),
+            "goal_id": goal.goal_id,
+            "status": goal.status,
+            "budgets": budgets(goal, self.rt.now()),
+        }
 
     async def budgets(self, caller: Caller, goal_id: str) -> dict[str, Any]:
         from .readmodels import budgets
 
         goal = await self.goal(caller, goal_id)
-        return {"goal_id": goal.goal_id, "status": goal.status, "budgets": budgets(goal, self.rt.now())}
+        return {
+            "goal_id": goal.goal_id,
+            "status": goal.status,
+            "budgets": budgets(goal, self.rt.now()),
+        }
 
     async def _pinned(self, goal: Goal) -> PinnedVersion:
         pinned = await self.rt.pinned_version(goal)
         if pinned is None:
             raise OrchestrationNotFound(
-                f"orchestration {goal.orchestration_id!r} version {goal.orchestration_version} not found")
+                f"orchestration {goal.orchestration_id!r} version {goal.orchestration_version} not found"
+            )
         return pinned
 
     async def _runs(self, goal: Goal) -> tuple[list[RunLink], dict[str, WorkflowRun | None]]:
@@ -396,8 +517,15 @@ class GoalService:
         goal = await self.goal(caller, goal_id)
         pinned = await self._pinned(goal)
         links, runs = await self._runs(goal)
-        return graph(goal, pinned.spec, links, runs, await self.repo.waits(goal_id), pinned.snapshots,
-                     self.rt.now())
+        return graph(
+            goal,
+            pinned.spec,
+            links,
+            runs,
+            await self.repo.waits(goal_id),
+            pinned.snapshots,
+            self.rt.now(),
+        )
 
     async def runs(self, caller: Caller, goal_id: str) -> dict[str, Any]:
         from .readmodels import runs_view
@@ -428,7 +556,10 @@ class GoalService:
         from .wait_ops import find_wait
 
         goal = await self.goal(caller, goal_id)
-        return {"goal_id": goal.goal_id, "wait": (await find_wait(self.rt, goal, wait_id)).to_wire()}
+        return {
+            "goal_id": goal.goal_id,
+            "wait": (await find_wait(self.rt, goal, wait_id)).to_wire(),
+        }
 
     async def summary(self, caller: Caller, goal_id: str) -> dict[str, Any]:
         """The ``goal_get`` tool's view: goal, run links, handoffs, waits and budgets."""
@@ -436,25 +567,41 @@ class GoalService:
 
         goal = await self.goal(caller, goal_id)
         links = await self.repo.links(goal_id)
-        return {"goal": goal.to_wire(), "run_links": [lk.to_wire() for lk in links],
-                "handoffs": [h.to_wire() for h in await self.repo.handoffs(goal_id)],
-                "waits": waits_view(goal, await self.repo.waits(goal_id), links)["waits"],
-                "budgets": budgets(goal, self.rt.now(), with_deadline=False)}
+        return {
+            "goal": goal.to_wire(),
+            "run_links": [lk.to_wire() for lk in links],
+            "handoffs": [h.to_wire() for h in await self.repo.handoffs(goal_id)],
+            "waits": waits_view(goal, await self.repo.waits(goal_id), links)["waits"],
+            "budgets": budgets(goal, self.rt.now(), with_deadline=False),
+        }
 
-    async def projection(self, caller: Caller, goal_id: str, *, cursor: int | None,
-                         limit: int | None = None) -> dict[str, Any]:
+    async def projection(
+        self, caller: Caller, goal_id: str, *, cursor: int | None, limit: int | None = None
+    ) -> dict[str, Any]:
         """``limit``: goal events in the timeline (None: the projection's ``DEFAULT_LIMIT``)."""
         from .projection import DEFAULT_LIMIT, build_projection
 
         goal = await self.goal(caller, goal_id)
-        return await build_projection(self.rt, goal, await self._pinned(goal), caller, cursor=cursor,
-                                      limit=DEFAULT_LIMIT if limit is None else limit)
+        return await build_projection(
+            self.rt,
+            goal,
+            await self._pinned(goal),
+            caller,
+            cursor=cursor,
+            limit=DEFAULT_LIMIT if limit is None else limit,
+        )
 
-    async def events(self, caller: Caller, goal_id: str, *, cursor: int = 0, limit: int = 250) -> dict[str, Any]:
+    async def events(
+        self, caller: Caller, goal_id: str, *, cursor: int = 0, limit: int = 250
+    ) -> dict[str, Any]:
         goal = await self.goal(caller, goal_id)
-        return events_page_wire(goal.goal_id, await self.feed.page(goal.goal_id, after=cursor, limit=limit))
+        return events_page_wire(
+            goal.goal_id, await self.feed.page(goal.goal_id, after=cursor, limit=limit)
+        )
 
-    async def event_list(self, goal_id: str, *, cursor: int = 0, limit: int = 250) -> list[GoalEvent]:
+    async def event_list(
+        self, goal_id: str, *, cursor: int = 0, limit: int = 250
+    ) -> list[GoalEvent]:
         """Durable events of a goal after ``cursor`` (no tenant check: for in-process callers)."""
         return await self.feed.page(goal_id, after=cursor, limit=limit)
 

@@ -11,9 +11,14 @@ from .waits import cancelled
 def dead_lettered(handoffs: list[Handoff], now_ms: int, reason: str) -> list[Handoff]:
     """Every unconsumed handoff (pending, approved or claimed), dead-lettered."""
     return [
-        attrs.evolve(h, status="dead_lettered", updated_at_ms=now_ms,
-                     metadata={**(h.metadata or {}), "goal_cancellation_reason": reason})
-        for h in handoffs if h.status in OPEN_HANDOFF_STATUSES
+        attrs.evolve(
+            h,
+            status="dead_lettered",
+            updated_at_ms=now_ms,
+            metadata={**(h.metadata or {}), "goal_cancellation_reason": reason},
+        )
+        for h in handoffs
+        if h.status in OPEN_HANDOFF_STATUSES
     ]
 
 

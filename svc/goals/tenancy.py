@@ -69,7 +69,9 @@ class TenantContext:
         org = str(data.get("org_id") or LOCAL)
         workspace = str(data.get("workspace_id") or LOCAL)
         deployment = data.get("deployment_id") or None
-        source = "local_implicit" if (org, workspace, deployment) == (LOCAL, LOCAL, None) else "explicit"
+        source = (
+            "local_implicit" if (org, workspace, deployment) == (LOCAL, LOCAL, None) else "explicit"
+        )
         return cls(org, workspace, deployment, source)
 
 
@@ -132,7 +134,8 @@ class Caller:
     def require_orchestration_owner(self, created_by: str | None) -> None:
         if not self.owns(created_by):
             raise OrchestrationForbidden(
-                "the authenticated principal does not own this orchestration", actor=self.principal.actor_id
+                "the authenticated principal does not own this orchestration",
+                actor=self.principal.actor_id,
             )
 
     def require_goal_owner(self, started_by: str | None) -> None:

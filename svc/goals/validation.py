@@ -72,7 +72,13 @@ def validate_orchestration(spec: Orchestration, *, draft: bool) -> Report:
         _check_node(node, draft, add)
 
     if spec.root_node_id not in nodes:
-        add(Issue("missing_root", "root_node_id does not name a node", node_id=spec.root_node_id or None))
+        add(
+            Issue(
+                "missing_root",
+                "root_node_id does not name a node",
+                node_id=spec.root_node_id or None,
+            )
+        )
     policy = spec.goal_policy
     if policy.max_hops <= 0:
         add(Issue("invalid_max_hops", "goal_policy.max_hops must be greater than zero"))
@@ -93,30 +99,76 @@ def validate_orchestration(spec: Orchestration, *, draft: bool) -> Report:
         if not edge.transition_key.strip():
             add(Issue("empty_transition_key", "edges need a transition_key", edge_id=edge.edge_id))
         elif (edge.from_node_id, edge.transition_key) in keys:
-            add(Issue("duplicate_transition_key", "a node cannot have two edges with one transition key",
-                      node_id=edge.from_node_id, edge_id=edge.edge_id))
+            add(
+                Issue(
+                    "duplicate_transition_key",
+                    "a node cannot have two edges with one transition key",
+                    node_id=edge.from_node_id,
+                    edge_id=edge.edge_id,
+                )
+            )
         keys.add((edge.from_node_id, edge.transition_key))
         if source is not None and source.is_terminal:
-            add(Issue("terminal_has_outgoing_edge", "terminal nodes end the goal", node_id=source.node_id,
-                      edge_id=edge.edge_id))
-        if source is not None and source.is_workflow and edge.transition_key.strip() \
-                and edge.transition_key not in source.allowed_transition_keys:
-            add(Issue("unknown_transition_key", "edge key is not declared by its workflow node",
-                      node_id=source.node_id, edge_id=edge.edge_id))
+            add(
+                Issue(
+                    "terminal_has_outgoing_edge",
+                    "terminal nodes end the goal",
+                    node_id=source.node_id,
+                    edge_id=edge.edge_id,
+                )
+            )
+        if (
+            source is not None
+            and source.is_workflow
+            and edge.transition_key.strip()
+            and edge.transition_key not in source.allowed_transition_keys
+        ):
+            add(
+                Issue(
+                    "unknown_transition_key",
+                    "edge key is not declared by its workflow node",
+                    node_id=source.node_id,
+                    edge_id=edge.edge_id,
+                )
+            )
         contract = edge.artifact_contract
         if contract is not None:
             artifact_type = contract.artifact_type
             if not artifact_type.strip():
-                add(Issue("empty_artifact_type", "artifact contracts need an artifact_type", edge_id=edge.edge_id))
+                add(
+                    Issue(
+                        "empty_artifact_type",
+                        "artifact contracts need an artifact_type",
+                        edge_id=edge.edge_id,
+                    )
+                )
             else:
-                if source is not None and source.emits_artifact_types \
-                        and artifact_type not in source.emits_artifact_types:
-                    add(Issue("source_artifact_mismatch", "the source node does not emit this artifact type",
-                              node_id=source.node_id, edge_id=edge.edge_id))
-                if target is not None and target.accepts_artifact_types \
-                        and artifact_type not in target.accepts_artifact_types:
-                    add(Issue("target_artifact_mismatch", "the target node does not accept this artifact type",
-                              node_id=target.node_id, edge_id=edge.edge_id))
+                if (
+                    source is not None
+                    and source.emits_artifact_types
+                    and artifact_type not in source.emits_artifact_types
+                ):
+                    add(
+                        Issue(
+                            "source_artifact_mismatch",
+                            "the source node does not emit this artifact type",
+                            node_id=source.node_id,
+                            edge_id=edge.edge_id,
+                        )
+                    )
+                if (
+                    target is not None
+                    and target.accepts_artifact_types
+                    and artifact_type not in target.accepts_artifact_types
+                ):
+                    add(
+                        Issue(
+                            "target_artifact_mismatch",
+                            "the target node does not accept this artifact type",
+                            node_id=target.node_id,
+                            edge_id=edge.edge_id,
+                        )
+                    )
 
     _check_reachability(spec, nodes, add)
     return Report(tuple(issues))
@@ -125,15 +177,31 @@ def validate_orchestration(spec: Orchestration, *, draft: bool) -> Report:
 def _check_node(node: Any, draft: bool, add: Any) -> None:
     if node.is_workflow:
         if not (node.automation_id or "").strip():
-            add(Issue("missing_automation_id", "workflow nodes name an automation", node_id=node.node_id))
+            add(
+                Issue(
+                    "missing_automation_id",
+                    "workflow nodes name an automation",
+                    node_id=node.node_id,
+                )
+            )
         if not draft and not node.pinned_definition_hash:
-            add(Issue("unpinned_workflow", "published workflow nodes are pinned to a definition hash",
-                      node_id=node.node_id))
+            add(
+                Issue(
+                    "unpinned_workflow",
+                    "published workflow nodes are pinned to a definition hash",
+                    node_id=node.node_id,
+                )
+            )
         seen: set[str] = set()
         for key in node.allowed_transition_keys:
             if not key.strip() or key in seen:
-                add(Issue("invalid_allowed_transition_key", "transition keys must be non-blank and unique",
-                          node_id=node.node_id))
+                add(
+                    Issue(
+                        "invalid_allowed_transition_key",
+                        "transition keys must be non-blank and unique",
+                        node_id=node.node_id,
+                    )
+                )
                 break
             seen.add(key)
         if node.wait is not None:
@@ -157,18 +225,34 @@ def _check_reachability(spec: Orchestration, nodes: dict[str, Any], add: Any) ->
             backward[edge.to_node_id].append(edge.from_node_id)
     for node_id, node in nodes.items():
         if not node.is_terminal and not forward[node_id]:
-            add(Issue("missing_outgoing_transition", "non-terminal nodes need an outgoing edge", node_id=node_id))
+            add(
+                Issue(
+                    "missing_outgoing_transition",
+                    "non-terminal nodes need an outgoing edge",
+                    node_id=node_id,
+                )
+            )
     terminals = [n for n, node in nodes.items() if node.is_terminal]
     if not terminals:
         add(Issue("missing_terminal", "an orchestration needs a terminal node"))
     reachable = _closure([spec.root_node_id] if spec.root_node_id in nodes else [], forward)
     for node_id in nodes:
         if node_id not in reachable:
-            add(Issue("unreachable_node", "the node cannot be reached from the root", node_id=node_id))
+            add(
+                Issue(
+                    "unreachable_node", "the node cannot be reached from the root", node_id=node_id
+                )
+            )
     finishing = _closure(terminals, backward)
     for node_id in nodes:
         if node_id in reachable and node_id not in finishing and terminals:
-            add(Issue("no_terminal_path", "no terminal node can be reached from this node", node_id=node_id))
+            add(
+                Issue(
+                    "no_terminal_path",
+                    "no terminal node can be reached from this node",
+                    node_id=node_id,
+                )
+            )
 
 
 def _closure(start: list[str], graph: dict[str, list[str]]) -> set[str]:

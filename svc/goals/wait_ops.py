@@ -20,8 +20,12 @@ from .runtime import GoalRuntime
 from .tenancy import RESOLVE_WAIT, Caller
 from .waits import apply_due, resolve
 
-_DUE_EVENTS = {"timer_fired": WAIT_TIMER_FIRED, "timed_out": WAIT_TIMED_OUT, "escalated": WAIT_ESCALATED,
-               "reminder": WAIT_REMINDER}
+_DUE_EVENTS = {
+    "timer_fired": WAIT_TIMER_FIRED,
+    "timed_out": WAIT_TIMED_OUT,
+    "escalated": WAIT_ESCALATED,
+    "reminder": WAIT_REMINDER,
+}
 
 
 async def find_wait(rt: GoalRuntime, goal: Goal, wait_id: str) -> Wait:
@@ -33,8 +37,9 @@ async def find_wait(rt: GoalRuntime, goal: Goal, wait_id: str) -> Wait:
     raise WaitNotFound(f"wait {wait_id!r} not found on goal {goal.goal_id!r}")
 
 
-async def resolve_wait(rt: GoalRuntime, goal: Goal, caller: Caller, wait_id: str, key: str,
-                       payload: Any) -> tuple[Goal, dict[str, Any]]:
+async def resolve_wait(
+    rt: GoalRuntime, goal: Goal, caller: Caller, wait_id: str, key: str, payload: Any
+) -> tuple[Goal, dict[str, Any]]:
     """Deliver an external condition; the same key again returns the same woken wait."""
     caller.require_authority(RESOLVE_WAIT)
     wait = await find_wait(rt, goal, wait_id)
@@ -42,15 +47,36 @@ async def resolve_wait(rt: GoalRuntime, goal: Goal, caller: Caller, wait_id: str
     if not changed:
         return goal, {"goal_id": goal.goal_id, "wait": woken.to_wire()}
     touched = rt.stamp(goal)
-    await rt.commit(Commit(goal=touched, waits=(woken,), events=(NewEvent(
-        event_id=f"{wait_id}:resolved", event_type=WAIT_RESOLVED, run_id=wait.run_id, actor=caller.principal.ref(),
-        causation_id=goal.goal_id,
-        payload={"goal_id": goal.goal_id, "wait_id": wait_id, "resolution": payload,
-                 "idempotency_key": woken.wake_idempotency_key},
-    ),)))
-    rt.bus(touched, "orchestration.goal.wait_resolution_receipt", {
-        "waitID": wait_id, "effective_actor": caller.principal.ref(), "run_as": None,
-    })
+    await rt.commit(
+        Commit(
+            goal=touched,
+            waits=(woken,),
+            events=(
+                NewEvent(
+                    event_id=f"{wait_id}:resolved",
+                    event_type=WAIT_RESOLVED,
+                    run_id=wait.run_id,
+                    actor=caller.principal.ref(),
+                    causation_id=goal.goal_id,
+                    payload={
+                        "goal_id": goal.goal_id,
+                        "wait_id": wait_id,
+                        "resolution": payload,
+                        "idempotency_key": woken.wake_idempotency_key,
+                    },
+                ),
+            ),
+        )
+    )
+    rt.bus(
+        touched,
+        "orchestration.goal.wait_resolution_receipt",
+        {
+            "waitID": wait_id,
+            "effective_actor": caller.principal.ref(),
+            "run_as": None,
+        },
+    )
     return touched, {"goal_id": goal.goal_id, "wait": woken.to_wire()}
 
 
@@ -62,20 +88,39 @@ async def apply_due_waits(rt: GoalRuntime, goal: Goal) -> Goal:
         if due is None:
             continue
         changed, kind = due
-        payload: dict[str, Any] = {"goal_id": goal.goal_id, "wait_id": wait.wait_id, "run_id": wait.run_id,
-                                   "status": changed.status}
+        payload: dict[str, Any] = {
+            "goal_id": goal.goal_id,
+            "wait_id": wait.wait_id,
+            "run_id": wait.run_id,
+            "status": changed.status,
+        }
         if kind == "escalated":
             payload["escalate_to"] = (wait.timeout_policy or {}).get("escalate_to")
         if kind == "reminder":
             payload["reminder"] = (changed.metadata or {}).get("reminders_sent")
         goal = rt.stamp(goal)
         suffix = f"reminder:{payload['reminder']}" if kind == "reminder" else kind
-        await rt.commit(Commit(goal=goal, waits=(changed,), events=(NewEvent(
-            event_id=f"{wait.wait_id}:{suffix}", event_type=_DUE_EVENTS[kind], run_id=wait.run_id,
-            actor={"kind": "system", "id": "goal-timer"}, payload=payload,
-        ),)))
-        if kind == "timed_out" and (wait.timeout_policy or {}).get("on_timeout") == "cancel" \
-                and goal.active_run_id == wait.run_id and not goal.terminal:
+        await rt.commit(
+            Commit(
+                goal=goal,
+                waits=(changed,),
+                events=(
+                    NewEvent(
+                        event_id=f"{wait.wait_id}:{suffix}",
+                        event_type=_DUE_EVENTS[kind],
+                        run_id=wait.run_id,
+                        actor={"kind": "system", "id": "goal-timer"},
+                        payload=payload,
+                    ),
+                ),
+            )
+        )
+        if (
+            kind == "timed_out"
+            and (wait.timeout_policy or {}).get("on_timeout") == "cancel"
+            and goal.active_run_id == wait.run_id
+            and not goal.terminal
+        ):
             goal = await apply_limit(rt, goal, "wait_timeout")
     return goal
 

@@ -30,7 +30,9 @@ MAX_PAYLOAD_BYTES = 16 * 1024
 DueKind = Literal["timer_fired", "timed_out", "escalated", "reminder"]
 
 
-def gate_wait(goal: Goal, node: Node, run_id: str, now_ms: int, node_outputs: Mapping[str, Any]) -> Wait | None:
+def gate_wait(
+    goal: Goal, node: Node, run_id: str, now_ms: int, node_outputs: Mapping[str, Any]
+) -> Wait | None:
     """The wait that holds ``run_id`` when ``node`` declares a gate, else None."""
     spec = node.wait
     if not spec:
@@ -39,7 +41,11 @@ def gate_wait(goal: Goal, node: Node, run_id: str, now_ms: int, node_outputs: Ma
     wake_at = None
     details: dict[str, Any] = {}
     if kind == "timer":
-        wake_at = int(spec["wake_at"]) if spec.get("wake_at") is not None else now_ms + int(spec["delay_ms"])
+        wake_at = (
+            int(spec["wake_at"])
+            if spec.get("wake_at") is not None
+            else now_ms + int(spec["delay_ms"])
+        )
     else:
         details["condition_key"] = resolve_binding(spec["condition_key"], node_outputs)
         if spec.get("payload_schema") is not None:
@@ -47,15 +53,27 @@ def gate_wait(goal: Goal, node: Node, run_id: str, now_ms: int, node_outputs: Ma
     timeout = spec.get("timeout")
     policy = None
     if isinstance(timeout, Mapping):
-        policy = {"timeout_at_ms": now_ms + int(timeout["expires_after_ms"]), "on_timeout": timeout["on_timeout"]}
+        policy = {
+            "timeout_at_ms": now_ms + int(timeout["expires_after_ms"]),
+            "on_timeout": timeout["on_timeout"],
+        }
         for name in ("escalate_to", "remind_every_ms"):
             if timeout.get(name) is not None:
                 policy[name] = timeout[name]
     return Wait(
-        wait_id=wait_id_for(run_id, node.node_id), run_id=run_id, goal_id=goal.goal_id, wait_kind=kind,
-        status="waiting", tenant_context=goal.tenant_context, phase_id=node.node_id, created_at_ms=now_ms,
-        updated_at_ms=now_ms, reason=f"run waits on {kind.replace('_', ' ')} before node {node.node_id!r} starts",
-        wake_at_ms=wake_at, timeout_policy=policy, metadata={"details": details} if details else None,
+        wait_id=wait_id_for(run_id, node.node_id),
+        run_id=run_id,
+        goal_id=goal.goal_id,
+        wait_kind=kind,
+        status="waiting",
+        tenant_context=goal.tenant_context,
+        phase_id=node.node_id,
+        created_at_ms=now_ms,
+        updated_at_ms=now_ms,
+        reason=f"run waits on {kind.replace('_', ' ')} before node {node.node_id!r} starts",
+        wake_at_ms=wake_at,
+        timeout_policy=policy,
+        metadata={"details": details} if details else None,
     )
 
 
@@ -108,63 +126,103 @@ def apply_due(wait: Wait, now_ms: int) -> tuple[Wait, DueKind] | None:
         return None
     metadata = dict(wait.metadata or {})
     if wait.status == "waiting" and wait.wake_at_ms is not None and wait.wake_at_ms <= now_ms:
-        return attrs.evolve(wait, status="woken", updated_at_ms=now_ms, completed_at_ms=now_ms,
-                            wake_idempotency_key=f"timer:{wait.wait_id}"), "timer_fired"
+        return attrs.evolve(
+            wait,
+            status="woken",
+            updated_at_ms=now_ms,
+            completed_at_ms=now_ms,
+            wake_idempotency_key=f"timer:{wait.wait_id}",
+        ), "timer_fired"
     on_timeout = (wait.timeout_policy or {}).get("on_timeout")
     if on_timeout == "remind":
         metadata["reminders_sent"] = int(metadata.get("reminders_sent", 0)) + 1
         return attrs.evolve(wait, updated_at_ms=now_ms, metadata=metadata), "reminder"
     if on_timeout == "escalate":
         metadata["escalated_at_ms"] = now_ms
-        return attrs.evolve(wait, status="escalated", updated_at_ms=now_ms, metadata=metadata), "escalated"
+        return attrs.evolve(
+            wait, status="escalated", updated_at_ms=now_ms, metadata=metadata
+        ), "escalated"
     metadata["timeout_action"] = on_timeout
-    return attrs.evolve(wait, status="timed_out", updated_at_ms=now_ms, completed_at_ms=now_ms,
-                        metadata=metadata), "timed_out"
+    return attrs.evolve(
+        wait, status="timed_out", updated_at_ms=now_ms, completed_at_ms=now_ms, metadata=metadata
+    ), "timed_out"
 
 
 def check_resolution_input(idempotency_key: Any, payload: Any) -> str:
     """The trimmed key; 400 naming the field when the key or the payload is out of bounds."""
     if not isinstance(idempotency_key, str) or not idempotency_key.strip():
-        raise InvalidGoalRequest("`idempotency_key` is required to resolve a wait", field="idempotency_key")
+        raise InvalidGoalRequest(
+            "`idempotency_key` is required to resolve a wait", field="idempotency_key"
+        )
     key = idempotency_key.strip()
     if len(key.encode()) > MAX_KEY_BYTES:
-        raise InvalidGoalRequest(f"`idempotency_key` exceeds {MAX_KEY_BYTES} bytes", field="idempotency_key")
+        raise InvalidGoalRequest(
+            f"`idempotency_key` exceeds {MAX_KEY_BYTES} bytes", field="idempotency_key"
+        )
     size = len(json.dumps(payload, separators=(",", ":"), ensure_ascii=False).encode())
     if size > MAX_PAYLOAD_BYTES:
-        raise InvalidGoalRequest(f"the resolution payload is {size} bytes; the limit is {MAX_PAYLOAD_BYTES}",
-                                 field="payload")
+        raise InvalidGoalRequest(
+            f"the resolution payload is {size} bytes; the limit is {MAX_PAYLOAD_BYTES}",
+            field="payload",
+        )
     return key
 
 
-def resolve(wait: Wait, key: str, payload: Any, now_ms: int, resolved_by: Mapping[str, Any]) -> tuple[Wait, bool]:
+def resolve(
+    wait: Wait, key: str, payload: Any, now_ms: int, resolved_by: Mapping[str, Any]
+) -> tuple[Wait, bool]:
     """The woken wait and whether this call changed it (False: an idempotent repeat)."""
     completion_key = f"external:{wait.wait_id}:{key}"
     if wait.status == "woken":
         if wait.wake_idempotency_key == completion_key:
             return wait, False
-        raise WaitResolutionConflict("the wait was already resolved with another idempotency key",
-                                     wait_id=wait.wait_id, wait_status=wait.status)
+        raise WaitResolutionConflict(
+            "the wait was already resolved with another idempotency key",
+            wait_id=wait.wait_id,
+            wait_status=wait.status,
+        )
     if wait.wait_kind != "external_condition":
-        raise WaitResolutionConflict("wait is not resolvable: only external-condition waits take a resolution",
-                                     wait_id=wait.wait_id, wait_kind=wait.wait_kind)
+        raise WaitResolutionConflict(
+            "wait is not resolvable: only external-condition waits take a resolution",
+            wait_id=wait.wait_id,
+            wait_kind=wait.wait_kind,
+        )
     if wait.status not in ("waiting", "escalated"):
-        raise WaitResolutionConflict(f"wait is not resolvable: it is {wait.status}", wait_id=wait.wait_id,
-                                     wait_status=wait.status)
+        raise WaitResolutionConflict(
+            f"wait is not resolvable: it is {wait.status}",
+            wait_id=wait.wait_id,
+            wait_status=wait.status,
+        )
     schema = ((wait.metadata or {}).get("details") or {}).get("payload_schema")
     problems = schema_errors(schema, payload) if schema is not None else []
     if problems:
-        raise InvalidGoalRequest("the resolution does not match the wait's payload_schema: " + "; ".join(problems),
-                                 field="payload", problems=problems)
+        raise InvalidGoalRequest(
+            "the resolution does not match the wait's payload_schema: " + "; ".join(problems),
+            field="payload",
+            problems=problems,
+        )
     metadata = {**(wait.metadata or {}), "resolution": payload, "resolved_by": dict(resolved_by)}
-    woken = attrs.evolve(wait, status="woken", updated_at_ms=now_ms, completed_at_ms=now_ms,
-                         wake_idempotency_key=completion_key, metadata=metadata)
+    woken = attrs.evolve(
+        wait,
+        status="woken",
+        updated_at_ms=now_ms,
+        completed_at_ms=now_ms,
+        wake_idempotency_key=completion_key,
+        metadata=metadata,
+    )
     return woken, True
 
 
 def cancelled(wait: Wait, now_ms: int, reason: str) -> Wait:
     metadata = {**(wait.metadata or {}), "cancellation_reason": reason}
-    return attrs.evolve(wait, status="cancelled", updated_at_ms=now_ms, completed_at_ms=now_ms,
-                        wake_idempotency_key=f"goal-cancel:{wait.wait_id}", metadata=metadata)
+    return attrs.evolve(
+        wait,
+        status="cancelled",
+        updated_at_ms=now_ms,
+        completed_at_ms=now_ms,
+        wake_idempotency_key=f"goal-cancel:{wait.wait_id}",
+        metadata=metadata,
+    )
 
 
 __all__ = [

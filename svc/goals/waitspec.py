@@ -46,8 +46,10 @@ def wait_spec_problems(spec: Any) -> list[str]:
                 problems.append(f"timer {name} must be a non-negative integer")
     elif kind == "approval":
         decisions = spec.get("decisions")
-        if not isinstance(decisions, list) or not decisions or not all(
-            isinstance(d, str) and d.strip() for d in decisions
+        if (
+            not isinstance(decisions, list)
+            or not decisions
+            or not all(isinstance(d, str) and d.strip() for d in decisions)
         ):
             problems.append("approval waits need a non-empty decisions list")
         expires = spec.get("expires_after_ms")
@@ -57,8 +59,13 @@ def wait_spec_problems(spec: Any) -> list[str]:
         if not _non_blank(spec.get("trigger_id")):
             problems.append("webhook waits need a trigger_id")
         correlation = spec.get("correlation")
-        if not isinstance(correlation, Mapping) or correlation.get("field") not in CORRELATION_FIELDS:
-            problems.append(f"webhook correlation.field must be one of {', '.join(CORRELATION_FIELDS)}")
+        if (
+            not isinstance(correlation, Mapping)
+            or correlation.get("field") not in CORRELATION_FIELDS
+        ):
+            problems.append(
+                f"webhook correlation.field must be one of {', '.join(CORRELATION_FIELDS)}"
+            )
         else:
             problems.extend(_binding_problems(correlation.get("value"), "correlation.value"))
     else:
@@ -90,7 +97,11 @@ def _binding_problems(binding: Any, where: str) -> list[str]:
     if source == "literal":
         return [] if "value" in binding else [f"{where} literal binding needs a value"]
     if source == "node_output":
-        return [] if _non_blank(binding.get("node_id")) else [f"{where} node_output binding needs a node_id"]
+        return (
+            []
+            if _non_blank(binding.get("node_id"))
+            else [f"{where} node_output binding needs a node_id"]
+        )
     return [f"{where}.source must be literal or node_output"]
 
 

@@ -52,9 +52,13 @@ class WorkflowRun:
 
     def to_wire(self) -> dict[str, Any]:
         wire: dict[str, Any] = {
-            "run_id": self.run_id, "automation_id": self.automation_id, "status": self.status,
-            "total_tokens": self.total_tokens, "estimated_cost_usd": self.estimated_cost_usd,
-            "started_at_ms": self.started_at_ms, "finished_at_ms": self.finished_at_ms,
+            "run_id": self.run_id,
+            "automation_id": self.automation_id,
+            "status": self.status,
+            "total_tokens": self.total_tokens,
+            "estimated_cost_usd": self.estimated_cost_usd,
+            "started_at_ms": self.started_at_ms,
+            "finished_at_ms": self.finished_at_ms,
             "node_outputs": dict(self.node_outputs),
         }
         return wire
@@ -92,8 +96,11 @@ class Workflows:
             return None
         spec = automation.spec
         return WorkflowDefinition(
-            automation_id=automation.automation_id, name=getattr(automation, "name", automation_id),
-            spec=spec, definition_hash=self._automations.definition_hash(automation), tenant=tenant_of_spec(spec),
+            automation_id=automation.automation_id,
+            name=getattr(automation, "name", automation_id),
+            spec=spec,
+            definition_hash=self._automations.definition_hash(automation),
+            tenant=tenant_of_spec(spec),
         )
 
     def known_automation_ids(self) -> set[str]:
@@ -106,14 +113,24 @@ class Workflows:
         return str(self._automations.definition_hash(spec))
 
     async def start_run(
-        self, *, run_id: str, automation_id: str, snapshot: Mapping[str, Any], trigger_type: str,
-        trigger_reason: str, context: Mapping[str, Any],
+        self,
+        *,
+        run_id: str,
+        automation_id: str,
+        snapshot: Mapping[str, Any],
+        trigger_type: str,
+        trigger_reason: str,
+        context: Mapping[str, Any],
     ) -> WorkflowRun:
         if self._automations is None:
             raise InvalidGoalRequest("automation workflows are not available in this engine")
         run = await self._automations.create_v2_run(
-            automation_id, run_id=run_id, trigger_type=trigger_type, trigger_reason=trigger_reason,
-            context=dict(context), snapshot=dict(snapshot),
+            automation_id,
+            run_id=run_id,
+            trigger_type=trigger_type,
+            trigger_reason=trigger_reason,
+            context=dict(context),
+            snapshot=dict(snapshot),
         )
         return _view(run)
 
@@ -132,11 +149,14 @@ class Workflows:
 def _view(run: Any) -> WorkflowRun:
     usage = getattr(run, "usage", None) or {}
     return WorkflowRun(
-        run_id=run.run_id, automation_id=run.automation_id, status=str(run.status),
+        run_id=run.run_id,
+        automation_id=run.automation_id,
+        status=str(run.status),
         total_tokens=int(usage.get("total_tokens") or 0),
         estimated_cost_usd=float(usage.get("estimated_cost_usd") or 0.0),
         node_outputs=dict(getattr(run, "node_outputs", None) or {}),
-        started_at_ms=getattr(run, "started_at_ms", None), finished_at_ms=getattr(run, "finished_at_ms", None),
+        started_at_ms=getattr(run, "started_at_ms", None),
+        finished_at_ms=getattr(run, "finished_at_ms", None),
         raw=run,
     )
 

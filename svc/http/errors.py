@@ -47,15 +47,27 @@ def install_error_handlers(app: Quart) -> None:
 
     @app.errorhandler(MailboxFull)
     async def _mailbox_full(error: MailboxFull) -> Any:
-        return {"error": "the engine is busy; retry shortly", "code": "ENGINE_BUSY", "retryable": True}, 503
+        return {
+            "error": "the engine is busy; retry shortly",
+            "code": "ENGINE_BUSY",
+            "retryable": True,
+        }, 503
 
     @app.errorhandler(ActorDead)
     async def _actor_dead(error: ActorDead) -> Any:
-        return {"error": "the target is restarting; retry shortly", "code": "ENGINE_BUSY", "retryable": True}, 503
+        return {
+            "error": "the target is restarting; retry shortly",
+            "code": "ENGINE_BUSY",
+            "retryable": True,
+        }, 503
 
     @app.errorhandler(AskTimeout)
     async def _ask_timeout(error: AskTimeout) -> Any:
-        return {"error": "the engine did not answer in time", "code": "ENGINE_TIMEOUT", "retryable": True}, 503
+        return {
+            "error": "the engine did not answer in time",
+            "code": "ENGINE_TIMEOUT",
+            "retryable": True,
+        }, 503
 
     @app.errorhandler(HTTPException)
     async def _http_error(error: HTTPException) -> Any:

@@ -30,7 +30,11 @@ async def json_body(*, default: Any = None, allow_empty: bool = True) -> Any:
     try:
         return json.loads(raw)
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        where = f" at line {exc.lineno}, column {exc.colno}" if isinstance(exc, json.JSONDecodeError) else ""
+        where = (
+            f" at line {exc.lineno}, column {exc.colno}"
+            if isinstance(exc, json.JSONDecodeError)
+            else ""
+        )
         raise ValidationFailed(f"request body is not valid JSON{where}", field="$") from None
 
 
@@ -55,7 +59,11 @@ def query_str(name: str, *aliases: str, default: str | None = None) -> str | Non
 
 
 def query_int(
-    name: str, *aliases: str, default: int | None = None, minimum: int | None = None, maximum: int | None = None,
+    name: str,
+    *aliases: str,
+    default: int | None = None,
+    minimum: int | None = None,
+    maximum: int | None = None,
     clamp: bool = False,
 ) -> int | None:
     raw = query_str(name, *aliases)
@@ -67,11 +75,15 @@ def query_int(
         raise ValidationFailed(f"query parameter `{name}` must be an integer", field=name) from None
     if minimum is not None and value < minimum:
         if not clamp:
-            raise ValidationFailed(f"query parameter `{name}` must be at least {minimum}", field=name)
+            raise ValidationFailed(
+                f"query parameter `{name}` must be at least {minimum}", field=name
+            )
         value = minimum
     if maximum is not None and value > maximum:
         if not clamp:
-            raise ValidationFailed(f"query parameter `{name}` must be at most {maximum}", field=name)
+            raise ValidationFailed(
+                f"query parameter `{name}` must be at most {maximum}", field=name
+            )
         value = maximum
     return value
 

@@ -42,7 +42,9 @@ def resume_cursor(*query_names: str) -> int | None:
     try:
         value = int(raw.strip())
     except ValueError:
-        raise ValidationFailed(f"`{source}` must be an event sequence number", field=source) from None
+        raise ValidationFailed(
+            f"`{source}` must be an event sequence number", field=source
+        ) from None
     if value < 0:
         raise ValidationFailed(f"`{source}` must not be negative", field=source)
     return value

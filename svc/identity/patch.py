@@ -37,8 +37,19 @@ MAX_AVATAR_BYTES = 24 * 1024 * 1024
 
 _DATA_IMAGE = re.compile(r"^data:image/[a-z0-9.+-]+;base64,[A-Za-z0-9+/=\s]+$", re.IGNORECASE)
 _CAMEL = re.compile(r"(?<!^)(?=[A-Z])")
-_SECRET_WORDS = ("token", "secret", "password", "credential", "apikey", "privatekey", "signingkey",
-                 "encryptionkey", "authorization", "cookie", "header")
+_SECRET_WORDS = (
+    "token",
+    "secret",
+    "password",
+    "credential",
+    "apikey",
+    "privatekey",
+    "signingkey",
+    "encryptionkey",
+    "authorization",
+    "cookie",
+    "header",
+)
 
 
 class ConfigSecretRejected(SvcError):
@@ -50,7 +61,11 @@ class ConfigSecretRejected(SvcError):
 
 def looks_secret(key: str) -> bool:
     squashed = "".join(ch for ch in key.lower() if ch.isalnum())
-    return is_secret_name(key) or squashed in {"auth", "oauth"} or any(w in squashed for w in _SECRET_WORDS)
+    return (
+        is_secret_name(key)
+        or squashed in {"auth", "oauth"}
+        or any(w in squashed for w in _SECRET_WORDS)
+    )
 
 
 def _snake(key: str) -> str:
@@ -64,7 +79,8 @@ def reject_secrets(value: Any, path: str = "") -> None:
             if looks_secret(str(key)):
                 raise ConfigSecretRejected(
                     f"`{where}` looks like a secret; identity settings never hold credentials",
-                    field=where, hint="Use PUT /auth/{provider} or environment variables.",
+                    field=where,
+                    hint="Use PUT /auth/{provider} or environment variables.",
                 )
             reject_secrets(inner, where)
     elif isinstance(value, list):
@@ -101,13 +117,18 @@ def _identity(raw: Mapping[str, Any], path: str) -> dict[str, Any]:
         elif key == "bot_name":
             patch = merge(patch, {"bot": {"canonical_name": _name(value, where)}})
         elif key == "persona":
-            patch = merge(patch, {"personality": {"default": {"custom_instructions": _instructions(value, where)}}})
+            patch = merge(
+                patch,
+                {"personality": {"default": {"custom_instructions": _instructions(value, where)}}},
+            )
         elif key == "protocol_title":
             patch = merge(patch, {"bot": {"aliases": {"protocol": _alias(value, where)}}})
         else:
             raise ValidationFailed(f"unknown identity field `{where}`", field=where)
     if not patch:
-        raise ValidationFailed("the patch changes nothing: send `bot` and/or `personality`", field=path or "$")
+        raise ValidationFailed(
+            "the patch changes nothing: send `bot` and/or `personality`", field=path or "$"
+        )
     return patch
 
 
@@ -143,14 +164,19 @@ def _personality(raw: Mapping[str, Any], path: str) -> dict[str, Any]:
             out[key] = _persona(_object(value, where), where, allow_inherit=False)
         elif key == "per_agent":
             if not isinstance(value, Mapping):
-                raise ValidationFailed(f"`{where}` must be an object keyed by agent id", field=where)
+                raise ValidationFailed(
+                    f"`{where}` must be an object keyed by agent id", field=where
+                )
             agents: dict[str, Any] = {}
             for agent, entry in value.items():  # agent ids keep their spelling
                 agent_where = f"{where}.{agent}"
                 if not str(agent).strip():
                     raise ValidationFailed("agent ids must not be empty", field=agent_where)
-                agents[str(agent)] = None if entry is None else _persona(_object(entry, agent_where), agent_where,
-                                                                         allow_inherit=True)
+                agents[str(agent)] = (
+                    None
+                    if entry is None
+                    else _persona(_object(entry, agent_where), agent_where, allow_inherit=True)
+                )
             out[key] = agents
         else:
             raise ValidationFailed(f"unknown identity field `{where}`", field=where)
@@ -211,7 +237,9 @@ def _avatar(value: Any, where: str) -> str | None:
         if len(payload) * 3 // 4 > MAX_AVATAR_BYTES:
             raise ValidationFailed(f"`{where}` image is larger than 24 MiB", field=where)
         return text
-    raise ValidationFailed(f"`{where}` must be an http(s) URL or a data:image/...;base64 URL", field=where)
+    raise ValidationFailed(
+        f"`{where}` must be an http(s) URL or a data:image/...;base64 URL", field=where
+    )
 
 
 # ---------------------------------------------------------------------- the project file
@@ -233,7 +261,9 @@ def read_project_file(path: Path) -> dict[str, Any]:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise ConfigError(f"project config {path} is not valid JSON (line {exc.lineno}): fix it first") from None
+        raise ConfigError(
+            f"project config {path} is not valid JSON (line {exc.lineno}): fix it first"
+        ) from None
     if not isinstance(data, dict):
         raise ConfigError(f"project config {path} must be a JSON object")
     return data

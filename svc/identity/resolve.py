@@ -35,7 +35,10 @@ def default_identity() -> dict[str, Any]:
 
     return {
         "bot": {"canonical_name": DEFAULT_NAME, "avatar_url": None, "aliases": {}},
-        "personality": {"default": {"preset": DEFAULT_PRESET, "custom_instructions": None}, "per_agent": {}},
+        "personality": {
+            "default": {"preset": DEFAULT_PRESET, "custom_instructions": None},
+            "per_agent": {},
+        },
     }
 
 
@@ -89,8 +92,11 @@ class Identity:
         if not override:
             return default["preset"], default["custom_instructions"]
         preset = override.get("preset") or default["preset"]
-        custom = override["custom_instructions"] if override.get("custom_instructions") is not None \
+        custom = (
+            override["custom_instructions"]
+            if override.get("custom_instructions") is not None
             else default["custom_instructions"]
+        )
         return preset, custom
 
     def instructions_for(self, agent: str | None = None) -> str | None:
@@ -123,19 +129,28 @@ def normalize(raw: Mapping[str, Any]) -> dict[str, Any]:
             aliases[key] = f"{name} TUI" if key == "tui" else name
     avatar = bot.get("avatar_url")
     personality = data["personality"] if isinstance(data.get("personality"), Mapping) else {}
-    per_agent_raw = personality.get("per_agent") if isinstance(personality.get("per_agent"), Mapping) else {}
+    per_agent_raw = (
+        personality.get("per_agent") if isinstance(personality.get("per_agent"), Mapping) else {}
+    )
     per_agent = {}
     for agent, entry in sorted(per_agent_raw.items()):
         if isinstance(entry, Mapping):
-            per_agent[str(agent)] = {"preset": _preset(entry.get("preset"), fallback=None),
-                                     "custom_instructions": _text(entry.get("custom_instructions"))}
+            per_agent[str(agent)] = {
+                "preset": _preset(entry.get("preset"), fallback=None),
+                "custom_instructions": _text(entry.get("custom_instructions")),
+            }
     default = personality.get("default") if isinstance(personality.get("default"), Mapping) else {}
     return {
-        "bot": {"canonical_name": name, "avatar_url": avatar if isinstance(avatar, str) and avatar else None,
-                "aliases": aliases},
+        "bot": {
+            "canonical_name": name,
+            "avatar_url": avatar if isinstance(avatar, str) and avatar else None,
+            "aliases": aliases,
+        },
         "personality": {
-            "default": {"preset": _preset(default.get("preset"), fallback=DEFAULT_PRESET),
-                        "custom_instructions": _text(default.get("custom_instructions"))},
+            "default": {
+                "preset": _preset(default.get("preset"), fallback=DEFAULT_PRESET),
+                "custom_instructions": _text(default.get("custom_instructions")),
+            },
             "per_agent": per_agent,
         },
     }
@@ -166,10 +181,27 @@ def resolve_identity(settings: Settings) -> Identity:
             raw = merge(raw, layer_identity(layer))
     else:
         # Settings built directly rather than loaded: only the merged fields exist.
-        raw = merge(legacy_block({"bot_name": settings.bot_name, "persona": settings.persona,
-                                  "protocol_title": settings.protocol_title}), settings.identity or {})
+        raw = merge(
+            legacy_block(
+                {
+                    "bot_name": settings.bot_name,
+                    "persona": settings.persona,
+                    "protocol_title": settings.protocol_title,
+                }
+            ),
+            settings.identity or {},
+        )
     return Identity(normalize(raw))
 
 
-__all__ = ["ALIASES", "DEFAULT_NAME", "Identity", "default_identity", "layer_identity", "legacy_block", "merge",
-           "normalize", "resolve_identity"]
+__all__ = [
+    "ALIASES",
+    "DEFAULT_NAME",
+    "Identity",
+    "default_identity",
+    "layer_identity",
+    "legacy_block",
+    "merge",
+    "normalize",
+    "resolve_identity",
+]

@@ -59,10 +59,14 @@ class IdentityService:
                     path.unlink(missing_ok=True)
                 raise
         identity = self.current()
-        self.engine.events.publish("config.identity.updated", {
-            "name": identity.name, "preset": identity.personality_for()[0],
-            "agents": sorted(identity.data["personality"]["per_agent"]),
-        })
+        self.engine.events.publish(
+            "config.identity.updated",
+            {
+                "name": identity.name,
+                "preset": identity.personality_for()[0],
+                "agents": sorted(identity.data["personality"]["per_agent"]),
+            },
+        )
         return self.body()
 
 

@@ -86,8 +86,11 @@ def find_challenge(
     if url is None:
         return None
     return AuthChallenge(
-        challenge_id=challenge_id(tool_name, url), tool_name=tool_name, authorization_url=url,
-        message=_find_message(payload), requested_at_ms=now_ms,
+        challenge_id=challenge_id(tool_name, url),
+        tool_name=tool_name,
+        authorization_url=url,
+        message=_find_message(payload),
+        requested_at_ms=now_ms,
     )
 
 
@@ -182,8 +185,10 @@ class AuthLedger:
         key = challenge.tool_name.lower()
         previous = self.pending.get(key)
         entry = PendingAuth(
-            challenge_id=challenge.challenge_id, authorization_url=challenge.authorization_url,
-            message=challenge.message, first_seen_ms=previous.first_seen_ms if previous else now_ms,
+            challenge_id=challenge.challenge_id,
+            authorization_url=challenge.authorization_url,
+            message=challenge.message,
+            first_seen_ms=previous.first_seen_ms if previous else now_ms,
             last_probe_ms=now_ms,
         )
         self.pending[key] = entry
@@ -202,13 +207,17 @@ class AuthLedger:
 
 
 def required_text(tool_id: str, challenge: AuthChallenge) -> str:
-    return (f"Authorization required for `{tool_id}`.\n{challenge.message}\n\n"
-            f"Authorize here: {challenge.authorization_url}")
+    return (
+        f"Authorization required for `{tool_id}`.\n{challenge.message}\n\n"
+        f"Authorize here: {challenge.authorization_url}"
+    )
 
 
 def pending_text(tool_id: str, entry: PendingAuth, remaining_ms: int) -> str:
-    return (f"Authorization pending for `{tool_id}`.\n{entry.message}\n\n"
-            f"Authorize here: {entry.authorization_url}\nRetry after {math.ceil(remaining_ms / 1000)}s.")
+    return (
+        f"Authorization pending for `{tool_id}`.\n{entry.message}\n\n"
+        f"Authorize here: {entry.authorization_url}\nRetry after {math.ceil(remaining_ms / 1000)}s."
+    )
 
 
 __all__ = [

@@ -18,7 +18,12 @@ from ..convert import aliases
 from ..errors import ValidationFailed
 from .catalog import Catalog, match_key
 
-REVIEW_DECISIONS = {"approve": "approved", "approved": "approved", "deny": "denied", "denied": "denied"}
+REVIEW_DECISIONS = {
+    "approve": "approved",
+    "approved": "approved",
+    "deny": "denied",
+    "denied": "denied",
+}
 
 
 @attrs.frozen
@@ -43,12 +48,21 @@ def capability_key(request: CapabilityRequestInput) -> str:
 
 
 def build_approval(
-    request: CapabilityRequestInput, *, catalog: Catalog | None, source: str, now_ms: int, ttl_ms: int
+    request: CapabilityRequestInput,
+    *,
+    catalog: Catalog | None,
+    source: str,
+    now_ms: int,
+    ttl_ms: int,
 ) -> dict[str, Any]:
     """The approval record (``approval_id``, ``request_type``, ``requested_by`` ... ``review_notes``)."""
     entry: Mapping[str, Any] | None = None
     if catalog is not None:
-        entry = catalog.find(request.catalog_slug) if request.catalog_slug else catalog.find(request.mcp_name)
+        entry = (
+            catalog.find(request.catalog_slug)
+            if request.catalog_slug
+            else catalog.find(request.mcp_name)
+        )
     expires = request.expires_at_ms if request.expires_at_ms is not None else now_ms + ttl_ms
     if expires <= now_ms:
         raise ValidationFailed("`expires_at_ms` must be in the future", field="expires_at_ms")
@@ -79,16 +93,25 @@ def build_approval(
     }
 
 
-def reviewed(record: Mapping[str, Any], decision: str, *, reviewer: str, notes: str | None,
-             now_ms: int) -> dict[str, Any]:
+def reviewed(
+    record: Mapping[str, Any], decision: str, *, reviewer: str, notes: str | None, now_ms: int
+) -> dict[str, Any]:
     """The record after a human decided on it."""
     status = REVIEW_DECISIONS.get(decision)
     if status is None:
         raise ValidationFailed("`decision` must be approve or deny", field="decision")
     if record["status"] != "pending":
-        raise ValidationFailed(f"approval {record['approval_id']} is already {record['status']}", field="decision")
-    return {**record, "status": status, "reviewed_by": reviewer, "reviewed_at_ms": now_ms, "review_notes": notes,
-            "updated_at_ms": now_ms}
+        raise ValidationFailed(
+            f"approval {record['approval_id']} is already {record['status']}", field="decision"
+        )
+    return {
+        **record,
+        "status": status,
+        "reviewed_by": reviewer,
+        "reviewed_at_ms": now_ms,
+        "review_notes": notes,
+        "updated_at_ms": now_ms,
+    }
 
 
 __all__ = ["CapabilityRequestInput", "build_approval", "capability_key", "reviewed"]

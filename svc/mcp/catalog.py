@@ -27,8 +27,13 @@ from .records import ConnectorSnapshot
 
 INVENTORY_VERSION = 1
 _NON_KEY = re.compile(r"[^a-z0-9-]")
-STATUSES = ("connected_enabled", "connected_disabled", "cataloged_not_connected", "cataloged_disabled",
-            "uncataloged_connected")
+STATUSES = (
+    "connected_enabled",
+    "connected_disabled",
+    "cataloged_not_connected",
+    "cataloged_disabled",
+    "uncataloged_connected",
+)
 
 
 def match_key(text: str) -> str:
@@ -52,13 +57,19 @@ def load_catalog(path: Path | None = None) -> Catalog:
         if path is not None:
             text = Path(path).expanduser().read_text(encoding="utf-8")
         else:
-            text = resources.files("svc.mcp").joinpath("catalog_data/index.json").read_text(encoding="utf-8")
+            text = (
+                resources.files("svc.mcp")
+                .joinpath("catalog_data/index.json")
+                .read_text(encoding="utf-8")
+            )
         data = json.loads(text)
     except (OSError, ValueError) as exc:
         raise McpCatalogUnavailable(f"MCP catalog is unavailable: {type(exc).__name__}") from None
     if not isinstance(data, Mapping) or not isinstance(data.get("servers"), list):
         raise McpCatalogUnavailable("MCP catalog is unavailable: `servers` is missing")
-    servers = tuple(_entry(raw) for raw in data["servers"] if isinstance(raw, Mapping) and raw.get("slug"))
+    servers = tuple(
+        _entry(raw) for raw in data["servers"] if isinstance(raw, Mapping) and raw.get("slug")
+    )
     meta = {k: v for k, v in data.items() if k != "servers"}
     return Catalog(meta, servers)
 
@@ -100,7 +111,9 @@ def _status(snapshot: ConnectorSnapshot | None) -> str:
     return "cataloged_not_connected" if enabled else "cataloged_disabled"
 
 
-def catalog_with_overlay(catalog: Catalog, snapshots: Sequence[ConnectorSnapshot]) -> dict[str, Any]:
+def catalog_with_overlay(
+    catalog: Catalog, snapshots: Sequence[ConnectorSnapshot]
+) -> dict[str, Any]:
     """``GET /mcp/catalog`` and ``mcp_list_catalog``: annotated servers plus the overlay."""
     keyed = [(snapshot, _connector_keys(snapshot)) for snapshot in snapshots]
     matched: set[str] = set()
@@ -113,17 +126,21 @@ def catalog_with_overlay(catalog: Catalog, snapshots: Sequence[ConnectorSnapshot
         by_status[status].append(entry["name"])
         if snapshot is not None:
             matched.add(snapshot.name)
-        servers.append({
-            **entry,
-            "enabled": snapshot.config.enabled if snapshot else False,
-            "connected": snapshot.state.connected if snapshot else False,
-            "connection_status": status,
-            "matched_server_name": snapshot.name if snapshot else None,
-            "last_error": snapshot.state.last_error if snapshot else None,
-            "pending_auth_tools": sorted(snapshot.state.pending_auth_by_tool) if snapshot else [],
-            "registered_tool_count": len(snapshot.registered_tools()) if snapshot else 0,
-            "execution_available": bool(snapshot and snapshot.usable),
-        })
+        servers.append(
+            {
+                **entry,
+                "enabled": snapshot.config.enabled if snapshot else False,
+                "connected": snapshot.state.connected if snapshot else False,
+                "connection_status": status,
+                "matched_server_name": snapshot.name if snapshot else None,
+                "last_error": snapshot.state.last_error if snapshot else None,
+                "pending_auth_tools": sorted(snapshot.state.pending_auth_by_tool)
+                if snapshot
+                else [],
+                "registered_tool_count": len(snapshot.registered_tools()) if snapshot else 0,
+                "execution_available": bool(snapshot and snapshot.usable),
+            }
+        )
     uncataloged = sorted(s.name for s in snapshots if s.state.connected and s.name not in matched)
     by_status["uncataloged_connected"] = uncataloged
     overlay = {

@@ -68,8 +68,12 @@ def _sdk() -> SimpleNamespace:
     from mcp.shared.exceptions import MCPError
 
     return SimpleNamespace(
-        httpx2=httpx2, types=mcp_types, ClientSession=ClientSession, MCPError=MCPError,
-        streamable_http_client=streamable_http_client, CONNECTION_CLOSED=mcp_types.CONNECTION_CLOSED,
+        httpx2=httpx2,
+        types=mcp_types,
+        ClientSession=ClientSession,
+        MCPError=MCPError,
+        streamable_http_client=streamable_http_client,
+        CONNECTION_CLOSED=mcp_types.CONNECTION_CLOSED,
         client_info=mcp_types.Implementation(name="svc-engine", version=__version__),
     )
 
@@ -131,7 +135,9 @@ class McpLink:
 
     @property
     def alive(self) -> bool:
-        return not (self.closed.is_set() or self._close.is_set() or self.expired or self.failure is not None)
+        return not (
+            self.closed.is_set() or self._close.is_set() or self.expired or self.failure is not None
+        )
 
     def describe_failure(self) -> str:
         return describe(self.failure) if self.failure is not None else "the session was closed"
@@ -143,9 +149,13 @@ class McpLink:
         cursor: str | None = None
         seen: set[str] = set()
         for _ in range(MAX_PAGES):
-            params = _sdk().types.PaginatedRequestParams(cursor=cursor) if cursor is not None else None
+            params = (
+                _sdk().types.PaginatedRequestParams(cursor=cursor) if cursor is not None else None
+            )
             page = await self._request(lambda p=params: self._session().list_tools(params=p))
-            tools.extend(t.model_dump(by_alias=True, mode="json", exclude_none=True) for t in page.tools)
+            tools.extend(
+                t.model_dump(by_alias=True, mode="json", exclude_none=True) for t in page.tools
+            )
             cursor = page.next_cursor
             if not cursor:
                 return tools
@@ -236,7 +246,10 @@ async def run_link(
     started = False
 
     async def on_message(message: Any) -> None:
-        if isinstance(message, sdk.types.ToolListChangedNotification) and on_tools_changed is not None:
+        if (
+            isinstance(message, sdk.types.ToolListChangedNotification)
+            and on_tools_changed is not None
+        ):
             on_tools_changed(link)
 
     try:
@@ -248,12 +261,17 @@ async def run_link(
                     # ends the whole session on any failed exchange; each call is
                     # bounded by the connector's own deadline instead.
                     timeout=httpx2.Timeout(CONNECT_TIMEOUT_S, read=None, pool=None),
-                    limits=httpx2.Limits(max_connections=512, max_keepalive_connections=128,
-                                         keepalive_expiry=KEEPALIVE_EXPIRY_S),
+                    limits=httpx2.Limits(
+                        max_connections=512,
+                        max_keepalive_connections=128,
+                        keepalive_expiry=KEEPALIVE_EXPIRY_S,
+                    ),
                     event_hooks={"response": [link._observe]},
                 ) as http,
                 sdk.streamable_http_client(url, http_client=http) as (read, write),
-                sdk.ClientSession(read, write, client_info=sdk.client_info, message_handler=on_message) as session,
+                sdk.ClientSession(
+                    read, write, client_info=sdk.client_info, message_handler=on_message
+                ) as session,
             ):
                 link.session = session
                 result = await session.initialize()
@@ -276,7 +294,11 @@ async def run_link(
             raise
         cause = primary_error(exc)
         if not started:
-            if isinstance(cause, sdk.MCPError) and cause.data is None and link.http_status is not None:
+            if (
+                isinstance(cause, sdk.MCPError)
+                and cause.data is None
+                and link.http_status is not None
+            ):
                 # The SDK turns a bare HTTP error into a generic JSON-RPC error; the status says more.
                 raise LinkFailed(f"the MCP server answered HTTP {link.http_status}") from None
             if isinstance(cause, sdk.MCPError):

@@ -17,8 +17,13 @@ class McpComponent(Component):
 
     async def setup(self, engine: Engine) -> None:
         service = McpService(
-            db=engine.db, events=engine.events, clock=engine.clock, registry=engine.tools, actors=engine.actors,
-            settings=lambda: engine.settings, http=engine.http,
+            db=engine.db,
+            events=engine.events,
+            clock=engine.clock,
+            registry=engine.tools,
+            actors=engine.actors,
+            settings=lambda: engine.settings,
+            http=engine.http,
         )
         await service.load()
         engine.mcp = service

@@ -205,7 +205,9 @@ class _Discovery:
 class ConnectorActor(Actor):
     mailbox_size = 4096
 
-    def __init__(self, services: ConnectorServices, config: ConnectorConfig, state: ConnectorState) -> None:
+    def __init__(
+        self, services: ConnectorServices, config: ConnectorConfig, state: ConnectorState
+    ) -> None:
         self.s = services
         self.config = config
         self.state = state
@@ -269,7 +271,11 @@ class ConnectorActor(Actor):
         return discovery
 
     async def _discover(self, d: _Discovery) -> None:
-        reuse = self.link if (self.link is not None and self.link.alive and kind_reuses(d.kind)) else None
+        reuse = (
+            self.link
+            if (self.link is not None and self.link.alive and kind_reuses(d.kind))
+            else None
+        )
         error: BaseException | None = None
         tools: list[dict[str, Any]] = []
         link: McpLink | None = None
@@ -296,7 +302,11 @@ class ConnectorActor(Actor):
             # Superseded by a disconnect, reconfiguration or deletion: touch nothing.
             if d.opened is not None:
                 d.opened.abort()
-            d.pending.fail(McpNotConnected(f"connecting MCP server `{self.server}` was cancelled", name=self.server))
+            d.pending.fail(
+                McpNotConnected(
+                    f"connecting MCP server `{self.server}` was cancelled", name=self.server
+                )
+            )
             return
         if error is not None or link is None:
             await self._discovery_failed(d, error or LinkError("no session"))
@@ -306,13 +316,20 @@ class ConnectorActor(Actor):
     async def _open_link(self, d: _Discovery) -> McpLink:
         headers = resolve_headers(self.config.headers, self.s.environ())
         link: McpLink = await self.nursery.start(
-            partial(run_link, self.config.transport, headers, on_lost=self._link_lost,
-                    on_tools_changed=self._tools_changed)
+            partial(
+                run_link,
+                self.config.transport,
+                headers,
+                on_lost=self._link_lost,
+                on_tools_changed=self._tools_changed,
+            )
         )
         d.opened = link
         return link
 
-    async def _discovery_succeeded(self, d: _Discovery, link: McpLink, raw_tools: list[dict[str, Any]]) -> None:
+    async def _discovery_succeeded(
+        self, d: _Discovery, link: McpLink, raw_tools: list[dict[str, Any]]
+    ) -> None:
         if self.link is not None and self.link is not link:
             self._retire(self.link)
         self.link = link
@@ -323,21 +340,40 @@ class ConnectorActor(Actor):
         changed = previous != {(t.tool_name, t.schema_hash, t.description) for t in cache}
         self.ledger.clear()
         self.state = ConnectorState(
-            connected=True, mcp_session_id=link.session_id, tool_cache=tuple(cache), tools_fetched_at_ms=now,
-            server_info=link.server_info, protocol_version=link.protocol_version, updated_at_ms=now,
+            connected=True,
+            mcp_session_id=link.session_id,
+            tool_cache=tuple(cache),
+            tools_fetched_at_ms=now,
+            server_info=link.server_info,
+            protocol_version=link.protocol_version,
+            updated_at_ms=now,
         )
         self._sync_registry()
         self._publish()
         count = len(self.snapshot().registered_tools())
         ids = {"name": self.server, "source": d.source}
         if d.kind == "connect" or not was_connected:
-            self.s.events.publish("mcp.server.connected", {
-                **ids, "serverName": (link.server_info or {}).get("name"), "status": "connected",
-                "protocolVersion": link.protocol_version, "toolCount": count,
-            }, topic=TOPIC)
-        self.s.events.publish("mcp.tools.updated", {
-            **ids, "count": count, "discoveredCount": len(cache), "changed": changed,
-        }, topic=TOPIC)
+            self.s.events.publish(
+                "mcp.server.connected",
+                {
+                    **ids,
+                    "serverName": (link.server_info or {}).get("name"),
+                    "status": "connected",
+                    "protocolVersion": link.protocol_version,
+                    "toolCount": count,
+                },
+                topic=TOPIC,
+            )
+        self.s.events.publish(
+            "mcp.tools.updated",
+            {
+                **ids,
+                "count": count,
+                "discoveredCount": len(cache),
+                "changed": changed,
+            },
+            topic=TOPIC,
+        )
         await self._save()
         d.pending.resolve(ConnectOutcome(count=count, discovered=len(cache), changed=changed))
 
@@ -346,7 +382,10 @@ class ConnectorActor(Actor):
         challenge: AuthChallenge | None = None
         if isinstance(error, RpcError):
             challenge = self._scrubbed(
-                find_challenge(self.server, error.to_wire(), now_ms=self.s.clock.now_ms(), failed=True))
+                find_challenge(
+                    self.server, error.to_wire(), now_ms=self.s.clock.now_ms(), failed=True
+                )
+            )
             if challenge is not None:
                 message = f"MCP server '{self.server}' requires authorization: {challenge.message}"
         if d.opened is not None and d.opened is not self.link:
@@ -355,18 +394,33 @@ class ConnectorActor(Actor):
             self._retire(self.link, graceful=True)
             self.link = None
         removed = self._clear_state(last_error=message, challenge=challenge)
-        reason = {"connect": "connect_failed", "refresh": "refresh_failed"}.get(d.kind, "connection_lost")
-        self.s.events.publish("mcp.server.disconnected", {
-            "name": self.server, "reason": reason, "source": d.source, "removedToolCount": removed,
-            "remainingToolCount": 0, "error": message,
-        }, topic=TOPIC)
+        reason = {"connect": "connect_failed", "refresh": "refresh_failed"}.get(
+            d.kind, "connection_lost"
+        )
+        self.s.events.publish(
+            "mcp.server.disconnected",
+            {
+                "name": self.server,
+                "reason": reason,
+                "source": d.source,
+                "removedToolCount": removed,
+                "remainingToolCount": 0,
+                "error": message,
+            },
+            topic=TOPIC,
+        )
         await self._save()
         failure_type = McpRefreshFailed if d.kind == "refresh" else McpConnectFailed
-        d.pending.fail(failure_type(
-            message, name=self.server, pendingAuth=challenge is not None,
-            lastAuthChallenge=challenge.to_wire() if challenge else None,
-            authorizationUrl=challenge.authorization_url if challenge else None, removedToolCount=removed,
-        ))
+        d.pending.fail(
+            failure_type(
+                message,
+                name=self.server,
+                pendingAuth=challenge is not None,
+                lastAuthChallenge=challenge.to_wire() if challenge else None,
+                authorizationUrl=challenge.authorization_url if challenge else None,
+                removedToolCount=removed,
+            )
+        )
 
     def _build_cache(self, raw_tools: list[dict[str, Any]], now: int) -> list[CachedTool]:
         named = [t for t in raw_tools if isinstance(t.get("name"), str) and t["name"]]
@@ -374,11 +428,19 @@ class ConnectorActor(Actor):
         cache = []
         for tool in named:
             schema = normalize_input_schema(tool.get("inputSchema"))
-            description = (tool.get("description") or "").strip() or f"MCP tool {tool['name']} from {self.server}"
-            cache.append(CachedTool(
-                tool_name=tool["name"], tool_id=ids[tool["name"]], description=description, input_schema=schema,
-                fetched_at_ms=now, schema_hash=schema_hash(schema),
-            ))
+            description = (
+                tool.get("description") or ""
+            ).strip() or f"MCP tool {tool['name']} from {self.server}"
+            cache.append(
+                CachedTool(
+                    tool_name=tool["name"],
+                    tool_id=ids[tool["name"]],
+                    description=description,
+                    input_schema=schema,
+                    fetched_at_ms=now,
+                    schema_hash=schema_hash(schema),
+                )
+            )
         return cache
 
     # ------------------------------------------------------------------ losing the session
@@ -412,8 +474,11 @@ class ConnectorActor(Actor):
             raise McpDisabled(f"MCP server `{self.server}` is disabled", name=self.server)
         tool = self._find_tool(message.tool)
         if tool is None and self.state.connected:
-            raise McpToolNotFound(f"MCP server `{self.server}` has no tool `{message.tool}`",
-                                  name=self.server, tool=message.tool)
+            raise McpToolNotFound(
+                f"MCP server `{self.server}` has no tool `{message.tool}`",
+                name=self.server,
+                tool=message.tool,
+            )
         if tool is not None:
             short = self._short_circuit(tool, message.caller)
             if short is not None:
@@ -430,7 +495,9 @@ class ConnectorActor(Actor):
         if found is not None:
             return found
         lowered = wanted.lower()
-        found = next((t for t in cache if lowered == t.tool_name.lower() or lowered == t.tool_id), None)
+        found = next(
+            (t for t in cache if lowered == t.tool_name.lower() or lowered == t.tool_id), None
+        )
         if found is not None:
             return found
         bare = server_prefix(self.server) + slug(wanted)
@@ -438,8 +505,11 @@ class ConnectorActor(Actor):
 
     def _check_allowed(self, tool: CachedTool) -> None:
         if not self.snapshot().allows(tool):
-            raise McpToolNotAllowed(f"tool `{tool.tool_id}` is not in the allowed_tools of MCP server `{self.server}`",
-                                    name=self.server, tool=tool.tool_id)
+            raise McpToolNotAllowed(
+                f"tool `{tool.tool_id}` is not in the allowed_tools of MCP server `{self.server}`",
+                name=self.server,
+                tool=tool.tool_id,
+            )
 
     def _short_circuit(self, tool: CachedTool, caller: Caller) -> ToolResult | None:
         """The cooldown answer for a tool waiting for authorization; None lets the call go out."""
@@ -453,15 +523,25 @@ class ConnectorActor(Actor):
                 self.nursery.start_soon(self._save)
             return None
         auth = {
-            "required": True, "pending": True, "blocked": True, "retryAfterMs": remaining,
-            "challengeId": entry.challenge_id, "tool": tool.tool_name, "authorizationUrl": entry.authorization_url,
-            "message": entry.message, "status": entry.status,
+            "required": True,
+            "pending": True,
+            "blocked": True,
+            "retryAfterMs": remaining,
+            "challengeId": entry.challenge_id,
+            "tool": tool.tool_name,
+            "authorizationUrl": entry.authorization_url,
+            "message": entry.message,
+            "status": entry.status,
         }
         self._auth_event("mcp.auth.pending", tool, caller, auth)
-        return ToolResult(pending_text(tool.tool_id, entry, remaining),
-                          {"server": self.server, "tool": tool.tool_name, "mcpAuth": auth})
+        return ToolResult(
+            pending_text(tool.tool_id, entry, remaining),
+            {"server": self.server, "tool": tool.tool_name, "mcpAuth": auth},
+        )
 
-    async def _run_call(self, pending: Pending[ToolResult], message: CallTool, tool: CachedTool | None) -> None:
+    async def _run_call(
+        self, pending: Pending[ToolResult], message: CallTool, tool: CachedTool | None
+    ) -> None:
         with pending.scope:
             pending.scope.deadline = trio.current_time() + self.s.call_timeout_s()
             try:
@@ -470,13 +550,19 @@ class ConnectorActor(Actor):
                 pending.fail(exc)
             except Exception as exc:
                 log.exception("mcp call to %s failed unexpectedly", self.server)
-                pending.fail(McpCallFailed(f"calling `{message.tool}` failed: {type(exc).__name__}",
-                                           name=self.server))
+                pending.fail(
+                    McpCallFailed(
+                        f"calling `{message.tool}` failed: {type(exc).__name__}", name=self.server
+                    )
+                )
         if pending.scope.cancelled_caught:
-            pending.fail(McpCallTimeout(
-                f"MCP server `{self.server}` did not answer `{message.tool}` within {self.s.call_timeout_s():g}s",
-                name=self.server, tool=message.tool,
-            ))
+            pending.fail(
+                McpCallTimeout(
+                    f"MCP server `{self.server}` did not answer `{message.tool}` within {self.s.call_timeout_s():g}s",
+                    name=self.server,
+                    tool=message.tool,
+                )
+            )
 
     async def _call_through(self, message: CallTool, tool: CachedTool | None) -> ToolResult:
         link = await self._ready_link()
@@ -484,8 +570,11 @@ class ConnectorActor(Actor):
             # Not known before connecting: resolve and check it now.
             tool = self._find_tool(message.tool)
             if tool is None:
-                raise McpToolNotFound(f"MCP server `{self.server}` has no tool `{message.tool}`",
-                                      name=self.server, tool=message.tool)
+                raise McpToolNotFound(
+                    f"MCP server `{self.server}` has no tool `{message.tool}`",
+                    name=self.server,
+                    tool=message.tool,
+                )
             short = self._short_circuit(tool, message.caller)
             if short is not None:
                 return short
@@ -501,23 +590,42 @@ class ConnectorActor(Actor):
         except (LinkLost, SessionExpired) as exc:
             raise McpConnectionLost(
                 self._scrub(f"the connection to MCP server `{self.server}` was lost: {exc}"),
-                name=self.server, tool=tool.tool_id) from None
+                name=self.server,
+                tool=tool.tool_id,
+            ) from None
         except RpcError as exc:
             challenge = self._scrubbed(
-                find_challenge(tool.tool_name, exc.to_wire(), now_ms=self.s.clock.now_ms(), failed=True))
+                find_challenge(
+                    tool.tool_name, exc.to_wire(), now_ms=self.s.clock.now_ms(), failed=True
+                )
+            )
             if challenge is not None:
                 return await self._challenged(tool, challenge, message.caller)
-            raise McpCallFailed(self._scrub(f"MCP server `{self.server}` refused `{tool.tool_name}`: {exc.message}"),
-                                name=self.server, tool=tool.tool_id, rpcCode=exc.code) from None
+            raise McpCallFailed(
+                self._scrub(
+                    f"MCP server `{self.server}` refused `{tool.tool_name}`: {exc.message}"
+                ),
+                name=self.server,
+                tool=tool.tool_id,
+                rpcCode=exc.code,
+            ) from None
         except BadResponse as exc:
-            raise McpCallFailed(self._scrub(f"MCP server `{self.server}` answered `{tool.tool_name}` badly: {exc}"),
-                                name=self.server, tool=tool.tool_id) from None
+            raise McpCallFailed(
+                self._scrub(f"MCP server `{self.server}` answered `{tool.tool_name}` badly: {exc}"),
+                name=self.server,
+                tool=tool.tool_id,
+            ) from None
         challenge = self._scrubbed(
-            find_challenge(tool.tool_name, raw, now_ms=self.s.clock.now_ms(), failed=bool(raw.get("isError"))))
+            find_challenge(
+                tool.tool_name, raw, now_ms=self.s.clock.now_ms(), failed=bool(raw.get("isError"))
+            )
+        )
         if challenge is not None:
             return await self._challenged(tool, challenge, message.caller)
         await self._authorized(tool)
-        return to_tool_result(self.server, tool.tool_name, raw, tool_id=tool.tool_id, scrub=self._scrub)
+        return to_tool_result(
+            self.server, tool.tool_name, raw, tool_id=tool.tool_id, scrub=self._scrub
+        )
 
     async def _ready_link(self) -> McpLink:
         """The live session, connecting (or joining a connect in flight) when there is none."""
@@ -528,12 +636,14 @@ class ConnectorActor(Actor):
             if not self.config.enabled:
                 raise McpDisabled(f"MCP server `{self.server}` is disabled", name=self.server)
             discovery = self.discovery or self._begin_discovery(
-                "reconnect" if self.state.connected else "connect", "call")
+                "reconnect" if self.state.connected else "connect", "call"
+            )
             try:
                 await discovery.pending.wait()
             except SvcError as exc:
-                raise McpNotConnected(f"MCP server `{self.server}` is not connected: {exc.message}",
-                                      name=self.server) from None
+                raise McpNotConnected(
+                    f"MCP server `{self.server}` is not connected: {exc.message}", name=self.server
+                ) from None
         raise McpNotConnected(f"MCP server `{self.server}` is not connected", name=self.server)
 
     async def _renew(self, expired: McpLink) -> McpLink:
@@ -556,7 +666,9 @@ class ConnectorActor(Actor):
         return attrs.evolve(challenge, message=self._scrub(challenge.message))
 
     # ------------------------------------------------------------------ authorization
-    async def _challenged(self, tool: CachedTool, challenge: AuthChallenge, caller: Caller) -> ToolResult:
+    async def _challenged(
+        self, tool: CachedTool, challenge: AuthChallenge, caller: Caller
+    ) -> ToolResult:
         now = self.s.clock.now_ms()
         entry = self.ledger.challenged(challenge, now)
         self.state = attrs.evolve(self.state, last_auth_challenge=challenge, last_error=None)
@@ -564,13 +676,20 @@ class ConnectorActor(Actor):
         # Stored before the caller hears of it: a restarted connector keeps the cooldown.
         await self._save()
         auth = {
-            "required": True, "pending": False, "blocked": False, "challengeId": entry.challenge_id,
-            "tool": tool.tool_name, "authorizationUrl": challenge.authorization_url, "message": challenge.message,
+            "required": True,
+            "pending": False,
+            "blocked": False,
+            "challengeId": entry.challenge_id,
+            "tool": tool.tool_name,
+            "authorizationUrl": challenge.authorization_url,
+            "message": challenge.message,
             "status": challenge.status,
         }
         self._auth_event("mcp.auth.required", tool, caller, auth)
-        return ToolResult(required_text(tool.tool_id, challenge),
-                          {"server": self.server, "tool": tool.tool_name, "mcpAuth": auth})
+        return ToolResult(
+            required_text(tool.tool_id, challenge),
+            {"server": self.server, "tool": tool.tool_name, "mcpAuth": auth},
+        )
 
     async def _authorized(self, tool: CachedTool) -> None:
         """A call went through without a challenge: the tool is no longer waiting."""
@@ -585,20 +704,34 @@ class ConnectorActor(Actor):
 
     def _store_ledger(self) -> None:
         """Copy the ledger into the state and the read model (the caller persists it)."""
-        self.state = attrs.evolve(self.state, pending_auth_by_tool=dict(self.ledger.pending),
-                                  updated_at_ms=self.s.clock.now_ms())
+        self.state = attrs.evolve(
+            self.state,
+            pending_auth_by_tool=dict(self.ledger.pending),
+            updated_at_ms=self.s.clock.now_ms(),
+        )
         self._publish()
 
-    def _auth_event(self, type: str, tool: CachedTool, caller: Caller, auth: Mapping[str, Any]) -> None:
+    def _auth_event(
+        self, type: str, tool: CachedTool, caller: Caller, auth: Mapping[str, Any]
+    ) -> None:
         properties: dict[str, Any] = {
-            "tool": tool.tool_id, "server": self.server, "remoteTool": tool.tool_name,
-            "authorizationUrl": auth["authorizationUrl"], "message": auth["message"],
-            "challengeId": auth["challengeId"], "pending": auth["pending"], "blocked": auth["blocked"],
+            "tool": tool.tool_id,
+            "server": self.server,
+            "remoteTool": tool.tool_name,
+            "authorizationUrl": auth["authorizationUrl"],
+            "message": auth["message"],
+            "challengeId": auth["challengeId"],
+            "pending": auth["pending"],
+            "blocked": auth["blocked"],
         }
         if "retryAfterMs" in auth:
             properties["retryAfterMs"] = auth["retryAfterMs"]
-        for key, value in (("sessionID", caller.session_id), ("runID", caller.run_id),
-                           ("messageID", caller.message_id), ("callID", caller.call_id)):
+        for key, value in (
+            ("sessionID", caller.session_id),
+            ("runID", caller.run_id),
+            ("messageID", caller.message_id),
+            ("callID", caller.call_id),
+        ):
             if value is not None:
                 properties[key] = value
         self.s.events.publish(type, properties, topic=TOPIC)
@@ -610,9 +743,16 @@ class ConnectorActor(Actor):
         removed = self._clear_state(last_error=None)
         await self._save()
         if was_connected or removed:
-            self.s.events.publish("mcp.server.disconnected", {
-                "name": self.server, "reason": reason, "removedToolCount": removed, "remainingToolCount": 0,
-            }, topic=TOPIC)
+            self.s.events.publish(
+                "mcp.server.disconnected",
+                {
+                    "name": self.server,
+                    "reason": reason,
+                    "removedToolCount": removed,
+                    "remainingToolCount": 0,
+                },
+                topic=TOPIC,
+            )
         return {"ok": True, "removedToolCount": removed}
 
     def _drop_session(self) -> McpLink | None:
@@ -626,11 +766,15 @@ class ConnectorActor(Actor):
             self._retire(link, graceful=True)
         return link
 
-    def _clear_state(self, *, last_error: str | None, challenge: AuthChallenge | None = None) -> int:
+    def _clear_state(
+        self, *, last_error: str | None, challenge: AuthChallenge | None = None
+    ) -> int:
         """Back to "not connected": no session, no cache, no pending challenges; tools unregistered."""
         self.ledger.clear()
-        self.state = attrs.evolve(self.state.disconnected(last_error=last_error, now_ms=self.s.clock.now_ms()),
-                                  last_auth_challenge=challenge)
+        self.state = attrs.evolve(
+            self.state.disconnected(last_error=last_error, now_ms=self.s.clock.now_ms()),
+            last_auth_challenge=challenge,
+        )
         removed = self._sync_registry()
         self._publish()
         return removed
@@ -641,31 +785,45 @@ class ConnectorActor(Actor):
         await self.s.repo.save_config(config)
         if not config.enabled and old.enabled:
             result = await self._disconnect("disabled")
-            self.s.events.publish("mcp.server.updated", {"name": self.server, "enabled": False}, topic=TOPIC)
+            self.s.events.publish(
+                "mcp.server.updated", {"name": self.server, "enabled": False}, topic=TOPIC
+            )
             return {"changed": True, **result}
         if not old.same_identity(config) and (self.state.connected or self.link is not None):
             # New endpoint or credentials: the old session and tools belong to the old identity.
             result = await self._disconnect("reconfigured")
-            self.s.events.publish("mcp.server.updated", {"name": self.server, "enabled": config.enabled},
-                                  topic=TOPIC)
+            self.s.events.publish(
+                "mcp.server.updated", {"name": self.server, "enabled": config.enabled}, topic=TOPIC
+            )
             return {"changed": True, **result}
         before = {t.tool_id for t in self.snapshot().registered_tools()}
         self._sync_registry()
         self._publish()
         after = self.snapshot().registered_tools()
-        self.s.events.publish("mcp.server.updated", {"name": self.server, "enabled": config.enabled}, topic=TOPIC)
+        self.s.events.publish(
+            "mcp.server.updated", {"name": self.server, "enabled": config.enabled}, topic=TOPIC
+        )
         if self.state.connected and config.enabled and before != {t.tool_id for t in after}:
-            self.s.events.publish("mcp.tools.updated", {
-                "name": self.server, "source": "allowed_tools", "count": len(after),
-                "discoveredCount": len(self.state.tool_cache), "changed": True,
-            }, topic=TOPIC)
+            self.s.events.publish(
+                "mcp.tools.updated",
+                {
+                    "name": self.server,
+                    "source": "allowed_tools",
+                    "count": len(after),
+                    "discoveredCount": len(self.state.tool_cache),
+                    "changed": True,
+                },
+                topic=TOPIC,
+            )
         return {"changed": _settings_of(config) != _settings_of(old), "removedToolCount": 0}
 
     async def _delete(self) -> dict[str, Any]:
         link = self._drop_session()
         removed = self._clear_state(last_error=None)
         await self.s.repo.delete(self.server)
-        self.s.events.publish("mcp.server.deleted", {"name": self.server, "removedToolCount": removed}, topic=TOPIC)
+        self.s.events.publish(
+            "mcp.server.deleted", {"name": self.server, "removedToolCount": removed}, topic=TOPIC
+        )
         if link is not None:
             # Stopping cancels the nursery, DELETE included: let it finish first (bounded).
             await link.wait_closed()

@@ -24,21 +24,39 @@ MAX_MAX_BYTES = 5_000_000
 
 
 async def raw_tool_call(
-    http: httpx.AsyncClient, url: str, tool: str, args: Mapping[str, Any], *,
-    headers: Mapping[str, str], timeout_ms: int, max_bytes: int,
+    http: httpx.AsyncClient,
+    url: str,
+    tool: str,
+    args: Mapping[str, Any],
+    *,
+    headers: Mapping[str, str],
+    timeout_ms: int,
+    max_bytes: int,
 ) -> dict[str, Any]:
     """``{status, headers, body, truncated, bytes}`` of one ``tools/call`` POST."""
     for value in headers.values():
         register_secret(value)
-    payload = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": tool, "arguments": dict(args)}}
+    payload = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "tools/call",
+        "params": {"name": tool, "arguments": dict(args)},
+    }
     request_headers = {
-        **dict(headers), "Accept": "application/json, text/event-stream", "Content-Type": "application/json",
+        **dict(headers),
+        "Accept": "application/json, text/event-stream",
+        "Content-Type": "application/json",
     }
     body = bytearray()
     total = 0
     truncated = False
-    async with http.stream("POST", url, content=json.dumps(payload).encode(), headers=request_headers,
-                           timeout=timeout_ms / 1000) as response:
+    async with http.stream(
+        "POST",
+        url,
+        content=json.dumps(payload).encode(),
+        headers=request_headers,
+        timeout=timeout_ms / 1000,
+    ) as response:
         with trio.CancelScope() as reading:
             async for chunk in response.aiter_bytes():
                 total += len(chunk)
@@ -52,8 +70,10 @@ async def raw_tool_call(
                     reading.cancel()
         return {
             "status": response.status_code,
-            "headers": {k: (REDACTED if is_secret_name(k) or k.lower() == "set-cookie" else v)
-                        for k, v in response.headers.items()},
+            "headers": {
+                k: (REDACTED if is_secret_name(k) or k.lower() == "set-cookie" else v)
+                for k, v in response.headers.items()
+            },
             "body": body.decode("utf-8", errors="replace"),
             "truncated": truncated,
             "bytes": total,
@@ -61,7 +81,9 @@ async def raw_tool_call(
 
 
 def clamp_timeout(value: int | None) -> int:
-    return min(max(value if value is not None else DEFAULT_TIMEOUT_MS, MIN_TIMEOUT_MS), MAX_TIMEOUT_MS)
+    return min(
+        max(value if value is not None else DEFAULT_TIMEOUT_MS, MIN_TIMEOUT_MS), MAX_TIMEOUT_MS
+    )
 
 
 def clamp_max_bytes(value: int | None) -> int:

@@ -42,7 +42,7 @@ def check_transport(raw: str) -> str:
     if url.lower().startswith("stdio:"):
         raise McpStdioTransportDenied(field="transport")
     for prefix in ("http:", "https:"):
-        rest = url[len(prefix):]
+        rest = url[len(prefix) :]
         if url.lower().startswith(prefix) and rest.lower().startswith(("http://", "https://")):
             url = rest
     try:
@@ -79,7 +79,13 @@ def check_headers(headers: Mapping[str, str]) -> dict[str, str]:
             raise ValidationFailed(f"`{field}` must be a string", field=field)
         if "\r" in value or "\n" in value:
             raise ValidationFailed(f"`{field}` must be a single line", field=field)
-        if name.lower() in ("mcp-session-id", "mcp-protocol-version", "content-type", "accept", "host"):
+        if name.lower() in (
+            "mcp-session-id",
+            "mcp-protocol-version",
+            "content-type",
+            "accept",
+            "host",
+        ):
             raise ValidationFailed(f"`{field}` is managed by the MCP transport", field=field)
         checked[name] = value
     return checked

@@ -65,4 +65,12 @@ def tool_allowed(allowed: Sequence[str] | None, *, server: str, tool: str, tool_
     return any(pattern_matches(p, tool) or pattern_matches(p, tool_id) for p in allowed)
 
 
-__all__ = ["PREFIX", "assign_ids", "namespaced", "server_prefix", "server_slug", "slug", "tool_allowed"]
+__all__ = [
+    "PREFIX",
+    "assign_ids",
+    "namespaced",
+    "server_prefix",
+    "server_slug",
+    "slug",
+    "tool_allowed",
+]

@@ -58,17 +58,23 @@ class CachedTool:
 
     def to_wire(self) -> dict[str, Any]:
         return {
-            "tool_name": self.tool_name, "namespaced_name": self.tool_id, "description": self.description,
-            "input_schema": dict(self.input_schema), "fetched_at_ms": self.fetched_at_ms,
+            "tool_name": self.tool_name,
+            "namespaced_name": self.tool_id,
+            "description": self.description,
+            "input_schema": dict(self.input_schema),
+            "fetched_at_ms": self.fetched_at_ms,
             "schema_hash": self.schema_hash,
         }
 
     @classmethod
     def from_wire(cls, data: Mapping[str, Any]) -> CachedTool:
         return cls(
-            tool_name=data["tool_name"], tool_id=data["namespaced_name"], description=data.get("description", ""),
+            tool_name=data["tool_name"],
+            tool_id=data["namespaced_name"],
+            description=data.get("description", ""),
             input_schema=data.get("input_schema") or {"type": "object", "properties": {}},
-            fetched_at_ms=int(data.get("fetched_at_ms") or 0), schema_hash=data.get("schema_hash", ""),
+            fetched_at_ms=int(data.get("fetched_at_ms") or 0),
+            schema_hash=data.get("schema_hash", ""),
         )
 
 
@@ -108,7 +114,9 @@ class ConnectorSnapshot:
         return self.config.enabled and self.state.connected
 
     def allows(self, tool: CachedTool) -> bool:
-        return tool_allowed(self.config.allowed_tools, server=self.name, tool=tool.tool_name, tool_id=tool.tool_id)
+        return tool_allowed(
+            self.config.allowed_tools, server=self.name, tool=tool.tool_name, tool_id=tool.tool_id
+        )
 
     def allowed_tools(self) -> list[CachedTool]:
         return [t for t in self.state.tool_cache if self.allows(t)]
@@ -130,10 +138,14 @@ class ConnectorSnapshot:
             "last_auth_challenge": challenge.to_wire() if challenge else None,
             "mcp_session_id": state.mcp_session_id,
             "headers": self.config.redacted_headers(),
-            "allowed_tools": list(self.config.allowed_tools) if self.config.allowed_tools is not None else None,
+            "allowed_tools": list(self.config.allowed_tools)
+            if self.config.allowed_tools is not None
+            else None,
             "tool_cache": [t.to_wire() for t in state.tool_cache],
             "tools_fetched_at_ms": state.tools_fetched_at_ms,
-            "pending_auth_by_tool": {k: v.to_wire() for k, v in sorted(state.pending_auth_by_tool.items())},
+            "pending_auth_by_tool": {
+                k: v.to_wire() for k, v in sorted(state.pending_auth_by_tool.items())
+            },
             "tool_prefix": server_prefix(self.name),
             "tool_count": len(state.tool_cache),
             "registered_tool_count": len(self.registered_tools()),

@@ -26,8 +26,13 @@ def _config(row: tuple[Any, ...]) -> ConnectorConfig:
     from .records import ConnectorConfig
 
     return ConnectorConfig(
-        name=row[0], transport=row[1], enabled=bool(row[2]), headers=loads(row[3], {}), allowed_tools=loads(row[4]),
-        created_at_ms=row[5], updated_at_ms=row[6],
+        name=row[0],
+        transport=row[1],
+        enabled=bool(row[2]),
+        headers=loads(row[3], {}),
+        allowed_tools=loads(row[4]),
+        created_at_ms=row[5],
+        updated_at_ms=row[6],
     )
 
 
@@ -39,18 +44,30 @@ def _state(row: tuple[Any, ...] | None) -> ConnectorState:
         return ConnectorState()
     challenge = loads(row[2])
     return ConnectorState(
-        connected=bool(row[0]), last_error=row[1],
-        last_auth_challenge=AuthChallenge.from_wire(challenge) if challenge else None, mcp_session_id=row[3],
-        tool_cache=tuple(CachedTool.from_wire(t) for t in loads(row[4], [])), tools_fetched_at_ms=row[5],
+        connected=bool(row[0]),
+        last_error=row[1],
+        last_auth_challenge=AuthChallenge.from_wire(challenge) if challenge else None,
+        mcp_session_id=row[3],
+        tool_cache=tuple(CachedTool.from_wire(t) for t in loads(row[4], [])),
+        tools_fetched_at_ms=row[5],
         pending_auth_by_tool={k: PendingAuth.from_wire(v) for k, v in loads(row[6], {}).items()},
-        server_info=loads(row[7]), protocol_version=row[8], updated_at_ms=row[9] or 0,
+        server_info=loads(row[7]),
+        protocol_version=row[8],
+        updated_at_ms=row[9] or 0,
     )
 
 
 def _config_params(config: ConnectorConfig) -> tuple[Any, ...]:
     allowed = list(config.allowed_tools) if config.allowed_tools is not None else None
-    return (config.name, config.transport, int(config.enabled), dumps(dict(config.headers)), dumps(allowed),
-            config.created_at_ms, config.updated_at_ms)
+    return (
+        config.name,
+        config.transport,
+        int(config.enabled),
+        dumps(dict(config.headers)),
+        dumps(allowed),
+        config.created_at_ms,
+        config.updated_at_ms,
+    )
 
 
 class McpRepository:
@@ -74,7 +91,8 @@ class McpRepository:
             row = conn.execute(
                 f"SELECT c.{_CONFIG_COLS.replace(', ', ', c.')}, "
                 f"s.{_STATE_COLS.replace(', ', ', s.')} FROM mcp_connectors c "
-                "LEFT JOIN mcp_connector_state s ON s.name = c.name WHERE c.name = ?", (name,)
+                "LEFT JOIN mcp_connector_state s ON s.name = c.name WHERE c.name = ?",
+                (name,),
             ).fetchone()
             return None if row is None else (_config(row[:7]), _state(row[7:]))
 
@@ -96,15 +114,25 @@ class McpRepository:
         """Store the actor's state; a write older than the stored ``version`` is ignored."""
         challenge = state.last_auth_challenge
         params = (
-            name, version, int(state.connected), state.last_error, dumps(challenge.to_wire() if challenge else None),
-            state.mcp_session_id, dumps([t.to_wire() for t in state.tool_cache]), state.tools_fetched_at_ms,
+            name,
+            version,
+            int(state.connected),
+            state.last_error,
+            dumps(challenge.to_wire() if challenge else None),
+            state.mcp_session_id,
+            dumps([t.to_wire() for t in state.tool_cache]),
+            state.tools_fetched_at_ms,
             dumps({k: v.to_wire() for k, v in state.pending_auth_by_tool.items()}),
-            dumps(dict(state.server_info) if state.server_info else None), state.protocol_version,
+            dumps(dict(state.server_info) if state.server_info else None),
+            state.protocol_version,
             state.updated_at_ms,
         )
 
         def q(conn: apsw.Connection) -> None:
-            if conn.execute("SELECT 1 FROM mcp_connectors WHERE name = ?", (name,)).fetchone() is None:
+            if (
+                conn.execute("SELECT 1 FROM mcp_connectors WHERE name = ?", (name,)).fetchone()
+                is None
+            ):
                 return  # deleted meanwhile
             conn.execute(
                 f"INSERT INTO mcp_connector_state(name, version, {_STATE_COLS}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?) "
@@ -124,7 +152,9 @@ class McpRepository:
         """At engine start: no MCP session survives the process, and a new actor counts from zero."""
 
         def q(conn: apsw.Connection) -> None:
-            conn.execute("UPDATE mcp_connector_state SET connected = 0, mcp_session_id = NULL, version = 0")
+            conn.execute(
+                "UPDATE mcp_connector_state SET connected = 0, mcp_session_id = NULL, version = 0"
+            )
 
         await self._db.write(q)
 
@@ -141,9 +171,16 @@ class McpRepository:
             conn.execute(
                 "INSERT INTO mcp_capability_requests(approval_id, agent_id, capability_key, status, record, "
                 "expires_at_ms, created_at_ms, updated_at_ms) VALUES (?,?,?,?,?,?,?,?)",
-                (record["approval_id"], record["requested_by"]["actor_id"], record["context"]["capability_key"],
-                 record["status"], dumps(dict(record)), record.get("expires_at_ms"), record["created_at_ms"],
-                 record["updated_at_ms"]),
+                (
+                    record["approval_id"],
+                    record["requested_by"]["actor_id"],
+                    record["context"]["capability_key"],
+                    record["status"],
+                    dumps(dict(record)),
+                    record.get("expires_at_ms"),
+                    record["created_at_ms"],
+                    record["updated_at_ms"],
+                ),
             )
 
         await self._db.write(q)
@@ -152,15 +189,21 @@ class McpRepository:
         def q(conn: apsw.Connection) -> None:
             conn.execute(
                 "UPDATE mcp_capability_requests SET status = ?, record = ?, updated_at_ms = ? WHERE approval_id = ?",
-                (record["status"], dumps(dict(record)), record["updated_at_ms"], record["approval_id"]),
+                (
+                    record["status"],
+                    dumps(dict(record)),
+                    record["updated_at_ms"],
+                    record["approval_id"],
+                ),
             )
 
         await self._db.write(q)
 
     async def capability_request(self, approval_id: str) -> dict[str, Any] | None:
         def q(conn: apsw.Connection) -> dict[str, Any] | None:
-            row = conn.execute("SELECT record FROM mcp_capability_requests WHERE approval_id = ?",
-                               (approval_id,)).fetchone()
+            row = conn.execute(
+                "SELECT record FROM mcp_capability_requests WHERE approval_id = ?", (approval_id,)
+            ).fetchone()
             return None if row is None else loads(row[0])
 
         return await self._db.read(q)

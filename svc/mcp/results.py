@@ -43,15 +43,22 @@ def _render_item(item: Any) -> str:
         resource = item["resource"]
         if isinstance(resource.get("text"), str):
             return str(resource["text"])
-        return (f"[resource {resource.get('uri', '')} ({resource.get('mimeType') or 'unknown type'}), "
-                f"{_decoded_size(resource.get('blob'))} bytes]")
+        return (
+            f"[resource {resource.get('uri', '')} ({resource.get('mimeType') or 'unknown type'}), "
+            f"{_decoded_size(resource.get('blob'))} bytes]"
+        )
     if kind == "resource_link":
         return f"[resource link {item.get('name') or ''} <{item.get('uri', '')}>]"
     return _json(item)
 
 
 def to_tool_result(
-    server: str, tool: str, result: Mapping[str, Any], *, tool_id: str, scrub: Callable[[str], str] = str
+    server: str,
+    tool: str,
+    result: Mapping[str, Any],
+    *,
+    tool_id: str,
+    scrub: Callable[[str], str] = str,
 ) -> ToolResult:
     """The engine's result for a successful (non-``isError``) call; raises McpToolError otherwise.
 
@@ -71,8 +78,12 @@ def to_tool_result(
         structured = result.get("structuredContent")
         if structured is not None:
             structured = json.loads(scrub(json.dumps(structured)))
-        raise McpToolError(scrub(output) or f"MCP tool `{tool_id}` reported an error", tool=tool_id,
-                           server=server, structuredContent=structured)
+        raise McpToolError(
+            scrub(output) or f"MCP tool `{tool_id}` reported an error",
+            tool=tool_id,
+            server=server,
+            structuredContent=structured,
+        )
     return ToolResult(output, metadata)
 
 
@@ -87,8 +98,14 @@ def _has_binary(result: Mapping[str, Any]) -> bool:
 def elide_binary(value: Any) -> Any:
     """A copy with base64 payloads replaced by their size (metadata ends up in events)."""
     if isinstance(value, Mapping):
-        return {k: (f"<{_decoded_size(v)} bytes>" if k in _BINARY_KEYS and isinstance(v, str) else elide_binary(v))
-                for k, v in value.items()}
+        return {
+            k: (
+                f"<{_decoded_size(v)} bytes>"
+                if k in _BINARY_KEYS and isinstance(v, str)
+                else elide_binary(v)
+            )
+            for k, v in value.items()
+        }
     if isinstance(value, list):
         return [elide_binary(v) for v in value]
     return value

@@ -56,7 +56,9 @@ def _string_enum(schema: Mapping[str, Any]) -> bool:
 
 def schema_hash(schema: Mapping[str, Any]) -> str:
     """Hex SHA-256 of the schema's canonical JSON (tells a changed schema from an unchanged one)."""
-    text = json.dumps(schema, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+    text = json.dumps(
+        schema, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str
+    )
     return hashlib.sha256(text.encode()).hexdigest()
 
 

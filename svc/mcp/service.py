@@ -114,7 +114,7 @@ class McpService:
     async def _activate(self, actor_name: str) -> ConnectorActor | None:
         from .connector import ConnectorActor
 
-        row = await self.repo.get(actor_name[len(ACTOR_PREFIX):])
+        row = await self.repo.get(actor_name[len(ACTOR_PREFIX) :])
         if row is None:
             return None
         config, state = row
@@ -126,7 +126,10 @@ class McpService:
             from .tools import McpTool
 
             self._connector_services = ConnectorServices(
-                repo=self.repo, events=self.events, clock=self.clock, registry=self.registry,
+                repo=self.repo,
+                events=self.events,
+                clock=self.clock,
+                registry=self.registry,
                 environ=lambda: self.settings().environ,
                 make_tool=lambda server, cached: McpTool(self, server, cached),
                 publish=self._publish,
@@ -167,7 +170,7 @@ class McpService:
 
     async def shutdown(self) -> None:
         """End every open MCP session politely (``DELETE``), within a bound."""
-        names = [n[len(ACTOR_PREFIX):] for n in self.actors.names(ACTOR_PREFIX)]
+        names = [n[len(ACTOR_PREFIX) :] for n in self.actors.names(ACTOR_PREFIX)]
         if not names:
             return  # no connector actor ever activated: no session to end
         from .client import CLOSE_GRACE_S
@@ -204,33 +207,53 @@ class McpService:
         allowed = normalize_patterns(body.allowed_tools) if body.allowed_tools is not None else None
         async with self._lock:
             existing = self._views.get(name)
-            clash = next((s.name for s in self._views.values()
-                          if s.name != name and server_slug(s.name) == server_slug(name)), None)
+            clash = next(
+                (
+                    s.name
+                    for s in self._views.values()
+                    if s.name != name and server_slug(s.name) == server_slug(name)
+                ),
+                None,
+            )
             if clash is not None:
                 raise McpNameConflict(
                     f"MCP server `{clash}` already uses the tool prefix mcp.{server_slug(name)}.; choose another name",
-                    field="name", name=name,
+                    field="name",
+                    name=name,
                 )
             now = self.clock.now_ms()
             if existing is not None:
                 # A client that sends back what GET /mcp showed keeps the real value.
-                headers = {k: existing.config.headers.get(k, v) if v == REDACTED else v for k, v in headers.items()}
+                headers = {
+                    k: existing.config.headers.get(k, v) if v == REDACTED else v
+                    for k, v in headers.items()
+                }
             _register_header_secrets(headers)
             config = ConnectorConfig(
-                name=name, transport=transport, enabled=body.enabled, headers=headers, allowed_tools=allowed,
-                created_at_ms=existing.config.created_at_ms if existing else now, updated_at_ms=now,
+                name=name,
+                transport=transport,
+                enabled=body.enabled,
+                headers=headers,
+                allowed_tools=allowed,
+                created_at_ms=existing.config.created_at_ms if existing else now,
+                updated_at_ms=now,
             )
             if existing is None:
                 await self.repo.save_config(config)
                 self._deleted.discard(name)
                 self._views[name] = ConnectorSnapshot(config, ConnectorState(updated_at_ms=now))
-                self.events.publish("mcp.server.updated", {"name": name, "enabled": config.enabled,
-                                                           "created": True}, topic="mcp")
+                self.events.publish(
+                    "mcp.server.updated",
+                    {"name": name, "enabled": config.enabled, "created": True},
+                    topic="mcp",
+                )
             else:
                 await self._ask(name, Reconfigure(config))
         return self.get(name)
 
-    async def patch(self, name: str, patch: ConnectorPatch, *, clear_allowed_tools: bool = False) -> dict[str, Any]:
+    async def patch(
+        self, name: str, patch: ConnectorPatch, *, clear_allowed_tools: bool = False
+    ) -> dict[str, Any]:
         """``PATCH /mcp/{name}``: enable/disable and the allowlist. Enabling connects."""
         from .connector import Reconfigure
 
@@ -241,7 +264,9 @@ class McpService:
         elif patch.allowed_tools is not None:
             allowed = tuple(normalize_patterns(patch.allowed_tools))
         enabled = current.enabled if patch.enabled is None else patch.enabled
-        config = attrs.evolve(current, enabled=enabled, allowed_tools=allowed, updated_at_ms=self.clock.now_ms())
+        config = attrs.evolve(
+            current, enabled=enabled, allowed_tools=allowed, updated_at_ms=self.clock.now_ms()
+        )
         result: dict[str, Any] = await self._ask(name, Reconfigure(config))  # type: ignore[assignment]
         body: dict[str, Any] = {"ok": bool(result["changed"])}
         if enabled and not current.enabled:
@@ -270,8 +295,14 @@ class McpService:
             outcome = await pending.wait()
         except SvcError as exc:
             return {"ok": False, "count": 0, **_auth_fields(exc), **exc.to_body()}
-        return {"ok": True, "count": outcome.count, "discoveredCount": outcome.discovered,
-                "pendingAuth": False, "lastAuthChallenge": None, "authorizationUrl": None}
+        return {
+            "ok": True,
+            "count": outcome.count,
+            "discoveredCount": outcome.discovered,
+            "pendingAuth": False,
+            "lastAuthChallenge": None,
+            "authorizationUrl": None,
+        }
 
     async def refresh(self, name: str) -> dict[str, Any]:
         """Re-list the tools; raises McpRefreshFailed (with the auth fields) when that fails."""
@@ -280,8 +311,12 @@ class McpService:
         self.get(name)
         pending: Pending[Any] = await self._ask(name, Refresh("api"))  # type: ignore[assignment]
         outcome = await pending.wait()
-        return {"ok": True, "count": outcome.count, "discoveredCount": outcome.discovered,
-                "changed": outcome.changed}
+        return {
+            "ok": True,
+            "count": outcome.count,
+            "discoveredCount": outcome.discovered,
+            "changed": outcome.changed,
+        }
 
     async def disconnect(self, name: str) -> dict[str, Any]:
         from .connector import Disconnect
@@ -303,8 +338,12 @@ class McpService:
         self.get(server)
         caller = Caller()
         if ctx is not None:
-            caller = Caller(session_id=ctx.session_id, run_id=ctx.run_id, message_id=ctx.message_id,
-                            call_id=ctx.call_id)
+            caller = Caller(
+                session_id=ctx.session_id,
+                run_id=ctx.run_id,
+                message_id=ctx.message_id,
+                call_id=ctx.call_id,
+            )
         pending: Pending[ToolResult] = await self._ask(server, CallTool(tool, dict(args), caller))  # type: ignore[assignment]
         return await pending.wait()
 
@@ -332,16 +371,26 @@ class McpService:
             remote = [t.tool_name for t in s.state.tool_cache]
             registered = [t.tool_id for t in s.registered_tools()]
             challenge = s.state.last_auth_challenge
-            servers.append({
-                "name": s.name, "transport": s.config.transport, "enabled": s.config.enabled,
-                "connected": s.state.connected, "last_error": s.state.last_error,
-                "last_auth_challenge": challenge.to_wire() if challenge else None,
-                "pending_auth_tools": sorted(s.state.pending_auth_by_tool),
-                "allowed_tools": list(s.config.allowed_tools) if s.config.allowed_tools is not None else None,
-                "remote_tool_count": len(remote), "discovered_tool_count": len(remote),
-                "allowed_tool_count": len(s.allowed_tools()), "registered_tool_count": len(registered),
-                "remote_tools": remote, "registered_tools": registered,
-            })
+            servers.append(
+                {
+                    "name": s.name,
+                    "transport": s.config.transport,
+                    "enabled": s.config.enabled,
+                    "connected": s.state.connected,
+                    "last_error": s.state.last_error,
+                    "last_auth_challenge": challenge.to_wire() if challenge else None,
+                    "pending_auth_tools": sorted(s.state.pending_auth_by_tool),
+                    "allowed_tools": list(s.config.allowed_tools)
+                    if s.config.allowed_tools is not None
+                    else None,
+                    "remote_tool_count": len(remote),
+                    "discovered_tool_count": len(remote),
+                    "allowed_tool_count": len(s.allowed_tools()),
+                    "registered_tool_count": len(registered),
+                    "remote_tools": remote,
+                    "registered_tools": registered,
+                }
+            )
         return {
             "inventory_version": INVENTORY_VERSION,
             "registry_version": 1,
@@ -376,19 +425,34 @@ class McpService:
 
         request = request.checked()
         if caller_agent_id is not None and caller_agent_id != request.agent_id:
-            raise McpRequestDenied("an agent can only request capabilities for itself", field="agent_id",
-                                   agent_id=request.agent_id)
+            raise McpRequestDenied(
+                "an agent can only request capabilities for itself",
+                field="agent_id",
+                agent_id=request.agent_id,
+            )
         try:
             catalog: Catalog | None = self.load_catalog()
         except McpCatalogUnavailable:
             catalog = None
-        record = build_approval(request, catalog=catalog, source=source, now_ms=self.clock.now_ms(),
-                                ttl_ms=self.settings().mcp_capability_ttl_ms)
+        record = build_approval(
+            request,
+            catalog=catalog,
+            source=source,
+            now_ms=self.clock.now_ms(),
+            ttl_ms=self.settings().mcp_capability_ttl_ms,
+        )
         await self.repo.add_capability_request(record)
-        self.events.publish("mcp.capability.requested", {
-            "approvalID": record["approval_id"], "agentID": request.agent_id, "mcpName": request.mcp_name,
-            "capabilityKey": record["context"]["capability_key"], "status": "pending",
-        }, topic="mcp")
+        self.events.publish(
+            "mcp.capability.requested",
+            {
+                "approvalID": record["approval_id"],
+                "agentID": request.agent_id,
+                "mcpName": request.mcp_name,
+                "capabilityKey": record["context"]["capability_key"],
+                "status": "pending",
+            },
+            topic="mcp",
+        )
         return {"ok": True, "approval": record, "requested_by": record["requested_by"]}
 
     async def capability_requests(
@@ -403,22 +467,35 @@ class McpService:
 
         record = await self.repo.capability_request(approval_id)
         if record is None:
-            raise CapabilityRequestNotFound(f"capability request {approval_id} does not exist",
-                                            approval_id=approval_id)
-        updated = reviewed(record, decision, reviewer=reviewer, notes=notes, now_ms=self.clock.now_ms())
+            raise CapabilityRequestNotFound(
+                f"capability request {approval_id} does not exist", approval_id=approval_id
+            )
+        updated = reviewed(
+            record, decision, reviewer=reviewer, notes=notes, now_ms=self.clock.now_ms()
+        )
         await self.repo.update_capability_request(updated)
-        self.events.publish("mcp.capability.reviewed", {
-            "approvalID": approval_id, "agentID": updated["requested_by"]["actor_id"], "status": updated["status"],
-            "capabilityKey": updated["context"]["capability_key"],
-        }, topic="mcp")
+        self.events.publish(
+            "mcp.capability.reviewed",
+            {
+                "approvalID": approval_id,
+                "agentID": updated["requested_by"]["actor_id"],
+                "status": updated["status"],
+                "capabilityKey": updated["context"]["capability_key"],
+            },
+            topic="mcp",
+        )
         return updated
 
     async def has_approved_capability(self, agent_id: str, capability_key: str) -> bool:
         """Whether ``agent_id`` holds an approved, unexpired request for ``capability_key`` (``mcp:<slug>``)."""
         now = self.clock.now_ms()
-        for record in await self.repo.capability_requests(agent_id=agent_id, status="approved", limit=1000):
+        for record in await self.repo.capability_requests(
+            agent_id=agent_id, status="approved", limit=1000
+        ):
             expires = record.get("expires_at_ms")
-            if record["context"]["capability_key"] == capability_key and (expires is None or expires > now):
+            if record["context"]["capability_key"] == capability_key and (
+                expires is None or expires > now
+            ):
                 return True
         return False
 

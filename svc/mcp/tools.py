@@ -81,16 +81,26 @@ class McpListTool(BuiltinTool):
 
 def compact_inventory(inventory: Mapping[str, Any]) -> dict[str, Any]:
     """What the model reads: names and counts, without schemas."""
-    servers = [{
-        "name": s["name"], "enabled": s["enabled"], "connected": s["connected"], "last_error": s["last_error"],
-        "pending_auth_tools": s["pending_auth_tools"], "registered_tools": s["registered_tools"],
-        "remote_tool_count": s["remote_tool_count"], "registered_tool_count": s["registered_tool_count"],
-    } for s in inventory["servers"]]
+    servers = [
+        {
+            "name": s["name"],
+            "enabled": s["enabled"],
+            "connected": s["connected"],
+            "last_error": s["last_error"],
+            "pending_auth_tools": s["pending_auth_tools"],
+            "registered_tools": s["registered_tools"],
+            "remote_tool_count": s["remote_tool_count"],
+            "registered_tool_count": s["registered_tool_count"],
+        }
+        for s in inventory["servers"]
+    ]
     connected = inventory["connected_server_names"]
     return {
         "inventory_version": inventory["inventory_version"],
-        "summary": (f"{len(servers)} MCP server(s) configured, {len(connected)} connected, "
-                    f"{inventory['registered_tool_count']} tool(s) callable"),
+        "summary": (
+            f"{len(servers)} MCP server(s) configured, {len(connected)} connected, "
+            f"{inventory['registered_tool_count']} tool(s) callable"
+        ),
         "connected_server_names": connected,
         "enabled_server_names": inventory["enabled_server_names"],
         "registered_tool_count": inventory["registered_tool_count"],
@@ -128,10 +138,16 @@ class McpRequestCapabilityTool(BuiltinTool):
             "agent_id": {"type": "string", "description": "Your agent id."},
             "mcp_name": {"type": "string", "description": "The MCP server you need."},
             "rationale": {"type": "string", "description": "Why you need it."},
-            "catalog_slug": {"type": "string", "description": "The catalog slug, if it is in the catalog."},
+            "catalog_slug": {
+                "type": "string",
+                "description": "The catalog slug, if it is in the catalog.",
+            },
             "requested_tools": {"type": "array", "items": {"type": "string"}},
             "context": {"type": "object"},
-            "expires_at_ms": {"type": "integer", "description": "When the request lapses (epoch ms)."},
+            "expires_at_ms": {
+                "type": "integer",
+                "description": "When the request lapses (epoch ms).",
+            },
         },
         "required": ["agent_id", "mcp_name", "rationale"],
         "additionalProperties": False,
@@ -146,7 +162,9 @@ class McpRequestCapabilityTool(BuiltinTool):
 
         request = structure(CapabilityRequestInput, args, what="args")
         source = f"tool:{ctx.session_id}" if ctx.session_id else "tool:mcp_request_capability"
-        result = await self._service.request_capability(request, source=source, caller_agent_id=ctx.agent_id)
+        result = await self._service.request_capability(
+            request, source=source, caller_agent_id=ctx.agent_id
+        )
         return ToolResult(_pretty(result), result)
 
 
@@ -180,23 +198,47 @@ class McpDebugTool(BuiltinTool):
 
         tool = args["tool"].strip()
         if not args["url"].strip() or not tool:
-            raise ValidationFailed("url and tool are required", field="args.tool" if args["url"].strip() else "args.url")
+            raise ValidationFailed(
+                "url and tool are required",
+                field="args.tool" if args["url"].strip() else "args.url",
+            )
         try:
             url = check_transport(args["url"])
         except SvcError as exc:
-            raise ValidationFailed(exc.message.replace("`transport`", "`url`"), field="args.url") from None
+            raise ValidationFailed(
+                exc.message.replace("`transport`", "`url`"), field="args.url"
+            ) from None
         headers = check_headers(args.get("headers") or {})
         timeout_ms = clamp_timeout(args.get("timeout_ms"))
         max_bytes = clamp_max_bytes(args.get("max_bytes"))
-        answer = await raw_tool_call(self._service.http, url, tool, args.get("args") or {}, headers=headers,
-                                     timeout_ms=timeout_ms, max_bytes=max_bytes)
-        return ToolResult(_pretty(answer), {"url": url, "tool": tool, "timeout_ms": timeout_ms,
-                                            "max_bytes": max_bytes, "status": answer["status"]})
+        answer = await raw_tool_call(
+            self._service.http,
+            url,
+            tool,
+            args.get("args") or {},
+            headers=headers,
+            timeout_ms=timeout_ms,
+            max_bytes=max_bytes,
+        )
+        return ToolResult(
+            _pretty(answer),
+            {
+                "url": url,
+                "tool": tool,
+                "timeout_ms": timeout_ms,
+                "max_bytes": max_bytes,
+                "status": answer["status"],
+            },
+        )
 
 
 def agent_tools(service: McpService) -> list[Tool]:
-    return [McpListTool(service), McpListCatalogTool(service), McpRequestCapabilityTool(service),
-            McpDebugTool(service)]
+    return [
+        McpListTool(service),
+        McpListCatalogTool(service),
+        McpRequestCapabilityTool(service),
+        McpDebugTool(service),
+    ]
 
 
 __all__ = [

@@ -45,7 +45,9 @@ def count_tokens(text: str) -> int:
     return sum(1 for _ in _TOKEN.finditer(text))
 
 
-def chunk_text(text: str, *, max_tokens: int = MAX_TOKENS, overlap: int = OVERLAP_TOKENS) -> list[Chunk]:
+def chunk_text(
+    text: str, *, max_tokens: int = MAX_TOKENS, overlap: int = OVERLAP_TOKENS
+) -> list[Chunk]:
     """The chunks of ``text`` (none for blank text); see the module docstring."""
     if max_tokens < 2:
         raise ValueError("max_tokens must be at least 2")
@@ -69,26 +71,40 @@ def chunk_text(text: str, *, max_tokens: int = MAX_TOKENS, overlap: int = OVERLA
             end = _boundary(text, spans, start, end, max_tokens)
         lo, hi = spans[start][0], spans[end - 1][1]
         piece = text[lo:hi]
-        chunks.append(Chunk(index=len(chunks), text=piece.strip(), start=lo, end=hi, tokens=end - start,
-                            heading=heading_at(lo)))
+        chunks.append(
+            Chunk(
+                index=len(chunks),
+                text=piece.strip(),
+                start=lo,
+                end=hi,
+                tokens=end - start,
+                heading=heading_at(lo),
+            )
+        )
         if end >= n:
             break
         start = max(end - overlap, start + 1)
     return chunks
 
 
-def _boundary(text: str, spans: list[tuple[int, int]], start: int, end: int, max_tokens: int) -> int:
+def _boundary(
+    text: str, spans: list[tuple[int, int]], start: int, end: int, max_tokens: int
+) -> int:
     """The token index to end a chunk at: the best break in the window's last quarter."""
     earliest = start + max(1, (max_tokens * 3) // 4)
     best_line = best_sentence = None
     for i in range(end - 1, earliest - 1, -1):
         # Between two tokens there is only whitespace.
-        gap = text[spans[i - 1][1]:spans[i][0]]
+        gap = text[spans[i - 1][1] : spans[i][0]]
         if gap.count("\n") >= 2:
             return i
         if best_line is None and "\n" in gap:
             best_line = i
-        if best_sentence is None and text[spans[i - 1][0]:spans[i - 1][1]] in _SENTENCE_END and gap:
+        if (
+            best_sentence is None
+            and text[spans[i - 1][0] : spans[i - 1][1]] in _SENTENCE_END
+            and gap
+        ):
             best_sentence = i
     if best_line is not None:
         return best_line

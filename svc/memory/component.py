@@ -25,12 +25,20 @@ class MemoryComponent(Component):
 
     async def setup(self, engine: Engine) -> None:
         service = MemoryService(
-            MemoryStore(engine.db), events=engine.events, clock=engine.clock, sessions=engine.sessions,
+            MemoryStore(engine.db),
+            events=engine.events,
+            clock=engine.clock,
+            sessions=engine.sessions,
             workspace=lambda: engine.workspace,
         )
         settings = engine.settings
-        self.recorder = ExchangeRecorder(service, engine.events, engine.sessions,
-                                         side_chars=settings.memory_exchange_chars, enabled=settings.memory_exchanges)
+        self.recorder = ExchangeRecorder(
+            service,
+            engine.events,
+            engine.sessions,
+            side_chars=settings.memory_exchange_chars,
+            enabled=settings.memory_exchanges,
+        )
         service.exchanges = self.recorder
         engine.memory = service
         register_memory_tools(engine.tools, service)
@@ -45,7 +53,9 @@ class MemoryComponent(Component):
         assert self.recorder is not None
         # Transient: it returns only when the event log shuts down with the
         # engine; a crash restarts it from its committed cursor.
-        return [ChildSpec(id="memory.exchanges", start=self.recorder.run, restart=Restart.TRANSIENT)]
+        return [
+            ChildSpec(id="memory.exchanges", start=self.recorder.run, restart=Restart.TRANSIENT)
+        ]
 
 
 __all__ = ["MemoryComponent"]

@@ -65,7 +65,12 @@ class ExchangeRecorder:
     """Turns finished runs into compact memory records (see the module docstring)."""
 
     def __init__(
-        self, memory: MemoryService, events: EventLog, sessions: Any, *, side_chars: int = DEFAULT_SIDE_CHARS,
+        self,
+        memory: MemoryService,
+        events: EventLog,
+        sessions: Any,
+        *,
+        side_chars: int = DEFAULT_SIDE_CHARS,
         enabled: bool = True,
     ) -> None:
         self.memory = memory
@@ -106,7 +111,9 @@ class ExchangeRecorder:
             try:
                 if event.type == "session.deleted" and event.session_id:
                     forgotten.append(event.session_id)
-                elif self.enabled and event.properties.get("status") == "completed" and event.run_id:
+                elif (
+                    self.enabled and event.properties.get("status") == "completed" and event.run_id
+                ):
                     exchange = await self.lookup(event.run_id)
                     if exchange is not None:
                         records.extend(self.records_for(exchange))
@@ -125,9 +132,15 @@ class ExchangeRecorder:
         for session_id in forgotten:
             await self.memory.forget_session(session_id)
         if stored:
-            self.memory.events.publish("memory.updated", {
-                "action": "exchange", "count": stored, "ids": [r.id for r in records][:20],
-            }, topic="memory")
+            self.memory.events.publish(
+                "memory.updated",
+                {
+                    "action": "exchange",
+                    "count": stored,
+                    "ids": [r.id for r in records][:20],
+                },
+                topic="memory",
+            )
         self.cursor = last
         progress, self._progress = self._progress, trio.Event()
         progress.set()
@@ -136,13 +149,22 @@ class ExchangeRecorder:
         """The user and assistant text of a completed run, or None when there is nothing to keep."""
         repo = self.sessions.repo
         run = await repo.get_run(run_id)
-        if run is None or run.status != "completed" or not run.assistant_message_id or not run.user_message_id:
+        if (
+            run is None
+            or run.status != "completed"
+            or not run.assistant_message_id
+            or not run.user_message_id
+        ):
             return None
         session = await repo.get(run.session_id)
         if session is None:
             return None  # deleted since
         wanted = {run.user_message_id, run.assistant_message_id}
-        messages = {m.id: m for m in await repo.messages(run.session_id, limit=RECENT_MESSAGES) if m.id in wanted}
+        messages = {
+            m.id: m
+            for m in await repo.messages(run.session_id, limit=RECENT_MESSAGES)
+            if m.id in wanted
+        }
         if len(messages) < len(wanted):
             messages = {m.id: m for m in await repo.messages(run.session_id) if m.id in wanted}
         user, assistant = messages.get(run.user_message_id), messages.get(run.assistant_message_id)
@@ -154,30 +176,53 @@ class ExchangeRecorder:
         from .records import Exchange
 
         return Exchange(
-            session_id=run.session_id, run_id=run.id, project_id=session.project_id, user_text=user_text,
-            assistant_text=assistant_text, user_message_id=user.id, assistant_message_id=assistant.id,
-            source=run.source, agent_id=run.agent_id, finished_at_ms=run.finished_at_ms or run.last_activity_at_ms,
+            session_id=run.session_id,
+            run_id=run.id,
+            project_id=session.project_id,
+            user_text=user_text,
+            assistant_text=assistant_text,
+            user_message_id=user.id,
+            assistant_message_id=assistant.id,
+            source=run.source,
+            agent_id=run.agent_id,
+            finished_at_ms=run.finished_at_ms or run.last_activity_at_ms,
         )
 
     def records_for(self, exchange: Exchange) -> list[MemoryRecord]:
         from .records import NewRecord
 
-        content = compact_exchange(exchange.user_text, exchange.assistant_text, side_chars=self.side_chars)
+        content = compact_exchange(
+            exchange.user_text, exchange.assistant_text, side_chars=self.side_chars
+        )
         metadata = {
-            "session_id": exchange.session_id, "run_id": exchange.run_id, "source": exchange.source,
-            "user_message_id": exchange.user_message_id, "assistant_message_id": exchange.assistant_message_id,
-            "agent_id": exchange.agent_id, "finished_at_ms": exchange.finished_at_ms,
+            "session_id": exchange.session_id,
+            "run_id": exchange.run_id,
+            "source": exchange.source,
+            "user_message_id": exchange.user_message_id,
+            "assistant_message_id": exchange.assistant_message_id,
+            "agent_id": exchange.agent_id,
+            "finished_at_ms": exchange.finished_at_ms,
         }
         tiers = ["session"] + (["project"] if exchange.project_id else [])
         now = self.memory.clock.now_ms()
         return [
-            build_record(NewRecord(
-                content=content, tier=tier, project_id=exchange.project_id,  # type: ignore[arg-type]
-                session_id=exchange.session_id if tier == "session" else None, run_id=exchange.run_id,
-                kind="exchange", source_type="exchange", tags=("exchange",), metadata=metadata,
-                provenance={"source": "session.run.finished"}, source_key=f"exchange/{exchange.run_id}/{tier}",
-                chunk_index=0,
-            ), now_ms=now)
+            build_record(
+                NewRecord(
+                    content=content,
+                    tier=tier,
+                    project_id=exchange.project_id,  # type: ignore[arg-type]
+                    session_id=exchange.session_id if tier == "session" else None,
+                    run_id=exchange.run_id,
+                    kind="exchange",
+                    source_type="exchange",
+                    tags=("exchange",),
+                    metadata=metadata,
+                    provenance={"source": "session.run.finished"},
+                    source_key=f"exchange/{exchange.run_id}/{tier}",
+                    chunk_index=0,
+                ),
+                now_ms=now,
+            )
             for tier in tiers
         ]
 

@@ -111,8 +111,9 @@ class Review:
 def storage_tier(tier: str, *, field: str) -> str:
     """A governed tier as a storage tier; refuses team/curated and unknown tiers."""
     if tier in NOT_STORAGE_BACKED:
-        raise TierNotStorageBacked(f"tier `{tier}` is not storage-backed", reason="tier_not_storage_backed",
-                                   tier=tier)
+        raise TierNotStorageBacked(
+            f"tier `{tier}` is not storage-backed", reason="tier_not_storage_backed", tier=tier
+        )
     if tier not in TIERS:
         allowed = ", ".join(sorted({*GOVERNED_TIERS, *TIERS}))
         raise ValidationFailed(f"`{field}` must be one of {allowed}", field=field)
@@ -120,11 +121,21 @@ def storage_tier(tier: str, *, field: str) -> str:
 
 
 def check_context(
-    capability: Capability, *, run_id: str | None, org_id: str | None = None, workspace_id: str | None = None,
-    project_id: str | None = None, now_ms: int,
+    capability: Capability,
+    *,
+    run_id: str | None,
+    org_id: str | None = None,
+    workspace_id: str | None = None,
+    project_id: str | None = None,
+    now_ms: int,
 ) -> None:
     """The capability speaks for this run and partition, and has not expired."""
-    expected = {"run_id": run_id, "org_id": org_id, "workspace_id": workspace_id, "project_id": project_id}
+    expected = {
+        "run_id": run_id,
+        "org_id": org_id,
+        "workspace_id": workspace_id,
+        "project_id": project_id,
+    }
     for name, value in expected.items():
         held = getattr(capability, name)
         if held is not None and value is not None and held != value:
@@ -135,12 +146,16 @@ def check_context(
 
 def require_tier(allowed: Sequence[str], tier: str, *, action: str) -> None:
     if tier not in allowed:
-        raise MemoryForbidden(f"the run's memory capability does not allow {action} tier `{tier}`", tier=tier)
+        raise MemoryForbidden(
+            f"the run's memory capability does not allow {action} tier `{tier}`", tier=tier
+        )
 
 
 def split_scopes(capability: Capability, requested: Sequence[str]) -> tuple[list[str], list[str]]:
     """``(allowed, blocked)`` among the requested read scopes."""
-    allowed = [t for t in requested if t in capability.memory.read_tiers and t not in NOT_STORAGE_BACKED]
+    allowed = [
+        t for t in requested if t in capability.memory.read_tiers and t not in NOT_STORAGE_BACKED
+    ]
     blocked = [t for t in requested if t not in allowed]
     return allowed, blocked
 

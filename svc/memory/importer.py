@@ -55,7 +55,9 @@ FORMATS: tuple[ImportFormat, ...] = get_args(ImportFormat)
 
 EXTENSIONS = frozenset({".md", ".markdown", ".mdx", ".txt"})
 MAX_FILE_BYTES = 2 * 1024 * 1024
-EXCLUDED_DIRS = frozenset({".git", "node_modules", "dist", "build", "target", ".next", ".turbo", ".cache"})
+EXCLUDED_DIRS = frozenset(
+    {".git", "node_modules", "dist", "build", "target", ".next", ".turbo", ".cache"}
+)
 
 BATCH_FILES = 64
 """Files per write transaction."""
@@ -109,13 +111,21 @@ class ImportSummary:
 
     def to_wire(self) -> dict[str, Any]:
         return {
-            "ok": True, "source": {"kind": "path", "path": self.path}, "path": self.path, "format": self.format,
+            "ok": True,
+            "source": {"kind": "path", "path": self.path},
+            "path": self.path,
+            "format": self.format,
             "tier": self.tier,
-            "project_id": self.project_id, "session_id": self.session_id,
-            "source_binding_id": self.source_binding_id, "sync_deletes": self.sync_deletes,
-            "discovered_files": self.discovered_files, "files_processed": self.files_processed,
-            "indexed_files": self.indexed_files, "skipped_files": self.skipped_files,
-            "deleted_files": self.deleted_files, "chunks_created": self.chunks_created,
+            "project_id": self.project_id,
+            "session_id": self.session_id,
+            "source_binding_id": self.source_binding_id,
+            "sync_deletes": self.sync_deletes,
+            "discovered_files": self.discovered_files,
+            "files_processed": self.files_processed,
+            "indexed_files": self.indexed_files,
+            "skipped_files": self.skipped_files,
+            "deleted_files": self.deleted_files,
+            "chunks_created": self.chunks_created,
             "errors": [dict(e) for e in self.errors],
         }
 
@@ -123,7 +133,9 @@ class ImportSummary:
 def validate(request: ImportRequest) -> tuple[Path, ImportFormat, Tier]:
     """Check an import request before any work: format, tier, the ids the tier needs, the path."""
     if request.format not in FORMATS:
-        raise ValidationFailed(f"unsupported memory import format `{request.format}`", field="format")
+        raise ValidationFailed(
+            f"unsupported memory import format `{request.format}`", field="format"
+        )
     if request.tier not in TIERS:
         raise ValidationFailed(f"unsupported memory tier `{request.tier}`", field="tier")
     if request.tier == "project" and not request.project_id:
@@ -139,8 +151,12 @@ def validate(request: ImportRequest) -> tuple[Path, ImportFormat, Tier]:
     return root, request.format, request.tier  # type: ignore[return-value]
 
 
-def import_key(root: Path, fmt: str, tier: str, session_id: str | None, project_id: str | None) -> str:
-    digest = hashlib.sha256(f"{root}\n{fmt}\n{tier}\n{session_id or ''}\n{project_id or ''}".encode()).hexdigest()
+def import_key(
+    root: Path, fmt: str, tier: str, session_id: str | None, project_id: str | None
+) -> str:
+    digest = hashlib.sha256(
+        f"{root}\n{fmt}\n{tier}\n{session_id or ''}\n{project_id or ''}".encode()
+    ).hexdigest()
     return f"import-{digest[:16]}"
 
 
@@ -155,8 +171,11 @@ def discover(root: Path, fmt: ImportFormat) -> list[WalkEntry]:
 
     found: dict[str, WalkEntry] = {}
     if fmt == "directory":
-        for entry in walk_files(root, exclude_dirs=EXCLUDED_DIRS,
-                                keep=lambda rel, size: _importable(rel, size, cap=True)):
+        for entry in walk_files(
+            root,
+            exclude_dirs=EXCLUDED_DIRS,
+            keep=lambda rel, size: _importable(rel, size, cap=True),
+        ):
             found.setdefault(entry.relative, entry)
     else:
         memory_md = root / "MEMORY.md"
@@ -165,7 +184,9 @@ def discover(root: Path, fmt: ImportFormat) -> list[WalkEntry]:
             found["MEMORY.md"] = WalkEntry(memory_md, "MEMORY.md", stat.st_size, stat.st_mtime_ns)
         notes = root / "memory"
         if notes.is_dir():
-            for entry in walk_files(notes, keep=lambda rel, size: _importable(rel, size, cap=False)):
+            for entry in walk_files(
+                notes, keep=lambda rel, size: _importable(rel, size, cap=False)
+            ):
                 rel = f"memory/{entry.relative}"
                 found.setdefault(rel, attrs.evolve(entry, relative=rel))
     return [found[k] for k in sorted(found)]
@@ -207,25 +228,35 @@ class Importer:
         self.now_ms = now_ms
 
     async def run(
-        self, request: ImportRequest, *, progress: Callable[[ImportProgress], None] | None = None,
+        self,
+        request: ImportRequest,
+        *,
+        progress: Callable[[ImportProgress], None] | None = None,
     ) -> ImportSummary:
         root, fmt, tier = validate(request)
         key = import_key(root, fmt, tier, request.session_id, request.project_id)
         entries = await trio.to_thread.run_sync(discover, root, fmt)
         summary = ImportSummary(
-            path=str(root), format=fmt, tier=tier, project_id=request.project_id, session_id=request.session_id,
-            source_binding_id=request.source_binding_id, sync_deletes=request.sync_deletes,
+            path=str(root),
+            format=fmt,
+            tier=tier,
+            project_id=request.project_id,
+            session_id=request.session_id,
+            source_binding_id=request.source_binding_id,
+            sync_deletes=request.sync_deletes,
             discovered_files=len(entries),
         )
         if not entries and not request.sync_deletes:
-            raise MemoryImportFailed(f"no importable files found for format={fmt} under {root}", path=str(root))
+            raise MemoryImportFailed(
+                f"no importable files found for format={fmt} under {root}", path=str(root)
+            )
         known = await self.store.db.read(_known_files, key)
         context = _Context(root=root, fmt=fmt, tier=tier, key=key, request=request)
         counts = {"indexed": 0, "skipped": 0, "chunks": 0}
         errors: list[dict[str, str]] = []
         done = 0
         for start in range(0, len(entries), BATCH_FILES):
-            batch = entries[start:start + BATCH_FILES]
+            batch = entries[start : start + BATCH_FILES]
             prepared = await trio.to_thread.run_sync(_prepare, batch, context, known, self.now_ms())
             await self.store.db.write(_commit, prepared, context, self.now_ms())
             for item in prepared:
@@ -246,26 +277,38 @@ class Importer:
             if vanished:
                 deleted = await self.store.db.write(_forget, vanished)
         summary = attrs.evolve(
-            summary, files_processed=counts["indexed"] + counts["skipped"], indexed_files=counts["indexed"],
-            skipped_files=counts["skipped"], deleted_files=deleted, chunks_created=counts["chunks"],
+            summary,
+            files_processed=counts["indexed"] + counts["skipped"],
+            indexed_files=counts["indexed"],
+            skipped_files=counts["skipped"],
+            deleted_files=deleted,
+            chunks_created=counts["chunks"],
             errors=tuple(errors),
         )
-        await self.store.db.write(audit_sync, new_audit(
-            "import", now_ms=self.now_ms(), actor="import",
-            detail={k: v for k, v in summary.to_wire().items() if k not in ("ok", "errors")}
-            | {"import_key": key, "error_count": len(errors)},
-        ))
+        await self.store.db.write(
+            audit_sync,
+            new_audit(
+                "import",
+                now_ms=self.now_ms(),
+                actor="import",
+                detail={k: v for k, v in summary.to_wire().items() if k not in ("ok", "errors")}
+                | {"import_key": key, "error_count": len(errors)},
+            ),
+        )
         return summary
 
 
 def _known_files(conn: apsw.Connection, key: str) -> dict[str, _Known]:
     rows = conn.execute(
-        "SELECT source_key, size_bytes, mtime_ns, content_hash FROM memory_import_files WHERE import_key = ?", (key,)
+        "SELECT source_key, size_bytes, mtime_ns, content_hash FROM memory_import_files WHERE import_key = ?",
+        (key,),
     )
     return {r[0]: _Known(r[1], r[2], r[3]) for r in rows}
 
 
-def _prepare(batch: Sequence[WalkEntry], ctx: _Context, known: dict[str, _Known], now_ms: int) -> list[_Prepared]:
+def _prepare(
+    batch: Sequence[WalkEntry], ctx: _Context, known: dict[str, _Known], now_ms: int
+) -> list[_Prepared]:
     """Worker thread: read, hash and chunk the files that may have changed."""
     out: list[_Prepared] = []
     for entry in batch:
@@ -285,11 +328,17 @@ def _prepare(batch: Sequence[WalkEntry], ctx: _Context, known: dict[str, _Known]
         if seen is not None and seen.content_hash == digest:
             out.append(_Prepared(entry, source_key, "touched", digest))
             continue
-        out.append(_Prepared(entry, source_key, "indexed", digest, _records(entry, source_key, text, ctx, now_ms)))
+        out.append(
+            _Prepared(
+                entry, source_key, "indexed", digest, _records(entry, source_key, text, ctx, now_ms)
+            )
+        )
     return out
 
 
-def _records(entry: WalkEntry, source_key: str, text: str, ctx: _Context, now_ms: int) -> tuple[MemoryRecord, ...]:
+def _records(
+    entry: WalkEntry, source_key: str, text: str, ctx: _Context, now_ms: int
+) -> tuple[MemoryRecord, ...]:
     from .chunking import chunk_text
 
     chunks = chunk_text(text)
@@ -297,25 +346,43 @@ def _records(entry: WalkEntry, source_key: str, text: str, ctx: _Context, now_ms
     records = []
     for chunk in chunks:
         metadata: dict[str, Any] = {
-            "path": entry.relative, "root": str(ctx.root), "format": ctx.fmt, "import_key": ctx.key,
-            "chunk_count": len(chunks), "start": chunk.start, "end": chunk.end, "tokens": chunk.tokens,
+            "path": entry.relative,
+            "root": str(ctx.root),
+            "format": ctx.fmt,
+            "import_key": ctx.key,
+            "chunk_count": len(chunks),
+            "start": chunk.start,
+            "end": chunk.end,
+            "tokens": chunk.tokens,
         }
         if chunk.heading:
             metadata["heading"] = chunk.heading
         if request.source_binding_id:
             metadata["source_binding_id"] = request.source_binding_id
-        records.append(MemoryRecord(
-            id=str(uuid.uuid4()), tier=ctx.tier, content=chunk.text, content_hash=content_hash(chunk.text),
-            created_at_ms=now_ms, updated_at_ms=now_ms,
-            project_id=request.project_id if ctx.tier in ("project", "session") else None,
-            session_id=request.session_id if ctx.tier == "session" else None, kind="file", source_type="file",
-            metadata=metadata, provenance={"source": "import", "path": str(entry.path)}, source_key=source_key,
-            chunk_index=chunk.index,
-        ))
+        records.append(
+            MemoryRecord(
+                id=str(uuid.uuid4()),
+                tier=ctx.tier,
+                content=chunk.text,
+                content_hash=content_hash(chunk.text),
+                created_at_ms=now_ms,
+                updated_at_ms=now_ms,
+                project_id=request.project_id if ctx.tier in ("project", "session") else None,
+                session_id=request.session_id if ctx.tier == "session" else None,
+                kind="file",
+                source_type="file",
+                metadata=metadata,
+                provenance={"source": "import", "path": str(entry.path)},
+                source_key=source_key,
+                chunk_index=chunk.index,
+            )
+        )
     return tuple(records)
 
 
-def _commit(conn: apsw.Connection, prepared: Sequence[_Prepared], ctx: _Context, now_ms: int) -> None:
+def _commit(
+    conn: apsw.Connection, prepared: Sequence[_Prepared], ctx: _Context, now_ms: int
+) -> None:
     """One transaction per batch: replace changed files' chunks, remember every file's state."""
     for item in prepared:
         if item.status == "failed" or item.status == "unchanged":
@@ -330,14 +397,26 @@ def _commit(conn: apsw.Connection, prepared: Sequence[_Prepared], ctx: _Context,
             "content_hash = excluded.content_hash, "
             "chunk_count = CASE WHEN ? THEN excluded.chunk_count ELSE chunk_count END, "
             "imported_at_ms = CASE WHEN ? THEN excluded.imported_at_ms ELSE imported_at_ms END",
-            (item.source_key, ctx.key, item.entry.relative, item.entry.size, item.entry.mtime_ns, item.content_hash,
-             len(item.records), now_ms, item.status == "indexed", item.status == "indexed"),
+            (
+                item.source_key,
+                ctx.key,
+                item.entry.relative,
+                item.entry.size,
+                item.entry.mtime_ns,
+                item.content_hash,
+                len(item.records),
+                now_ms,
+                item.status == "indexed",
+                item.status == "indexed",
+            ),
         )
 
 
 def _forget(conn: apsw.Connection, source_keys: Sequence[str]) -> int:
     delete_by_source_sync(conn, source_keys)
-    conn.executemany("DELETE FROM memory_import_files WHERE source_key = ?", [(k,) for k in source_keys])
+    conn.executemany(
+        "DELETE FROM memory_import_files WHERE source_key = ?", [(k,) for k in source_keys]
+    )
     return len(source_keys)
 
 

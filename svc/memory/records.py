@@ -51,7 +51,9 @@ class MemoryRecord:
     @property
     def partition_key(self) -> str:
         """``org/workspace/<project or session or ->/tier``: where the record lives."""
-        scope = {"session": self.session_id or self.run_id, "project": self.project_id}.get(self.tier)
+        scope = {"session": self.session_id or self.run_id, "project": self.project_id}.get(
+            self.tier
+        )
         return f"{self.org_id}/{self.workspace_id}/{scope or '-'}/{self.tier}"
 
     def to_wire(self) -> dict[str, Any]:
@@ -74,8 +76,11 @@ class MemoryRecord:
             "demoted": self.demoted,
             "artifact_refs": list(self.artifact_refs),
             "linkage": {"source_key": self.source_key, "chunk_index": self.chunk_index},
-            "governance": {"org_id": self.org_id, "workspace_id": self.workspace_id,
-                           "classification": self.classification},
+            "governance": {
+                "org_id": self.org_id,
+                "workspace_id": self.workspace_id,
+                "classification": self.classification,
+            },
             "metadata": dict(self.metadata),
             "provenance": dict(self.provenance),
             "created_at_ms": self.created_at_ms,
@@ -122,7 +127,11 @@ class MemoryScope:
 
     @classmethod
     def for_context(
-        cls, *, session_id: str | None, project_id: str | None, tiers: tuple[Tier, ...] = TIERS,
+        cls,
+        *,
+        session_id: str | None,
+        project_id: str | None,
+        tiers: tuple[Tier, ...] = TIERS,
     ) -> MemoryScope:
         """What a run (or a caller speaking for one) sees: its session, its project, global."""
         clauses: list[ScopeClause] = []
@@ -214,8 +223,14 @@ class AuditEntry:
 
     def to_wire(self) -> dict[str, Any]:
         return {
-            "id": self.id, "audit_id": self.id, "action": self.action, "memory_id": self.record_id,
-            "run_id": self.run_id, "tier": self.tier, "actor": self.actor, "detail": dict(self.detail),
+            "id": self.id,
+            "audit_id": self.id,
+            "action": self.action,
+            "memory_id": self.record_id,
+            "run_id": self.run_id,
+            "tier": self.tier,
+            "actor": self.actor,
+            "detail": dict(self.detail),
             "created_at_ms": self.created_at_ms,
         }
 

@@ -175,7 +175,9 @@ def check_content(text: str | None, *, field: str) -> str:
     if text is None or not text.strip():
         raise ValidationFailed(f"`{field}` is required and must not be empty", field=field)
     if len(text) > MAX_CONTENT_CHARS:
-        raise ValidationFailed(f"`{field}` is longer than {MAX_CONTENT_CHARS} characters", field=field)
+        raise ValidationFailed(
+            f"`{field}` is longer than {MAX_CONTENT_CHARS} characters", field=field
+        )
     return text.strip()
 
 
@@ -184,7 +186,9 @@ def check_tags(tags: list[str], *, field: str = "tags") -> tuple[str, ...]:
         raise ValidationFailed(f"at most {MAX_TAGS} tags are allowed", field=field)
     for index, tag in enumerate(tags):
         if len(tag) > 64:
-            raise ValidationFailed(f"`{field}[{index}]` is longer than 64 characters", field=f"{field}[{index}]")
+            raise ValidationFailed(
+                f"`{field}[{index}]` is longer than 64 characters", field=f"{field}[{index}]"
+            )
     return tuple(tags)
 
 

@@ -23,13 +23,13 @@ _PRIVATE_KEY = re.compile(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----")
 
 _TOKEN_SHAPES = re.compile(
     r"\b(?:"
-    r"sk-(?:ant-|proj-)?[A-Za-z0-9_-]{16,}"          # OpenAI / Anthropic style keys
-    r"|gh[pousr]_[A-Za-z0-9]{20,}"                    # code-host tokens
+    r"sk-(?:ant-|proj-)?[A-Za-z0-9_-]{16,}"  # OpenAI / Anthropic style keys
+    r"|gh[pousr]_[A-Za-z0-9]{20,}"  # code-host tokens
     r"|github_pat_[A-Za-z0-9_]{20,}"
-    r"|xox[abposr]-[A-Za-z0-9-]{10,}"                 # chat workspace tokens
-    r"|AKIA[0-9A-Z]{16}"                              # cloud access key ids
-    r"|AIza[0-9A-Za-z_-]{35}"                         # cloud API keys
-    r"|tk_[0-9a-f]{32}"                               # this engine's API tokens
+    r"|xox[abposr]-[A-Za-z0-9-]{10,}"  # chat workspace tokens
+    r"|AKIA[0-9A-Z]{16}"  # cloud access key ids
+    r"|AIza[0-9A-Za-z_-]{35}"  # cloud API keys
+    r"|tk_[0-9a-f]{32}"  # this engine's API tokens
     r"|eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"  # JSON web tokens
     r")"
 )

@@ -47,12 +47,19 @@ TOPIC = "memory"
 _TIER_RANK = {"session": 0, "project": 1, "global": 2}
 
 # Bulk-extraction phrasing a retrieval gateway refuses ("dump everything").
-_BULK = re.compile(r"(?i)\b(dump|export\s+all|list\s+all|show\s+all|everything\s+you\s+(know|remember))\b")
+_BULK = re.compile(
+    r"(?i)\b(dump|export\s+all|list\s+all|show\s+all|everything\s+you\s+(know|remember))\b"
+)
 
 
 class MemoryService:
     def __init__(
-        self, store: MemoryStore, *, events: EventLog, clock: Clock, sessions: Any = None,
+        self,
+        store: MemoryStore,
+        *,
+        events: EventLog,
+        clock: Clock,
+        sessions: Any = None,
         workspace: Callable[[], Path] | None = None,
     ) -> None:
         self.store = store
@@ -88,7 +95,11 @@ class MemoryService:
         return session.project_id if session is not None else None
 
     async def context_scope(
-        self, *, session_id: str | None, project_id: str | None, tiers: Sequence[str] | None = None,
+        self,
+        *,
+        session_id: str | None,
+        project_id: str | None,
+        tiers: Sequence[str] | None = None,
         field: str = "tiers",
     ) -> MemoryScope:
         """What a run in ``session_id`` sees: its session, its (or the given) project, global."""
@@ -99,14 +110,20 @@ class MemoryService:
         return MemoryScope.for_context(session_id=session_id, project_id=project_id, tiers=wanted)
 
     async def operator_scope(
-        self, *, session_id: str | None, project_id: str | None, tiers: Sequence[str] | None = None,
+        self,
+        *,
+        session_id: str | None,
+        project_id: str | None,
+        tiers: Sequence[str] | None = None,
         field: str = "tiers",
     ) -> MemoryScope:
         """A caller naming a session or project sees that context; one naming neither sees every record."""
         from .records import MemoryScope, ScopeClause
 
         if session_id or project_id:
-            return await self.context_scope(session_id=session_id, project_id=project_id, tiers=tiers, field=field)
+            return await self.context_scope(
+                session_id=session_id, project_id=project_id, tiers=tiers, field=field
+            )
         wanted = _check_tiers(tiers, field=field) if tiers else TIERS
         return MemoryScope(tuple(ScopeClause(t) for t in wanted))
 
@@ -119,15 +136,30 @@ class MemoryService:
         else:
             new = await self._simple_new(request)
         record = await self.write(new, action="put")
-        partition_key = request.partition.key if isinstance(request, GovernedPutRequest) else record.partition_key
-        return {"ok": True, "id": record.id, "stored": True, "tier": record.tier, "partition_key": partition_key,
-                "audit_id": record.provenance.get("audit_id"), "memory": record.to_wire()}
+        partition_key = (
+            request.partition.key
+            if isinstance(request, GovernedPutRequest)
+            else record.partition_key
+        )
+        return {
+            "ok": True,
+            "id": record.id,
+            "stored": True,
+            "tier": record.tier,
+            "partition_key": partition_key,
+            "audit_id": record.provenance.get("audit_id"),
+            "memory": record.to_wire(),
+        }
 
-    async def write(self, new: NewRecord, *, action: str = "put", actor: str | None = None) -> MemoryRecord:
+    async def write(
+        self, new: NewRecord, *, action: str = "put", actor: str | None = None
+    ) -> MemoryRecord:
         """Store one record with its audit entry; announces ``memory.updated``."""
         now = self.clock.now_ms()
         audit = new_audit(action, now_ms=now, run_id=new.run_id, actor=actor or new.source_type)
-        record = build_record(attrs.evolve(new, provenance={**new.provenance, "audit_id": audit.id}), now_ms=now)
+        record = build_record(
+            attrs.evolve(new, provenance={**new.provenance, "audit_id": audit.id}), now_ms=now
+        )
         audit = attrs.evolve(audit, record_id=record.id, tier=record.tier)
         await self.store.insert([record], audit=[audit])
         self._announce("memory.updated", record, action=action)
@@ -147,22 +179,39 @@ class MemoryService:
         partition = request.partition
         tier = storage_tier(partition.tier, field="partition.tier")
         if request.kind not in GOVERNED_KINDS:
-            raise ValidationFailed(f"`kind` must be one of {', '.join(GOVERNED_KINDS)}", field="kind")
+            raise ValidationFailed(
+                f"`kind` must be one of {', '.join(GOVERNED_KINDS)}", field="kind"
+            )
         _check_classification(request.classification)
         capability = request.capability or DEFAULT_CAPABILITY
-        check_context(capability, run_id=request.run_id, org_id=partition.org_id,
-                      workspace_id=partition.workspace_id, project_id=partition.project_id, now_ms=self.clock.now_ms())
+        check_context(
+            capability,
+            run_id=request.run_id,
+            org_id=partition.org_id,
+            workspace_id=partition.workspace_id,
+            project_id=partition.project_id,
+            now_ms=self.clock.now_ms(),
+        )
         require_tier(capability.memory.write_tiers, partition.tier, action="writing to")
         content = check_content(request.content, field="content")
         session_id = None
         if tier == "session":
             session_id = request.session_id or await self.session_of_run(request.run_id)
         return NewRecord(
-            content=content, tier=tier, project_id=partition.project_id if tier != "global" else None,  # type: ignore[arg-type]
-            session_id=session_id, run_id=request.run_id, org_id=partition.org_id,
-            workspace_id=partition.workspace_id, kind=request.kind, source_type="run",
-            classification=request.classification, tags=check_tags(request.tags), metadata=request.metadata,
-            artifact_refs=tuple(request.artifact_refs), visibility="private" if request.private else "shared",
+            content=content,
+            tier=tier,
+            project_id=partition.project_id if tier != "global" else None,  # type: ignore[arg-type]
+            session_id=session_id,
+            run_id=request.run_id,
+            org_id=partition.org_id,
+            workspace_id=partition.workspace_id,
+            kind=request.kind,
+            source_type="run",
+            classification=request.classification,
+            tags=check_tags(request.tags),
+            metadata=request.metadata,
+            artifact_refs=tuple(request.artifact_refs),
+            visibility="private" if request.private else "shared",
             provenance={"capability_subject": capability.subject},
         )
 
@@ -185,17 +234,28 @@ class MemoryService:
         classification = request.classification or "internal"
         _check_classification(classification)
         if request.capability is not None:
-            check_context(request.capability, run_id=request.run_id, project_id=project_id,
-                          now_ms=self.clock.now_ms())
+            check_context(
+                request.capability,
+                run_id=request.run_id,
+                project_id=project_id,
+                now_ms=self.clock.now_ms(),
+            )
             require_tier(request.capability.memory.write_tiers, tier, action="writing to")
         kind = (request.kind or "note").strip()
         if not kind or len(kind) > 64:
             raise ValidationFailed("`kind` must be 1 to 64 characters", field="kind")
         return NewRecord(
-            content=content, tier=tier, project_id=project_id if tier != "global" else None,
-            session_id=session_id if tier == "session" else None, run_id=request.run_id, kind=kind,
-            source_type=(request.source or "user").strip() or "user", classification=classification,
-            tags=check_tags(request.tags), metadata=request.metadata, artifact_refs=tuple(request.artifact_refs),
+            content=content,
+            tier=tier,
+            project_id=project_id if tier != "global" else None,
+            session_id=session_id if tier == "session" else None,
+            run_id=request.run_id,
+            kind=kind,
+            source_type=(request.source or "user").strip() or "user",
+            classification=classification,
+            tags=check_tags(request.tags),
+            metadata=request.metadata,
+            artifact_refs=tuple(request.artifact_refs),
             visibility="private" if request.private else "shared",
         )
 
@@ -208,21 +268,40 @@ class MemoryService:
             return await self._governed_search(request)
         query = check_content(request.query, field="query")
         tiers: list[str] | None = request.tiers or ([request.tier] if request.tier else None)
-        checked = _check_tiers(tiers, field="tiers" if request.tiers else "tier") if tiers else TIERS
+        checked = (
+            _check_tiers(tiers, field="tiers" if request.tiers else "tier") if tiers else TIERS
+        )
         blocked: list[str] = []
         if request.capability is not None:
-            check_context(request.capability, run_id=request.run_id, project_id=request.project_id,
-                          now_ms=self.clock.now_ms())
+            check_context(
+                request.capability,
+                run_id=request.run_id,
+                project_id=request.project_id,
+                now_ms=self.clock.now_ms(),
+            )
             allowed, blocked = split_scopes(request.capability, checked)
             checked = tuple(t for t in checked if t in allowed)
         session_id = request.session_id or await self.session_of_run(request.run_id)
-        scope = await self.operator_scope(session_id=session_id, project_id=request.project_id, tiers=checked)
-        hits = await self.find(query, scope, tags=check_tags(request.tags), kinds=request.kinds or (),
-                               limit=search_limit(request.limit))
+        scope = await self.operator_scope(
+            session_id=session_id, project_id=request.project_id, tiers=checked
+        )
+        hits = await self.find(
+            query,
+            scope,
+            tags=check_tags(request.tags),
+            kinds=request.kinds or (),
+            limit=search_limit(request.limit),
+        )
         return _search_body(hits, scope.tiers, blocked, audit_id=None, query=query)
 
     async def find(
-        self, query: str, scope: MemoryScope, *, tags: Sequence[str] = (), kinds: Sequence[str] = (), limit: int = 8,
+        self,
+        query: str,
+        scope: MemoryScope,
+        *,
+        tags: Sequence[str] = (),
+        kinds: Sequence[str] = (),
+        limit: int = 8,
     ) -> list[SearchHit]:
         """Ranked hits for ``query`` within ``scope`` (what tools and other domains call)."""
         return await self.store.search(query, scope, tags=tags, kinds=kinds, limit=limit)
@@ -234,17 +313,34 @@ class MemoryService:
 
         partition = request.partition
         capability = request.capability or DEFAULT_CAPABILITY
-        check_context(capability, run_id=request.run_id, org_id=partition.org_id,
-                      workspace_id=partition.workspace_id, project_id=partition.project_id, now_ms=self.clock.now_ms())
+        check_context(
+            capability,
+            run_id=request.run_id,
+            org_id=partition.org_id,
+            workspace_id=partition.workspace_id,
+            project_id=partition.project_id,
+            now_ms=self.clock.now_ms(),
+        )
         query = check_content(request.query, field="query")
-        requested = list(request.read_scopes) if request.read_scopes is not None else list(capability.memory.read_tiers)
+        requested = (
+            list(request.read_scopes)
+            if request.read_scopes is not None
+            else list(capability.memory.read_tiers)
+        )
         for index, scope_name in enumerate(requested):
             if scope_name not in GOVERNED_TIERS and scope_name not in TIERS:
-                raise ValidationFailed(f"unknown read scope `{scope_name}`", field=f"read_scopes[{index}]")
+                raise ValidationFailed(
+                    f"unknown read scope `{scope_name}`", field=f"read_scopes[{index}]"
+                )
         now = self.clock.now_ms()
         if request.retrieval_gateway is not None and _BULK.search(query):
-            audit = new_audit("search_blocked", now_ms=now, run_id=request.run_id, actor="retrieval_gateway",
-                              detail={"reason": "bulk_retrieval", "scopes": requested})
+            audit = new_audit(
+                "search_blocked",
+                now_ms=now,
+                run_id=request.run_id,
+                actor="retrieval_gateway",
+                detail={"reason": "bulk_retrieval", "scopes": requested},
+            )
             await self.store.db.write(audit_sync, audit)
             body = _search_body([], (), requested, audit_id=audit.id, query=query)
             body["blocked_reason"] = "bulk_retrieval"
@@ -261,12 +357,28 @@ class MemoryService:
                 clauses.append(ScopeClause("project", project_id=partition.project_id))
             else:
                 clauses.append(ScopeClause("global"))
-        scope = MemoryScope(tuple(clauses), org_id=partition.org_id, workspace_id=partition.workspace_id)
-        hits = await self.find(query, scope, tags=check_tags(request.tags), limit=search_limit(request.limit)) \
-            if clauses else []
-        audit = new_audit("search", now_ms=now, run_id=request.run_id, actor=capability.subject,
-                          detail={"scopes_used": list(scope.tiers), "blocked_scopes": blocked, "hits": len(hits),
-                                  "workflow_phase": request.workflow_phase})
+        scope = MemoryScope(
+            tuple(clauses), org_id=partition.org_id, workspace_id=partition.workspace_id
+        )
+        hits = (
+            await self.find(
+                query, scope, tags=check_tags(request.tags), limit=search_limit(request.limit)
+            )
+            if clauses
+            else []
+        )
+        audit = new_audit(
+            "search",
+            now_ms=now,
+            run_id=request.run_id,
+            actor=capability.subject,
+            detail={
+                "scopes_used": list(scope.tiers),
+                "blocked_scopes": blocked,
+                "hits": len(hits),
+                "workflow_phase": request.workflow_phase,
+            },
+        )
         await self.store.db.write(audit_sync, audit)
         return _search_body(hits, scope.tiers, blocked, audit_id=audit.id, query=query)
 
@@ -289,21 +401,36 @@ class MemoryService:
         if isinstance(request, GovernedPromoteRequest):
             partition = request.partition
             capability = request.capability or DEFAULT_CAPABILITY
-            check_context(capability, run_id=request.run_id, org_id=partition.org_id,
-                          workspace_id=partition.workspace_id, project_id=partition.project_id, now_ms=now)
+            check_context(
+                capability,
+                run_id=request.run_id,
+                org_id=partition.org_id,
+                workspace_id=partition.workspace_id,
+                project_id=partition.project_id,
+                now_ms=now,
+            )
             to_tier = storage_tier(request.to_tier, field="to_tier")
-            require_tier(capability.memory.promote_targets, request.to_tier, action="promoting into")
+            require_tier(
+                capability.memory.promote_targets, request.to_tier, action="promoting into"
+            )
             review_needed = request.review.required or capability.memory.require_review_for_promote
             if review_needed and not (request.review.reviewer_id or request.review.approval_id):
-                raise MemoryForbidden("promotion requires a review (review.reviewer_id or review.approval_id)",
-                                      field="review")
+                raise MemoryForbidden(
+                    "promotion requires a review (review.reviewer_id or review.approval_id)",
+                    field="review",
+                )
             record = await self._require(request.source_memory_id, field="source_memory_id")
-            if record.org_id != partition.org_id or record.workspace_id != partition.workspace_id or (
-                    record.project_id is not None and record.project_id != partition.project_id):
+            if (
+                record.org_id != partition.org_id
+                or record.workspace_id != partition.workspace_id
+                or (record.project_id is not None and record.project_id != partition.project_id)
+            ):
                 raise MemoryNotFound(memory_id=request.source_memory_id)
             if request.from_tier is not None and request.from_tier != record.tier:
-                raise MemoryConflict(f"the record is in tier `{record.tier}`, not `{request.from_tier}`",
-                                     field="from_tier")
+                raise MemoryConflict(
+                    f"the record is in tier `{record.tier}`, not `{request.from_tier}`",
+                    field="from_tier",
+                )
             project_id = partition.project_id
             run_id, reason = request.run_id, request.reason
             review = attrs.asdict(request.review)
@@ -318,44 +445,86 @@ class MemoryService:
                     raise MemoryConflict("the record is already in the global tier", field="id")
                 to_tier = "global" if wider == "project" and not project_id else wider
             if request.capability is not None:
-                check_context(request.capability, run_id=request.run_id, project_id=project_id, now_ms=now)
-                require_tier(request.capability.memory.promote_targets, to_tier, action="promoting into")
+                check_context(
+                    request.capability, run_id=request.run_id, project_id=project_id, now_ms=now
+                )
+                require_tier(
+                    request.capability.memory.promote_targets, to_tier, action="promoting into"
+                )
             run_id, reason, review = request.run_id, request.reason, None
         if _TIER_RANK[to_tier] <= _TIER_RANK[record.tier]:
-            raise MemoryConflict(f"cannot promote a `{record.tier}` record to `{to_tier}`", field="to_tier")
+            raise MemoryConflict(
+                f"cannot promote a `{record.tier}` record to `{to_tier}`", field="to_tier"
+            )
         if to_tier == "project" and not project_id:
-            raise ValidationFailed("promoting to the project tier requires project_id", field="project_id")
+            raise ValidationFailed(
+                "promoting to the project tier requires project_id", field="project_id"
+            )
         if record.classification == "restricted":
             report = ScrubReport("blocked", 0, "restricted classification")
             content = record.content
         else:
             content, report = scrub_text(record.content)
-        body: dict[str, Any] = {"promoted": False, "to_tier": to_tier, "scrub_report": report.to_wire()}
+        body: dict[str, Any] = {
+            "promoted": False,
+            "to_tier": to_tier,
+            "scrub_report": report.to_wire(),
+        }
         if report.status == "blocked":
-            audit = new_audit("promote_blocked", now_ms=now, record=record, run_id=run_id,
-                              detail={"to_tier": to_tier, "reason": report.block_reason})
+            audit = new_audit(
+                "promote_blocked",
+                now_ms=now,
+                record=record,
+                run_id=run_id,
+                detail={"to_tier": to_tier, "reason": report.block_reason},
+            )
             await self.store.db.write(audit_sync, audit)
             body["audit_id"] = audit.id
             return body
-        promoted = await self.write(NewRecord(
-            content=content, tier=to_tier, project_id=project_id if to_tier == "project" else None,
-            run_id=run_id or record.run_id, org_id=record.org_id, workspace_id=record.workspace_id,
-            user_id=record.user_id, kind=record.kind, source_type="promotion", classification=record.classification,
-            tags=record.tags, metadata=record.metadata, artifact_refs=record.artifact_refs,
-            provenance={"promoted_from": record.id, "from_tier": record.tier, "reason": reason, "review": review,
-                        "scrub": report.to_wire()},
-        ), action="promote", actor="promotion")
-        body.update(promoted=True, new_memory_id=promoted.id, audit_id=promoted.provenance.get("audit_id"),
-                    memory=promoted.to_wire())
+        promoted = await self.write(
+            NewRecord(
+                content=content,
+                tier=to_tier,
+                project_id=project_id if to_tier == "project" else None,
+                run_id=run_id or record.run_id,
+                org_id=record.org_id,
+                workspace_id=record.workspace_id,
+                user_id=record.user_id,
+                kind=record.kind,
+                source_type="promotion",
+                classification=record.classification,
+                tags=record.tags,
+                metadata=record.metadata,
+                artifact_refs=record.artifact_refs,
+                provenance={
+                    "promoted_from": record.id,
+                    "from_tier": record.tier,
+                    "reason": reason,
+                    "review": review,
+                    "scrub": report.to_wire(),
+                },
+            ),
+            action="promote",
+            actor="promotion",
+        )
+        body.update(
+            promoted=True,
+            new_memory_id=promoted.id,
+            audit_id=promoted.provenance.get("audit_id"),
+            memory=promoted.to_wire(),
+        )
         return body
 
     async def demote(self, request: DemoteRequest) -> dict[str, Any]:
         from .governance import MemoryNotFound
 
         now = self.clock.now_ms()
-        audit = new_audit("demote", now_ms=now, run_id=request.run_id, detail={"reason": request.reason})
-        record = await self.store.set_demoted(request.id, demoted=True, now_ms=now,
-                                              audit=attrs.evolve(audit, record_id=request.id))
+        audit = new_audit(
+            "demote", now_ms=now, run_id=request.run_id, detail={"reason": request.reason}
+        )
+        record = await self.store.set_demoted(
+            request.id, demoted=True, now_ms=now, audit=attrs.evolve(audit, record_id=request.id)
+        )
         if record is None:
             raise MemoryNotFound(memory_id=request.id)
         self._announce("memory.updated", record, action="demote", visibility="private")
@@ -379,14 +548,27 @@ class MemoryService:
         return record
 
     async def list(
-        self, scope: MemoryScope, *, text: str | None = None, tags: Sequence[str] = (), kinds: Sequence[str] = (),
-        limit: int = 100, offset: int = 0,
+        self,
+        scope: MemoryScope,
+        *,
+        text: str | None = None,
+        tags: Sequence[str] = (),
+        kinds: Sequence[str] = (),
+        limit: int = 100,
+        offset: int = 0,
     ) -> tuple[list[MemoryRecord], int]:
-        return await self.store.list(scope, text=text, tags=tags, kinds=kinds, limit=limit, offset=offset)
+        return await self.store.list(
+            scope, text=text, tags=tags, kinds=kinds, limit=limit, offset=offset
+        )
 
     async def delete(
-        self, record_id: str, scope: MemoryScope | None = None, *, project_id: str | None = None,
-        tags: Sequence[str] = (), actor: str | None = None,
+        self,
+        record_id: str,
+        scope: MemoryScope | None = None,
+        *,
+        project_id: str | None = None,
+        tags: Sequence[str] = (),
+        actor: str | None = None,
     ) -> dict[str, Any]:
         """Delete a record the scope can see, in ``project_id`` and carrying ``tags`` when given (404 otherwise)."""
         from .governance import MemoryNotFound
@@ -404,12 +586,24 @@ class MemoryService:
 
     async def forget_session(self, session_id: str) -> int:
         """Remove a deleted session's session-tier memory."""
-        audit = new_audit("forget_session", now_ms=self.clock.now_ms(), actor="engine",
-                          detail={"session": session_id})
+        audit = new_audit(
+            "forget_session",
+            now_ms=self.clock.now_ms(),
+            actor="engine",
+            detail={"session": session_id},
+        )
         count = await self.store.delete_session(session_id, audit=audit)
         if count:
-            self.events.publish("memory.deleted", {"action": "forget_session", "tier": "session", "count": count,
-                                                   "scope": {"session": session_id}}, topic=TOPIC)
+            self.events.publish(
+                "memory.deleted",
+                {
+                    "action": "forget_session",
+                    "tier": "session",
+                    "count": count,
+                    "scope": {"session": session_id},
+                },
+                topic=TOPIC,
+            )
         return count
 
     async def audit(self, *, run_id: str | None = None, limit: int = 100) -> list[dict[str, Any]]:
@@ -426,54 +620,107 @@ class MemoryService:
             path = self._workspace() / path
         from .importer import ImportRequest
 
-        tier = body.tier or ("project" if body.project_id else "session" if body.session_id else "global")
-        return await self.import_path(ImportRequest(
-            path=path, format=body.format, tier=tier, project_id=body.project_id, session_id=body.session_id,
-            sync_deletes=body.sync_deletes, source_binding_id=body.source_binding_id,
-        ))
+        tier = body.tier or (
+            "project" if body.project_id else "session" if body.session_id else "global"
+        )
+        return await self.import_path(
+            ImportRequest(
+                path=path,
+                format=body.format,
+                tier=tier,
+                project_id=body.project_id,
+                session_id=body.session_id,
+                sync_deletes=body.sync_deletes,
+                source_binding_id=body.source_binding_id,
+            )
+        )
 
     async def import_path(
-        self, request: ImportRequest, *, progress: Callable[[ImportProgress], None] | None = None,
+        self,
+        request: ImportRequest,
+        *,
+        progress: Callable[[ImportProgress], None] | None = None,
     ) -> ImportSummary:
         from .importer import MemoryImportFailed
 
-        described = {"path": str(request.path), "format": request.format, "tier": request.tier,
-                     "scope": {"project": request.project_id, "session": request.session_id}}
+        described = {
+            "path": str(request.path),
+            "format": request.format,
+            "tier": request.tier,
+            "scope": {"project": request.project_id, "session": request.session_id},
+        }
         self.events.publish("memory.import.started", described, topic=TOPIC)
 
         def report(step: ImportProgress) -> None:
-            self.events.publish("memory.import.progress", {**described, "done": step.done, "total": step.total},
-                                topic=TOPIC)
+            self.events.publish(
+                "memory.import.progress",
+                {**described, "done": step.done, "total": step.total},
+                topic=TOPIC,
+            )
             if progress is not None:
                 progress(step)
 
         try:
             summary = await self.importer.run(request, progress=report)
         except (ValidationFailed, MemoryImportFailed) as exc:
-            self.events.publish("memory.import.failed", {**described, "error": exc.message, "code": exc.code},
-                                topic=TOPIC)
+            self.events.publish(
+                "memory.import.failed",
+                {**described, "error": exc.message, "code": exc.code},
+                topic=TOPIC,
+            )
             raise
         wire = summary.to_wire()
-        self.events.publish("memory.import.completed", {
-            **described, **{k: wire[k] for k in ("discovered_files", "indexed_files", "skipped_files",
-                                                   "deleted_files", "chunks_created")},
-            "error_count": len(summary.errors)}, topic=TOPIC)
+        self.events.publish(
+            "memory.import.completed",
+            {
+                **described,
+                **{
+                    k: wire[k]
+                    for k in (
+                        "discovered_files",
+                        "indexed_files",
+                        "skipped_files",
+                        "deleted_files",
+                        "chunks_created",
+                    )
+                },
+                "error_count": len(summary.errors),
+            },
+            topic=TOPIC,
+        )
         return summary
 
     # ------------------------------------------------------------------ events
     def _announce(self, type: str, record: MemoryRecord, **extra: Any) -> None:
-        self.events.publish(type, {
-            "id": record.id, "tier": record.tier, "kind": record.kind,
-            "scope": {"session": record.session_id, "project": record.project_id},
-            **extra,
-        }, topic=TOPIC)
+        self.events.publish(
+            type,
+            {
+                "id": record.id,
+                "tier": record.tier,
+                "kind": record.kind,
+                "scope": {"session": record.session_id, "project": record.project_id},
+                **extra,
+            },
+            topic=TOPIC,
+        )
 
 
 def _search_body(
-    hits: Sequence[SearchHit], used: Sequence[str], blocked: Sequence[str], *, audit_id: str | None, query: str,
+    hits: Sequence[SearchHit],
+    used: Sequence[str],
+    blocked: Sequence[str],
+    *,
+    audit_id: str | None,
+    query: str,
 ) -> dict[str, Any]:
-    return {"results": [h.to_wire() for h in hits], "count": len(hits), "query": query,
-            "scopes_used": list(used), "blocked_scopes": list(blocked), "audit_id": audit_id}
+    return {
+        "results": [h.to_wire() for h in hits],
+        "count": len(hits),
+        "query": query,
+        "scopes_used": list(used),
+        "blocked_scopes": list(blocked),
+        "audit_id": audit_id,
+    }
 
 
 def _check_tier(tier: str, *, field: str) -> Tier:
@@ -483,15 +730,19 @@ def _check_tier(tier: str, *, field: str) -> Tier:
 
 
 def _check_tiers(tiers: Sequence[str], *, field: str) -> tuple[Tier, ...]:
-    return tuple(_check_tier(t, field=f"{field}[{i}]" if field == "tiers" else field) for i, t in enumerate(tiers))
+    return tuple(
+        _check_tier(t, field=f"{field}[{i}]" if field == "tiers" else field)
+        for i, t in enumerate(tiers)
+    )
 
 
 def _check_classification(value: str) -> None:
     from .governance import CLASSIFICATIONS
 
     if value not in CLASSIFICATIONS:
-        raise ValidationFailed(f"`classification` must be one of {', '.join(CLASSIFICATIONS)}",
-                               field="classification")
+        raise ValidationFailed(
+            f"`classification` must be one of {', '.join(CLASSIFICATIONS)}", field="classification"
+        )
 
 
 __all__ = ["TOPIC", "MemoryService"]

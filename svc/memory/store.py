@@ -63,14 +63,34 @@ def _records(rows: Iterable[Sequence[Any]]) -> list[MemoryRecord]:
     """Rows that start with the columns of ``_COLS``, as records."""
     from .records import MemoryRecord
 
-    return [MemoryRecord(
-        id=row[0], tier=row[1], org_id=row[2], workspace_id=row[3], project_id=row[4], session_id=row[5],
-        run_id=row[6], user_id=row[7], kind=row[8], source_type=row[9], classification=row[10],
-        content=row[11], tags=tuple(loads(row[12], [])), metadata=loads(row[13], {}),
-        artifact_refs=tuple(loads(row[14], [])), provenance=loads(row[15], {}), visibility=row[16],
-        demoted=bool(row[17]), source_key=row[18], chunk_index=row[19], content_hash=row[20],
-        created_at_ms=row[21], updated_at_ms=row[22],
-    ) for row in rows]
+    return [
+        MemoryRecord(
+            id=row[0],
+            tier=row[1],
+            org_id=row[2],
+            workspace_id=row[3],
+            project_id=row[4],
+            session_id=row[5],
+            run_id=row[6],
+            user_id=row[7],
+            kind=row[8],
+            source_type=row[9],
+            classification=row[10],
+            content=row[11],
+            tags=tuple(loads(row[12], [])),
+            metadata=loads(row[13], {}),
+            artifact_refs=tuple(loads(row[14], [])),
+            provenance=loads(row[15], {}),
+            visibility=row[16],
+            demoted=bool(row[17]),
+            source_key=row[18],
+            chunk_index=row[19],
+            content_hash=row[20],
+            created_at_ms=row[21],
+            updated_at_ms=row[22],
+        )
+        for row in rows
+    ]
 
 
 def _record(row: Sequence[Any]) -> MemoryRecord:
@@ -79,8 +99,13 @@ def _record(row: Sequence[Any]) -> MemoryRecord:
 
 
 def _scope_of(record: MemoryRecord) -> str:
-    return scope_text(tier=record.tier, project_id=record.project_id, session_id=record.session_id,
-                      run_id=record.run_id, demoted=record.demoted)
+    return scope_text(
+        tier=record.tier,
+        project_id=record.project_id,
+        session_id=record.session_id,
+        run_id=record.run_id,
+        demoted=record.demoted,
+    )
 
 
 def normalize_tags(tags: Iterable[str]) -> tuple[str, ...]:
@@ -97,18 +122,35 @@ def build_record(new: NewRecord, *, now_ms: int, record_id: str | None = None) -
     from .records import MemoryRecord
 
     return MemoryRecord(
-        id=record_id or str(uuid.uuid4()), tier=new.tier, content=new.content,
-        content_hash=content_hash(new.content), created_at_ms=now_ms, updated_at_ms=now_ms, org_id=new.org_id,
-        workspace_id=new.workspace_id, project_id=new.project_id, session_id=new.session_id, run_id=new.run_id,
-        user_id=new.user_id, kind=new.kind, source_type=new.source_type, classification=new.classification,
-        tags=normalize_tags(new.tags), metadata=dict(new.metadata), artifact_refs=tuple(new.artifact_refs),
-        provenance=dict(new.provenance), visibility=new.visibility, source_key=new.source_key,
+        id=record_id or str(uuid.uuid4()),
+        tier=new.tier,
+        content=new.content,
+        content_hash=content_hash(new.content),
+        created_at_ms=now_ms,
+        updated_at_ms=now_ms,
+        org_id=new.org_id,
+        workspace_id=new.workspace_id,
+        project_id=new.project_id,
+        session_id=new.session_id,
+        run_id=new.run_id,
+        user_id=new.user_id,
+        kind=new.kind,
+        source_type=new.source_type,
+        classification=new.classification,
+        tags=normalize_tags(new.tags),
+        metadata=dict(new.metadata),
+        artifact_refs=tuple(new.artifact_refs),
+        provenance=dict(new.provenance),
+        visibility=new.visibility,
+        source_key=new.source_key,
         chunk_index=new.chunk_index,
     )
 
 
 # ---------------------------------------------------------------------- worker-thread functions
-def insert_sync(conn: apsw.Connection, records: Sequence[MemoryRecord], *, ignore_existing: bool = False) -> int:
+def insert_sync(
+    conn: apsw.Connection, records: Sequence[MemoryRecord], *, ignore_existing: bool = False
+) -> int:
     """Insert records with their tags; returns how many were new.
 
     With ``ignore_existing`` a record whose ``(source_key, chunk_index)`` is
@@ -117,19 +159,44 @@ def insert_sync(conn: apsw.Connection, records: Sequence[MemoryRecord], *, ignor
     sql = _INSERT.replace("INSERT", "INSERT OR IGNORE", 1) if ignore_existing else _INSERT
     inserted = 0
     for r in records:
-        conn.execute(sql, (
-            r.id, r.tier, r.org_id, r.workspace_id, r.project_id, r.session_id, r.run_id, r.user_id, r.kind,
-            r.source_type, r.classification, r.content, dumps(list(r.tags)), dumps(dict(r.metadata)),
-            dumps(list(r.artifact_refs)), dumps(dict(r.provenance)), r.visibility, int(r.demoted), r.source_key,
-            r.chunk_index, r.content_hash, r.created_at_ms, r.updated_at_ms, _scope_of(r),
-        ))
+        conn.execute(
+            sql,
+            (
+                r.id,
+                r.tier,
+                r.org_id,
+                r.workspace_id,
+                r.project_id,
+                r.session_id,
+                r.run_id,
+                r.user_id,
+                r.kind,
+                r.source_type,
+                r.classification,
+                r.content,
+                dumps(list(r.tags)),
+                dumps(dict(r.metadata)),
+                dumps(list(r.artifact_refs)),
+                dumps(dict(r.provenance)),
+                r.visibility,
+                int(r.demoted),
+                r.source_key,
+                r.chunk_index,
+                r.content_hash,
+                r.created_at_ms,
+                r.updated_at_ms,
+                _scope_of(r),
+            ),
+        )
         if conn.changes() == 0:
             continue
         inserted += 1
         if r.tags:
             seq = conn.last_insert_rowid()
-            conn.executemany("INSERT OR IGNORE INTO memory_tags(tag, record_seq) VALUES (?, ?)",
-                             [(tag, seq) for tag in r.tags])
+            conn.executemany(
+                "INSERT OR IGNORE INTO memory_tags(tag, record_seq) VALUES (?, ?)",
+                [(tag, seq) for tag in r.tags],
+            )
     return inserted
 
 
@@ -137,8 +204,16 @@ def audit_sync(conn: apsw.Connection, entry: AuditEntry) -> None:
     conn.execute(
         "INSERT INTO memory_audit(id, action, record_id, run_id, tier, actor, detail, created_at_ms) "
         "VALUES (?,?,?,?,?,?,?,?)",
-        (entry.id, entry.action, entry.record_id, entry.run_id, entry.tier, entry.actor,
-         dumps(dict(entry.detail)), entry.created_at_ms),
+        (
+            entry.id,
+            entry.action,
+            entry.record_id,
+            entry.run_id,
+            entry.tier,
+            entry.actor,
+            dumps(dict(entry.detail)),
+            entry.created_at_ms,
+        ),
     )
 
 
@@ -186,7 +261,9 @@ def _scope_sql(scope: MemoryScope) -> tuple[str, list[Any]]:
                 alternatives.append("(r.tier = 'session' AND r.session_id = ?)")
                 params.append(c.session_id)
             elif c.run_id is not None:
-                alternatives.append("(r.tier = 'session' AND r.session_id IS NULL AND r.run_id = ?)")
+                alternatives.append(
+                    "(r.tier = 'session' AND r.session_id IS NULL AND r.run_id = ?)"
+                )
                 params.append(c.run_id)
         # No clause at all: the scope sees nothing (never "everything").
         clauses.append("(" + " OR ".join(alternatives) + ")" if alternatives else "0")
@@ -196,7 +273,9 @@ def _scope_sql(scope: MemoryScope) -> tuple[str, list[Any]]:
 def _tags_sql(tags: Sequence[str]) -> tuple[str, list[Any]]:
     if not tags:
         return "1", []
-    parts = ["EXISTS (SELECT 1 FROM memory_tags t WHERE t.record_seq = r.seq AND t.tag = ?)"] * len(tags)
+    parts = ["EXISTS (SELECT 1 FROM memory_tags t WHERE t.record_seq = r.seq AND t.tag = ?)"] * len(
+        tags
+    )
     return " AND ".join(parts), list(tags)
 
 
@@ -222,23 +301,39 @@ def _doc_counts(conn: apsw.Connection, words: Sequence[str], *, prefix: bool) ->
     tokenizer = _tokenizer(conn)
     counts = []
     for word in words:
-        tokens = tokenizer(word.encode("utf-8"), apsw.FTS5_TOKENIZE_QUERY, None, include_offsets=False,
-                           include_colocated=False)
+        tokens = tokenizer(
+            word.encode("utf-8"),
+            apsw.FTS5_TOKENIZE_QUERY,
+            None,
+            include_offsets=False,
+            include_colocated=False,
+        )
         if not tokens:
             counts.append(0)
         elif prefix:
-            counts.append(conn.execute(
-                "SELECT coalesce(sum(doc), 0) FROM memory_fts_vocab WHERE term >= ? AND term < ?",
-                (tokens[0], tokens[0] + "\U0010ffff")).fetchone()[0])
+            counts.append(
+                conn.execute(
+                    "SELECT coalesce(sum(doc), 0) FROM memory_fts_vocab WHERE term >= ? AND term < ?",
+                    (tokens[0], tokens[0] + "\U0010ffff"),
+                ).fetchone()[0]
+            )
         else:
-            row = conn.execute("SELECT doc FROM memory_fts_vocab WHERE term = ?", (tokens[0],)).fetchone()
+            row = conn.execute(
+                "SELECT doc FROM memory_fts_vocab WHERE term = ?", (tokens[0],)
+            ).fetchone()
             counts.append(row[0] if row else 0)
     return counts
 
 
 def _ranked(
-    conn: apsw.Connection, words: Sequence[str], scope: MemoryScope, tags: Sequence[str], kinds: Sequence[str],
-    limit: int, *, prefix: bool,
+    conn: apsw.Connection,
+    words: Sequence[str],
+    scope: MemoryScope,
+    tags: Sequence[str],
+    kinds: Sequence[str],
+    limit: int,
+    *,
+    prefix: bool,
 ) -> list[SearchHit]:
     terms_query = fts_query(list(words), prefix=prefix)
     if terms_query is None:
@@ -271,8 +366,10 @@ def _ranked(
         "WHERE memory_fts MATCH ? AND rank MATCH ? ORDER BY rank LIMIT ?"
     )
     if checks:
-        sql = (f"SELECT c.rowid, c.s, ({' AND '.join(checks)}) FROM ({candidates}) c "
-               "JOIN memory_records r ON r.seq = c.rowid")
+        sql = (
+            f"SELECT c.rowid, c.s, ({' AND '.join(checks)}) FROM ({candidates}) c "
+            "JOIN memory_records r ON r.seq = c.rowid"
+        )
     else:
         sql = f"SELECT rowid, s, 1 FROM ({candidates})"
     window = max(limit * WINDOW_PER_HIT, MIN_WINDOW)
@@ -288,16 +385,28 @@ def _ranked(
         return []
     from .records import SearchHit
 
-    rows = list(conn.execute(
-        f"SELECT {_COLS}, seq FROM memory_records WHERE seq IN ({','.join('?' * len(best))})",
-        [seq for _, seq in best]))
+    rows = list(
+        conn.execute(
+            f"SELECT {_COLS}, seq FROM memory_records WHERE seq IN ({','.join('?' * len(best))})",
+            [seq for _, seq in best],
+        )
+    )
     records = {row[-1]: record for row, record in zip(rows, _records(rows), strict=True)}
-    return [SearchHit(records[seq], score_from_bm25(score), score) for score, seq in best if seq in records]
+    return [
+        SearchHit(records[seq], score_from_bm25(score), score)
+        for score, seq in best
+        if seq in records
+    ]
 
 
 def search_sync(
-    conn: apsw.Connection, text: str, scope: MemoryScope, *, tags: Sequence[str] = (),
-    kinds: Sequence[str] = (), limit: int = 8,
+    conn: apsw.Connection,
+    text: str,
+    scope: MemoryScope,
+    *,
+    tags: Sequence[str] = (),
+    kinds: Sequence[str] = (),
+    limit: int = 8,
 ) -> list[SearchHit]:
     """The best ``limit`` records for ``text``; whole terms first, then term prefixes."""
     words = terms(text)
@@ -319,7 +428,11 @@ class MemoryStore:
         self.db = db
 
     async def insert(
-        self, records: Sequence[MemoryRecord], *, audit: Sequence[AuditEntry] = (), ignore_existing: bool = False,
+        self,
+        records: Sequence[MemoryRecord],
+        *,
+        audit: Sequence[AuditEntry] = (),
+        ignore_existing: bool = False,
     ) -> int:
         def q(conn: apsw.Connection) -> int:
             count = insert_sync(conn, records, ignore_existing=ignore_existing)
@@ -331,16 +444,22 @@ class MemoryStore:
 
     async def get(self, record_id: str) -> MemoryRecord | None:
         def q(conn: apsw.Connection) -> MemoryRecord | None:
-            row = conn.execute(f"SELECT {_COLS} FROM memory_records WHERE id = ?", (record_id,)).fetchone()
+            row = conn.execute(
+                f"SELECT {_COLS} FROM memory_records WHERE id = ?", (record_id,)
+            ).fetchone()
             return _record(row) if row else None
 
         return await self.db.read(q)
 
-    async def delete(self, record_id: str, *, audit: AuditEntry | None = None) -> MemoryRecord | None:
+    async def delete(
+        self, record_id: str, *, audit: AuditEntry | None = None
+    ) -> MemoryRecord | None:
         """Delete a record; returns it, or None when there was none."""
 
         def q(conn: apsw.Connection) -> MemoryRecord | None:
-            row = conn.execute(f"SELECT {_COLS} FROM memory_records WHERE id = ?", (record_id,)).fetchone()
+            row = conn.execute(
+                f"SELECT {_COLS} FROM memory_records WHERE id = ?", (record_id,)
+            ).fetchone()
             if row is None:
                 return None
             conn.execute("DELETE FROM memory_records WHERE id = ?", (record_id,))
@@ -354,7 +473,10 @@ class MemoryStore:
         """Delete the session-tier records of a session (its transcript is gone)."""
 
         def q(conn: apsw.Connection) -> int:
-            conn.execute("DELETE FROM memory_records WHERE tier = 'session' AND session_id = ?", (session_id,))
+            conn.execute(
+                "DELETE FROM memory_records WHERE tier = 'session' AND session_id = ?",
+                (session_id,),
+            )
             count = conn.changes()
             if audit is not None and count:
                 audit_sync(conn, audit)
@@ -363,14 +485,25 @@ class MemoryStore:
         return await self.db.write(q)
 
     async def set_demoted(
-        self, record_id: str, *, demoted: bool, now_ms: int, audit: AuditEntry | None = None,
+        self,
+        record_id: str,
+        *,
+        demoted: bool,
+        now_ms: int,
+        audit: AuditEntry | None = None,
     ) -> MemoryRecord | None:
         def q(conn: apsw.Connection) -> MemoryRecord | None:
-            row = conn.execute(f"SELECT {_COLS} FROM memory_records WHERE id = ?", (record_id,)).fetchone()
+            row = conn.execute(
+                f"SELECT {_COLS} FROM memory_records WHERE id = ?", (record_id,)
+            ).fetchone()
             if row is None:
                 return None
-            record = attrs.evolve(_record(row), demoted=demoted, visibility="private" if demoted else "shared",
-                                  updated_at_ms=now_ms)
+            record = attrs.evolve(
+                _record(row),
+                demoted=demoted,
+                visibility="private" if demoted else "shared",
+                updated_at_ms=now_ms,
+            )
             conn.execute(
                 "UPDATE memory_records SET demoted = ?, visibility = ?, updated_at_ms = ?, scope = ? WHERE id = ?",
                 (int(demoted), record.visibility, now_ms, _scope_of(record), record_id),
@@ -382,16 +515,29 @@ class MemoryStore:
         return await self.db.write(q)
 
     async def search(
-        self, text: str, scope: MemoryScope, *, tags: Sequence[str] = (), kinds: Sequence[str] = (),
+        self,
+        text: str,
+        scope: MemoryScope,
+        *,
+        tags: Sequence[str] = (),
+        kinds: Sequence[str] = (),
         limit: int = 8,
     ) -> list[SearchHit]:
         return await self.db.read(
-            lambda conn: search_sync(conn, text, scope, tags=normalize_tags(tags), kinds=kinds, limit=limit)
+            lambda conn: search_sync(
+                conn, text, scope, tags=normalize_tags(tags), kinds=kinds, limit=limit
+            )
         )
 
     async def list(
-        self, scope: MemoryScope, *, text: str | None = None, tags: Sequence[str] = (), kinds: Sequence[str] = (),
-        limit: int = 100, offset: int = 0,
+        self,
+        scope: MemoryScope,
+        *,
+        text: str | None = None,
+        tags: Sequence[str] = (),
+        kinds: Sequence[str] = (),
+        limit: int = 100,
+        offset: int = 0,
     ) -> tuple[list[MemoryRecord], int]:
         """Records newest first (``text`` narrows to full-text matches); and how many match in all."""
         wanted = normalize_tags(tags)
@@ -410,7 +556,9 @@ class MemoryStore:
             if match is not None:
                 where += " AND r.seq IN (SELECT rowid FROM memory_fts WHERE memory_fts MATCH ?)"
                 params.append(match)
-            total = conn.execute(f"SELECT count(*) FROM memory_records r WHERE {where}", params).fetchone()[0]
+            total = conn.execute(
+                f"SELECT count(*) FROM memory_records r WHERE {where}", params
+            ).fetchone()[0]
             rows = conn.execute(
                 f"SELECT {_R_COLS} FROM memory_records r WHERE {where} "
                 "ORDER BY r.created_at_ms DESC, r.seq DESC LIMIT ? OFFSET ?",
@@ -421,7 +569,9 @@ class MemoryStore:
         return await self.db.read(q)
 
     async def count(self) -> int:
-        return await self.db.read(lambda conn: conn.execute("SELECT count(*) FROM memory_records").fetchone()[0])
+        return await self.db.read(
+            lambda conn: conn.execute("SELECT count(*) FROM memory_records").fetchone()[0]
+        )
 
     async def audit(self, *, run_id: str | None = None, limit: int = 100) -> list[AuditEntry]:
         from .records import AuditEntry
@@ -430,10 +580,22 @@ class MemoryStore:
             where, params = ("WHERE run_id = ?", [run_id]) if run_id else ("", [])
             rows = conn.execute(
                 "SELECT id, action, record_id, run_id, tier, actor, detail, created_at_ms FROM memory_audit "
-                f"{where} ORDER BY seq DESC LIMIT ?", (*params, limit),
+                f"{where} ORDER BY seq DESC LIMIT ?",
+                (*params, limit),
             )
-            return [AuditEntry(id=r[0], action=r[1], record_id=r[2], run_id=r[3], tier=r[4], actor=r[5],
-                               detail=loads(r[6], {}), created_at_ms=r[7]) for r in rows]
+            return [
+                AuditEntry(
+                    id=r[0],
+                    action=r[1],
+                    record_id=r[2],
+                    run_id=r[3],
+                    tier=r[4],
+                    actor=r[5],
+                    detail=loads(r[6], {}),
+                    created_at_ms=r[7],
+                )
+                for r in rows
+            ]
 
         return await self.db.read(q)
 
@@ -441,14 +603,26 @@ class MemoryStore:
         return await self.db.read(state_get_sync, key)
 
 
-def new_audit(action: str, *, now_ms: int, record: MemoryRecord | None = None, run_id: str | None = None,
-              actor: str | None = None, detail: Mapping[str, Any] | None = None) -> AuditEntry:
+def new_audit(
+    action: str,
+    *,
+    now_ms: int,
+    record: MemoryRecord | None = None,
+    run_id: str | None = None,
+    actor: str | None = None,
+    detail: Mapping[str, Any] | None = None,
+) -> AuditEntry:
     from .records import AuditEntry
 
     return AuditEntry(
-        id=str(uuid.uuid4()), action=action, created_at_ms=now_ms, record_id=record.id if record else None,
+        id=str(uuid.uuid4()),
+        action=action,
+        created_at_ms=now_ms,
+        record_id=record.id if record else None,
         run_id=run_id if run_id is not None else (record.run_id if record else None),
-        tier=record.tier if record else None, actor=actor, detail=dict(detail or {}),
+        tier=record.tier if record else None,
+        actor=actor,
+        detail=dict(detail or {}),
     )
 
 

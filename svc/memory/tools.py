@@ -24,8 +24,14 @@ if TYPE_CHECKING:
     from .records import MemoryRecord, MemoryScope, SearchHit
 
 _SCOPE_PROPERTIES: dict[str, Any] = {
-    "session_id": {"type": "string", "description": "Only outside a session run: whose session memory to use."},
-    "project_id": {"type": "string", "description": "Only outside a session run: whose project memory to use."},
+    "session_id": {
+        "type": "string",
+        "description": "Only outside a session run: whose session memory to use.",
+    },
+    "project_id": {
+        "type": "string",
+        "description": "Only outside a session run: whose project memory to use.",
+    },
 }
 _TAGS = {"type": "array", "items": {"type": "string", "maxLength": 64}, "maxItems": 32}
 _TIER = {"type": "string", "enum": list(TIERS)}
@@ -43,8 +49,13 @@ class MemoryTool(Tool):
         """The session and project this call speaks for."""
         asked_session, asked_project = args.get("session_id"), args.get("project_id")
         if ctx.source == "session":
-            if asked_session not in (None, ctx.session_id) or asked_project not in (None, ctx.project_id):
-                raise ToolFailed("a run can only use its own session's and project's memory", field="session_id")
+            if asked_session not in (None, ctx.session_id) or asked_project not in (
+                None,
+                ctx.project_id,
+            ):
+                raise ToolFailed(
+                    "a run can only use its own session's and project's memory", field="session_id"
+                )
             session_id, project_id = ctx.session_id, ctx.project_id
         else:
             session_id, project_id = asked_session, asked_project
@@ -52,7 +63,9 @@ class MemoryTool(Tool):
             project_id = await self.memory.project_of_session(session_id)
         return session_id, project_id
 
-    async def scope(self, args: Mapping[str, Any], ctx: ToolContext, tiers: list[str] | None = None) -> MemoryScope:
+    async def scope(
+        self, args: Mapping[str, Any], ctx: ToolContext, tiers: list[str] | None = None
+    ) -> MemoryScope:
         from .records import MemoryScope, ScopeClause
 
         session_id, project_id = await self.ids(args, ctx)
@@ -93,14 +106,25 @@ class MemoryStoreTool(MemoryTool):
             raise ToolFailed("tier `session` needs a session", field="tier")
         if tier == "project" and not project_id:
             raise ToolFailed("tier `project` needs a project: this session has none", field="tier")
-        record = await self.memory.write(NewRecord(
-            content=text, tier=tier, project_id=project_id if tier != "global" else None,
-            session_id=session_id if tier == "session" else None, run_id=ctx.run_id, kind=args.get("kind") or "note",
-            source_type="agent", tags=check_tags(list(args.get("tags") or []), field="args.tags"),
-            metadata={"agent_id": ctx.agent_id} if ctx.agent_id else {},
-        ), action="put", actor=ctx.agent_id or "agent")
-        return ToolResult(f"Stored memory {record.id} in the {record.tier} tier.",
-                          {"id": record.id, "tier": record.tier, "memory": record.to_wire()})
+        record = await self.memory.write(
+            NewRecord(
+                content=text,
+                tier=tier,
+                project_id=project_id if tier != "global" else None,
+                session_id=session_id if tier == "session" else None,
+                run_id=ctx.run_id,
+                kind=args.get("kind") or "note",
+                source_type="agent",
+                tags=check_tags(list(args.get("tags") or []), field="args.tags"),
+                metadata={"agent_id": ctx.agent_id} if ctx.agent_id else {},
+            ),
+            action="put",
+            actor=ctx.agent_id or "agent",
+        )
+        return ToolResult(
+            f"Stored memory {record.id} in the {record.tier} tier.",
+            {"id": record.id, "tier": record.tier, "memory": record.to_wire()},
+        )
 
 
 class MemorySearchTool(MemoryTool):
@@ -127,13 +151,19 @@ class MemorySearchTool(MemoryTool):
 
         query = check_content(args.get("query"), field="args.query")
         scope = await self.scope(args, ctx, args.get("tiers"))
-        hits = await self.memory.find(query, scope, tags=check_tags(list(args.get("tags") or []), field="args.tags"),
-                                      limit=int(args.get("limit") or 8))
+        hits = await self.memory.find(
+            query,
+            scope,
+            tags=check_tags(list(args.get("tags") or []), field="args.tags"),
+            limit=int(args.get("limit") or 8),
+        )
         if not hits:
             return ToolResult(f"No memories match {query!r}.", {"results": [], "count": 0})
         lines = [f"{len(hits)} memories match {query!r}:"]
         lines.extend(_line(i, h.record, h) for i, h in enumerate(hits, 1))
-        return ToolResult("\n".join(lines), {"results": [h.to_wire() for h in hits], "count": len(hits)})
+        return ToolResult(
+            "\n".join(lines), {"results": [h.to_wire() for h in hits], "count": len(hits)}
+        )
 
 
 class MemoryListTool(MemoryTool):
@@ -142,7 +172,12 @@ class MemoryListTool(MemoryTool):
     input_schema = {
         "type": "object",
         "properties": {
-            "limit": {"type": "integer", "minimum": 1, "maximum": 100, "description": "Default 20."},
+            "limit": {
+                "type": "integer",
+                "minimum": 1,
+                "maximum": 100,
+                "description": "Default 20.",
+            },
             "offset": {"type": "integer", "minimum": 0},
             "tier": _TIER,
             "tags": _TAGS,
@@ -158,15 +193,20 @@ class MemoryListTool(MemoryTool):
         scope = await self.scope(args, ctx, [args["tier"]] if args.get("tier") else None)
         limit, offset = int(args.get("limit") or 20), int(args.get("offset") or 0)
         items, total = await self.memory.list(
-            scope, text=args.get("query") or None, tags=check_tags(list(args.get("tags") or []), field="args.tags"),
-            limit=limit, offset=offset,
+            scope,
+            text=args.get("query") or None,
+            tags=check_tags(list(args.get("tags") or []), field="args.tags"),
+            limit=limit,
+            offset=offset,
         )
         if not items:
             return ToolResult("No memories.", {"items": [], "count": 0, "total": total})
         lines = [f"{len(items)} of {total} memories (newest first):"]
         lines.extend(_line(offset + i, r, None) for i, r in enumerate(items, 1))
-        return ToolResult("\n".join(lines), {"items": [r.to_wire() for r in items], "count": len(items),
-                                             "total": total})
+        return ToolResult(
+            "\n".join(lines),
+            {"items": [r.to_wire() for r in items], "count": len(items), "total": total},
+        )
 
 
 class MemoryDeleteTool(MemoryTool):
@@ -195,7 +235,12 @@ def _line(number: int, record: MemoryRecord, hit: SearchHit | None) -> str:
 
 
 def memory_tools(memory: MemoryService) -> list[Tool]:
-    return [MemoryStoreTool(memory), MemorySearchTool(memory), MemoryListTool(memory), MemoryDeleteTool(memory)]
+    return [
+        MemoryStoreTool(memory),
+        MemorySearchTool(memory),
+        MemoryListTool(memory),
+        MemoryDeleteTool(memory),
+    ]
 
 
 def register_memory_tools(registry: ToolRegistry, memory: MemoryService) -> None:

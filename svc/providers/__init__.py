@@ -9,38 +9,65 @@ from __future__ import annotations
 
 from ..lazy import LazyExports
 
-_exports = LazyExports(__name__, {
-    ".anthropic": [
-        "AnthropicProvider",
-    ],
-    ".catalog": [
-        "BY_ID", "LOCAL_MODEL_ID", "LOCAL_PROVIDER_ID", "PROVIDER_IDS", "PROVIDERS", "SELECTION_ORDER",
-        "ProviderInfo",
-    ],
-    ".cohere": [
-        "CohereProvider",
-    ],
-    ".endpoint": [
-        "Endpoint",
-    ],
-    ".local": [
-        "LocalEchoProvider",
-    ],
-    ".openai_compat": [
-        "OpenAICompatProvider",
-    ],
-    ".registry": [
-        "ProviderRegistry",
-    ],
-    ".retry": [
-        "RetryPolicy",
-    ],
-    ".types": [
-        "AUTHENTICATION_ERROR", "CONTEXT_LENGTH_EXCEEDED", "MODEL_SELECTION_REQUIRED",
-        "PROVIDER_NOT_CONFIGURED", "PROVIDER_REQUEST_INVALID", "PROVIDER_SERVER_ERROR",
-        "PROVIDER_STREAM_INTERRUPTED", "PROVIDER_UNAVAILABLE", "RATE_LIMIT_EXCEEDED", "ChatMessage",
-        "ChatRequest", "Completion", "Image", "Provider", "ProviderError", "Role", "Sink", "StreamEvent",
-        "TextDelta", "ToolCall", "ToolCallDelta", "ToolChoice", "ToolSpec", "Usage",
-    ],
-})
+_exports = LazyExports(
+    __name__,
+    {
+        ".anthropic": [
+            "AnthropicProvider",
+        ],
+        ".catalog": [
+            "BY_ID",
+            "LOCAL_MODEL_ID",
+            "LOCAL_PROVIDER_ID",
+            "PROVIDER_IDS",
+            "PROVIDERS",
+            "SELECTION_ORDER",
+            "ProviderInfo",
+        ],
+        ".cohere": [
+            "CohereProvider",
+        ],
+        ".endpoint": [
+            "Endpoint",
+        ],
+        ".local": [
+            "LocalEchoProvider",
+        ],
+        ".openai_compat": [
+            "OpenAICompatProvider",
+        ],
+        ".registry": [
+            "ProviderRegistry",
+        ],
+        ".retry": [
+            "RetryPolicy",
+        ],
+        ".types": [
+            "AUTHENTICATION_ERROR",
+            "CONTEXT_LENGTH_EXCEEDED",
+            "MODEL_SELECTION_REQUIRED",
+            "PROVIDER_NOT_CONFIGURED",
+            "PROVIDER_REQUEST_INVALID",
+            "PROVIDER_SERVER_ERROR",
+            "PROVIDER_STREAM_INTERRUPTED",
+            "PROVIDER_UNAVAILABLE",
+            "RATE_LIMIT_EXCEEDED",
+            "ChatMessage",
+            "ChatRequest",
+            "Completion",
+            "Image",
+            "Provider",
+            "ProviderError",
+            "Role",
+            "Sink",
+            "StreamEvent",
+            "TextDelta",
+            "ToolCall",
+            "ToolCallDelta",
+            "ToolChoice",
+            "ToolSpec",
+            "Usage",
+        ],
+    },
+)
 __getattr__, __dir__, __all__ = _exports.getattr, _exports.dir, _exports.names

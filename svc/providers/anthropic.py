@@ -39,8 +39,10 @@ def image_block(image: Image) -> dict[str, Any]:
     media_type, *params = header.split(";")
     if "base64" not in params:
         payload = base64.b64encode(urllib.parse.unquote_to_bytes(payload)).decode("ascii")
-    return {"type": "image",
-            "source": {"type": "base64", "media_type": media_type or image.mime, "data": payload}}
+    return {
+        "type": "image",
+        "source": {"type": "base64", "media_type": media_type or image.mime, "data": payload},
+    }
 
 
 def _blocks(message: ChatMessage, names: ToolNameMap, *, vision: bool) -> list[dict[str, Any]]:
@@ -54,7 +56,9 @@ def _blocks(message: ChatMessage, names: ToolNameMap, *, vision: bool) -> list[d
         return [result]
     if message.role == "tool":
         # A result with no call to answer cannot be a tool_result block.
-        return [{"type": "text", "text": f"Tool `{message.name or 'tool'}` result:\n{message.content}"}]
+        return [
+            {"type": "text", "text": f"Tool `{message.name or 'tool'}` result:\n{message.content}"}
+        ]
     # The API rejects empty text blocks.
     if message.content:
         blocks.append({"type": "text", "text": message.content})
@@ -62,7 +66,12 @@ def _blocks(message: ChatMessage, names: ToolNameMap, *, vision: bool) -> list[d
         blocks += [image_block(image) for image in message.images]
     if message.role == "assistant":
         blocks += [
-            {"type": "tool_use", "id": call.id, "name": names.wire(call.name), "input": dict(call.arguments)}
+            {
+                "type": "tool_use",
+                "id": call.id,
+                "name": names.wire(call.name),
+                "input": dict(call.arguments),
+            }
             for call in message.tool_calls
         ]
     return blocks
@@ -99,13 +108,21 @@ def build_messages(
 
 
 def _uses_tools(wire_messages: list[dict[str, Any]]) -> bool:
-    return any(block["type"] in ("tool_use", "tool_result") for m in wire_messages for block in m["content"])
+    return any(
+        block["type"] in ("tool_use", "tool_result")
+        for m in wire_messages
+        for block in m["content"]
+    )
 
 
 def build_body(request: ChatRequest, names: ToolNameMap, *, vision: bool) -> dict[str, Any]:
     """The JSON body of ``POST /messages`` (``names`` gets the request's tools)."""
     tools = [
-        {"name": names.wire(tool.name), "description": tool.description, "input_schema": dict(tool.parameters)}
+        {
+            "name": names.wire(tool.name),
+            "description": tool.description,
+            "input_schema": dict(tool.parameters),
+        }
         for tool in request.tools
     ]
     system, messages = build_messages(request.messages, names, vision=vision)
@@ -136,7 +153,9 @@ def build_body(request: ChatRequest, names: ToolNameMap, *, vision: bool) -> dic
 class AnthropicProvider(HttpProvider):
     """A provider speaking the Anthropic Messages API."""
 
-    def __init__(self, endpoint: Endpoint, http: httpx.AsyncClient, *, retry: RetryPolicy | None = None) -> None:
+    def __init__(
+        self, endpoint: Endpoint, http: httpx.AsyncClient, *, retry: RetryPolicy | None = None
+    ) -> None:
         super().__init__(endpoint, http, retry=retry)
         self.url = join_url(endpoint.base_url, "messages", endpoint.params)
         self.headers = build_headers(endpoint)
@@ -145,7 +164,13 @@ class AnthropicProvider(HttpProvider):
         names = ToolNameMap(tool.name for tool in request.tools)
         body = build_body(request, names, vision=self.supports_vision)
         return await stream_chat(
-            self.http, provider=self.id, url=self.url, headers=self.headers, body=body,
+            self.http,
+            provider=self.id,
+            url=self.url,
+            headers=self.headers,
+            body=body,
             new_stream=lambda: AnthropicStream(self.id, names, model=request.model),
-            sink=sink, retry=self.retry, secret=self.endpoint.api_key,
+            sink=sink,
+            retry=self.retry,
+            secret=self.endpoint.api_key,
         )

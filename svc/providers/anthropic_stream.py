@@ -66,9 +66,16 @@ class AnthropicStream:
             return self._on_payload(body)
         events = self._on_payload({"type": "message_start", "message": body})
         for index, block in enumerate(body.get("content") or ()):
-            events += self._on_payload({"type": "content_block_start", "index": index, "content_block": block})
-        events += self._on_payload({"type": "message_delta", "delta": {"stop_reason": body.get("stop_reason")},
-                                    "usage": body.get("usage") or {}})
+            events += self._on_payload(
+                {"type": "content_block_start", "index": index, "content_block": block}
+            )
+        events += self._on_payload(
+            {
+                "type": "message_delta",
+                "delta": {"stop_reason": body.get("stop_reason")},
+                "usage": body.get("usage") or {},
+            }
+        )
         return events + self._on_payload({"type": "message_stop"})
 
     def close(self) -> list[StreamEvent]:
@@ -79,12 +86,17 @@ class AnthropicStream:
         if self._input_tokens is None and self._output_tokens is None:
             return None
         prompt, completion = self._input_tokens or 0, self._output_tokens or 0
-        return Usage(prompt_tokens=prompt, completion_tokens=completion, total_tokens=prompt + completion)
+        return Usage(
+            prompt_tokens=prompt, completion_tokens=completion, total_tokens=prompt + completion
+        )
 
     def completion(self) -> Completion:
         return Completion(
-            text="".join(self._text), tool_calls=self._calls.calls(), usage=self.usage(),
-            finish_reason=self._finish, model=self._model,
+            text="".join(self._text),
+            tool_calls=self._calls.calls(),
+            usage=self.usage(),
+            finish_reason=self._finish,
+            model=self._model,
         )
 
     # ------------------------------------------------------------------ events
@@ -125,8 +137,11 @@ class AnthropicStream:
             return [usage] if usage is not None else []
         elif kind == "error":
             error = payload.get("error") or {}
-            raise error_for_event(self._provider, str(error.get("type") or "error"),
-                                  str(error.get("message") or json.dumps(error)))
+            raise error_for_event(
+                self._provider,
+                str(error.get("type") or "error"),
+                str(error.get("message") or json.dumps(error)),
+            )
         # ping, content_block_stop and unknown (future) events carry nothing for us.
         return []
 
@@ -142,8 +157,12 @@ class AnthropicStream:
             # Streaming sends ``input: {}`` and then the JSON as deltas; a
             # non-streaming body sends the whole object here.
             arguments = json.dumps(tool_input) if tool_input else ""
-            event = self._calls.delta(index, id=block.get("id") or None,
-                                      name=block.get("name") or None, arguments=arguments)
+            event = self._calls.delta(
+                index,
+                id=block.get("id") or None,
+                name=block.get("name") or None,
+                arguments=arguments,
+            )
             return [event] if event is not None else []
         # thinking / redacted_thinking / server tool blocks are not part of the answer.
         return []

@@ -27,18 +27,101 @@ class ProviderInfo:
 
 
 PROVIDERS: tuple[ProviderInfo, ...] = (
-    ProviderInfo("openai", "OpenAI", ("OPENAI_API_KEY",), "https://api.openai.com/v1", "gpt-5.2", "openai"),
-    ProviderInfo("openrouter", "OpenRouter", ("OPENROUTER_API_KEY",), "https://openrouter.ai/api/v1", "openai/gpt-4o-mini", "openai"),
-    ProviderInfo("anthropic", "Anthropic", ("ANTHROPIC_API_KEY",), "https://api.anthropic.com/v1", "claude-sonnet-4-6", "anthropic"),
-    ProviderInfo("ollama", "Ollama", (), "http://127.0.0.1:11434/v1", "llama3.1:8b", "openai", url_env="OLLAMA_URL", needs_key=False, vision=False),
-    ProviderInfo("groq", "Groq", ("GROQ_API_KEY",), "https://api.groq.com/openai/v1", "llama-3.1-8b-instant", "openai", vision=False),
-    ProviderInfo("mistral", "Mistral", ("MISTRAL_API_KEY",), "https://api.mistral.ai/v1", "mistral-small-latest", "openai"),
-    ProviderInfo("together", "Together", ("TOGETHER_API_KEY",), "https://api.together.xyz/v1", "meta-llama/Llama-3.1-8B-Instruct-Turbo", "openai"),
-    ProviderInfo("azure", "Azure OpenAI", ("AZURE_OPENAI_API_KEY", "AZURE_API_KEY"), "https://example.openai.azure.com/openai/deployments/default", "gpt-4o-mini", "openai"),
-    ProviderInfo("bedrock", "Amazon Bedrock", ("BEDROCK_API_KEY",), "https://bedrock-runtime.us-east-1.amazonaws.com", "anthropic.claude-3-5-sonnet-20240620-v1:0", "openai"),
-    ProviderInfo("vertex", "Google Vertex AI", ("VERTEX_API_KEY",), "https://aiplatform.googleapis.com/v1", "gemini-1.5-flash", "openai"),
-    ProviderInfo("copilot", "GitHub Copilot", ("GITHUB_TOKEN", "COPILOT_API_KEY"), "https://api.githubcopilot.com", "gpt-4o-mini", "openai"),
-    ProviderInfo("cohere", "Cohere", ("COHERE_API_KEY",), "https://api.cohere.com/v2", "command-r-plus", "cohere"),
+    ProviderInfo(
+        "openai", "OpenAI", ("OPENAI_API_KEY",), "https://api.openai.com/v1", "gpt-5.2", "openai"
+    ),
+    ProviderInfo(
+        "openrouter",
+        "OpenRouter",
+        ("OPENROUTER_API_KEY",),
+        "https://openrouter.ai/api/v1",
+        "openai/gpt-4o-mini",
+        "openai",
+    ),
+    ProviderInfo(
+        "anthropic",
+        "Anthropic",
+        ("ANTHROPIC_API_KEY",),
+        "https://api.anthropic.com/v1",
+        "claude-sonnet-4-6",
+        "anthropic",
+    ),
+    ProviderInfo(
+        "ollama",
+        "Ollama",
+        (),
+        "http://127.0.0.1:11434/v1",
+        "llama3.1:8b",
+        "openai",
+        url_env="OLLAMA_URL",
+        needs_key=False,
+        vision=False,
+    ),
+    ProviderInfo(
+        "groq",
+        "Groq",
+        ("GROQ_API_KEY",),
+        "https://api.groq.com/openai/v1",
+        "llama-3.1-8b-instant",
+        "openai",
+        vision=False,
+    ),
+    ProviderInfo(
+        "mistral",
+        "Mistral",
+        ("MISTRAL_API_KEY",),
+        "https://api.mistral.ai/v1",
+        "mistral-small-latest",
+        "openai",
+    ),
+    ProviderInfo(
+        "together",
+        "Together",
+        ("TOGETHER_API_KEY",),
+        "https://api.together.xyz/v1",
+        "meta-llama/Llama-3.1-8B-Instruct-Turbo",
+        "openai",
+    ),
+    ProviderInfo(
+        "azure",
+        "Azure OpenAI",
+        ("AZURE_OPENAI_API_KEY", "AZURE_API_KEY"),
+        "https://example.openai.azure.com/openai/deployments/default",
+        "gpt-4o-mini",
+        "openai",
+    ),
+    ProviderInfo(
+        "bedrock",
+        "Amazon Bedrock",
+        ("BEDROCK_API_KEY",),
+        "https://bedrock-runtime.us-east-1.amazonaws.com",
+        "anthropic.claude-3-5-sonnet-20240620-v1:0",
+        "openai",
+    ),
+    ProviderInfo(
+        "vertex",
+        "Google Vertex AI",
+        ("VERTEX_API_KEY",),
+        "https://aiplatform.googleapis.com/v1",
+        "gemini-1.5-flash",
+        "openai",
+    ),
+    ProviderInfo(
+        "copilot",
+        "GitHub Copilot",
+        ("GITHUB_TOKEN", "COPILOT_API_KEY"),
+        "https://api.githubcopilot.com",
+        "gpt-4o-mini",
+        "openai",
+    ),
+    ProviderInfo(
+        "cohere",
+        "Cohere",
+        ("COHERE_API_KEY",),
+        "https://api.cohere.com/v2",
+        "command-r-plus",
+        "cohere",
+    ),
 )
 
 PROVIDER_IDS: tuple[str, ...] = tuple(p.id for p in PROVIDERS)
@@ -46,8 +129,18 @@ BY_ID: dict[str, ProviderInfo] = {p.id: p for p in PROVIDERS}
 
 # When nothing names a provider, the first configured one in this order is used.
 SELECTION_ORDER: tuple[str, ...] = (
-    "ollama", "openai", "openrouter", "groq", "mistral", "together", "azure",
-    "bedrock", "vertex", "copilot", "anthropic", "cohere",
+    "ollama",
+    "openai",
+    "openrouter",
+    "groq",
+    "mistral",
+    "together",
+    "azure",
+    "bedrock",
+    "vertex",
+    "copilot",
+    "anthropic",
+    "cohere",
 )
 
 # Values people paste as "no key" placeholders; treated as unset.

@@ -37,14 +37,22 @@ def build_messages(
             parts: list[dict[str, Any]] = []
             if message.content:
                 parts.append({"type": "text", "text": message.content})
-            parts += [{"type": "image_url", "image_url": {"url": image.url}} for image in message.images]
+            parts += [
+                {"type": "image_url", "image_url": {"url": image.url}} for image in message.images
+            ]
             wire.append({"role": "user", "content": parts})
         elif message.role == "assistant" and message.tool_calls:
             entry: dict[str, Any] = {
                 "role": "assistant",
                 "tool_calls": [
-                    {"id": call.id, "type": "function",
-                     "function": {"name": names.wire(call.name), "arguments": arguments_json(call.arguments)}}
+                    {
+                        "id": call.id,
+                        "type": "function",
+                        "function": {
+                            "name": names.wire(call.name),
+                            "arguments": arguments_json(call.arguments),
+                        },
+                    }
                     for call in message.tool_calls
                 ],
             }
@@ -55,9 +63,16 @@ def build_messages(
         elif message.role == "tool":
             content = f"ERROR: {message.content}" if message.is_error else message.content
             if message.tool_call_id:
-                wire.append({"role": "tool", "tool_call_id": message.tool_call_id, "content": content})
+                wire.append(
+                    {"role": "tool", "tool_call_id": message.tool_call_id, "content": content}
+                )
             else:
-                wire.append({"role": "user", "content": f"Tool `{message.name or 'tool'}` result:\n{content}"})
+                wire.append(
+                    {
+                        "role": "user",
+                        "content": f"Tool `{message.name or 'tool'}` result:\n{content}",
+                    }
+                )
         else:
             wire.append({"role": message.role, "content": message.content})
     return wire
@@ -66,9 +81,14 @@ def build_messages(
 def build_body(request: ChatRequest, names: ToolNameMap, *, vision: bool) -> dict[str, Any]:
     """The JSON body of ``POST /chat`` (``names`` gets the request's tools)."""
     tools = [
-        {"type": "function",
-         "function": {"name": names.wire(tool.name), "description": tool.description,
-                      "parameters": dict(tool.parameters)}}
+        {
+            "type": "function",
+            "function": {
+                "name": names.wire(tool.name),
+                "description": tool.description,
+                "parameters": dict(tool.parameters),
+            },
+        }
         for tool in request.tools
     ]
     messages = build_messages(request.messages, names, vision=vision)
@@ -93,7 +113,9 @@ def build_body(request: ChatRequest, names: ToolNameMap, *, vision: bool) -> dic
 class CohereProvider(HttpProvider):
     """A provider speaking Cohere's v2 chat API."""
 
-    def __init__(self, endpoint: Endpoint, http: httpx.AsyncClient, *, retry: RetryPolicy | None = None) -> None:
+    def __init__(
+        self, endpoint: Endpoint, http: httpx.AsyncClient, *, retry: RetryPolicy | None = None
+    ) -> None:
         super().__init__(endpoint, http, retry=retry)
         self.url = join_url(endpoint.base_url, "chat", endpoint.params)
         self.headers = build_headers(endpoint)
@@ -102,7 +124,13 @@ class CohereProvider(HttpProvider):
         names = ToolNameMap(tool.name for tool in request.tools)
         body = build_body(request, names, vision=self.supports_vision)
         return await stream_chat(
-            self.http, provider=self.id, url=self.url, headers=self.headers, body=body,
+            self.http,
+            provider=self.id,
+            url=self.url,
+            headers=self.headers,
+            body=body,
             new_stream=lambda: CohereStream(self.id, names, model=request.model),
-            sink=sink, retry=self.retry, secret=self.endpoint.api_key,
+            sink=sink,
+            retry=self.retry,
+            secret=self.endpoint.api_key,
         )

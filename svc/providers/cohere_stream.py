@@ -35,7 +35,9 @@ def usage_from(usage: Mapping[str, Any]) -> Usage | None:
         if isinstance(counts, dict) and ("input_tokens" in counts or "output_tokens" in counts):
             prompt = int(counts.get("input_tokens") or 0)
             completion = int(counts.get("output_tokens") or 0)
-            return Usage(prompt_tokens=prompt, completion_tokens=completion, total_tokens=prompt + completion)
+            return Usage(
+                prompt_tokens=prompt, completion_tokens=completion, total_tokens=prompt + completion
+            )
     return None
 
 
@@ -71,17 +73,37 @@ class CohereStream:
         message = body.get("message") or {}
         events: list[StreamEvent] = []
         if message.get("tool_plan"):
-            events += self._on_payload({"type": "tool-plan-delta",
-                                        "delta": {"message": {"tool_plan": message["tool_plan"]}}})
+            events += self._on_payload(
+                {
+                    "type": "tool-plan-delta",
+                    "delta": {"message": {"tool_plan": message["tool_plan"]}},
+                }
+            )
         for block in message.get("content") or ():
             if isinstance(block, dict) and block.get("type", "text") == "text":
-                events += self._on_payload({"type": "content-delta",
-                                            "delta": {"message": {"content": {"text": block.get("text")}}}})
+                events += self._on_payload(
+                    {
+                        "type": "content-delta",
+                        "delta": {"message": {"content": {"text": block.get("text")}}},
+                    }
+                )
         for index, call in enumerate(message.get("tool_calls") or ()):
-            events += self._on_payload({"type": "tool-call-start", "index": index,
-                                        "delta": {"message": {"tool_calls": call}}})
-        return events + self._on_payload({"type": "message-end", "delta": {
-            "finish_reason": body.get("finish_reason"), "usage": body.get("usage") or {}}})
+            events += self._on_payload(
+                {
+                    "type": "tool-call-start",
+                    "index": index,
+                    "delta": {"message": {"tool_calls": call}},
+                }
+            )
+        return events + self._on_payload(
+            {
+                "type": "message-end",
+                "delta": {
+                    "finish_reason": body.get("finish_reason"),
+                    "usage": body.get("usage") or {},
+                },
+            }
+        )
 
     def close(self) -> list[StreamEvent]:
         event = self._sse.flush()
@@ -89,8 +111,11 @@ class CohereStream:
 
     def completion(self) -> Completion:
         return Completion(
-            text="".join(self._text), tool_calls=self._calls.calls(), usage=self._usage,
-            finish_reason=self._finish, model=self._model,
+            text="".join(self._text),
+            tool_calls=self._calls.calls(),
+            usage=self._usage,
+            finish_reason=self._finish,
+            model=self._model,
         )
 
     # ------------------------------------------------------------------ events
@@ -117,7 +142,9 @@ class CohereStream:
                 arguments = json.dumps(arguments)
             event = self._calls.delta(
                 payload.get("index") if isinstance(payload.get("index"), int) else None,
-                id=call.get("id") or None, name=function.get("name") or None, arguments=arguments,
+                id=call.get("id") or None,
+                name=function.get("name") or None,
+                arguments=arguments,
             )
             return [event] if event is not None else []
         if kind == "message-start":
@@ -126,15 +153,20 @@ class CohereStream:
         elif kind == "message-end":
             return self._on_end(payload.get("delta") or {})
         elif kind == "error":
-            raise error_for_event(self._provider, str(payload.get("error_type") or "error"),
-                                  str(payload.get("message") or payload.get("error") or "stream error"))
+            raise error_for_event(
+                self._provider,
+                str(payload.get("error_type") or "error"),
+                str(payload.get("message") or payload.get("error") or "stream error"),
+            )
         # content-start/-end, tool-call-end, citations and unknown events carry nothing for us.
         return []
 
     def _on_end(self, delta: Mapping[str, Any]) -> list[StreamEvent]:
         reason = delta.get("finish_reason")
         if reason == "ERROR":
-            raise error_for_event(self._provider, "server_error", str(delta.get("error") or "generation failed"))
+            raise error_for_event(
+                self._provider, "server_error", str(delta.get("error") or "generation failed")
+            )
         if reason:
             self._finish = FINISH_REASONS.get(reason, str(reason).lower())
         self._usage = usage_from(delta.get("usage") or {})

@@ -39,7 +39,9 @@ def join_url(base_url: str, path: str, params: Mapping[str, str] | None = None) 
 class HttpProvider:
     """Shared state of the HTTP providers (the :class:`~svc.providers.types.Provider` attributes)."""
 
-    def __init__(self, endpoint: Endpoint, http: httpx.AsyncClient, *, retry: RetryPolicy | None = None) -> None:
+    def __init__(
+        self, endpoint: Endpoint, http: httpx.AsyncClient, *, retry: RetryPolicy | None = None
+    ) -> None:
         self.endpoint = endpoint
         self.http = http
         self.retry = retry or RetryPolicy()

@@ -101,23 +101,36 @@ def code_for_status(status: int, body: str) -> str:
 
 
 def provider_error(
-    provider: str, code: str, message: str, *, upstream_status: int | None = None,
+    provider: str,
+    code: str,
+    message: str,
+    *,
+    upstream_status: int | None = None,
     partial: Completion | None = None,
 ) -> ProviderError:
     error = ProviderError(
-        message, code=code, provider=provider, upstream_status=upstream_status,
-        retryable=_RETRYABLE.get(code, True), status=_STATUS.get(code, 502),
+        message,
+        code=code,
+        provider=provider,
+        upstream_status=upstream_status,
+        retryable=_RETRYABLE.get(code, True),
+        status=_STATUS.get(code, 502),
     )
     error.partial = partial
     return error
 
 
-def error_for_status(provider: str, status: int, body: str, *, secret: str | None = None) -> ProviderError:
+def error_for_status(
+    provider: str, status: int, body: str, *, secret: str | None = None
+) -> ProviderError:
     """An HTTP error response (``status`` >= 400) as a ProviderError."""
     code = code_for_status(status, body)
     detail = clean(upstream_message(body), secret) or httpx.codes.get_reason_phrase(status)
     return provider_error(
-        provider, code, f"provider `{provider}` returned HTTP {status}: {detail}", upstream_status=status
+        provider,
+        code,
+        f"provider `{provider}` returned HTTP {status}: {detail}",
+        upstream_status=status,
     )
 
 
@@ -127,7 +140,11 @@ def error_for_transport(
     """A connect error or timeout before anything streamed."""
     what = "timed out" if isinstance(exc, httpx.TimeoutException) else "is unreachable"
     detail = clean(f"{type(exc).__name__}: {exc}", secret)
-    return provider_error(provider, PROVIDER_UNAVAILABLE, f"provider `{provider}` {what} ({clean(url, secret)}): {detail}")
+    return provider_error(
+        provider,
+        PROVIDER_UNAVAILABLE,
+        f"provider `{provider}` {what} ({clean(url, secret)}): {detail}",
+    )
 
 
 def stream_interrupted(
@@ -135,8 +152,10 @@ def stream_interrupted(
 ) -> ProviderError:
     """The response stream broke or ended before its terminator; ``partial`` is what arrived."""
     return provider_error(
-        provider, PROVIDER_STREAM_INTERRUPTED,
-        f"provider `{provider}` stream interrupted: {clean(reason, secret)}", partial=partial,
+        provider,
+        PROVIDER_STREAM_INTERRUPTED,
+        f"provider `{provider}` stream interrupted: {clean(reason, secret)}",
+        partial=partial,
     )
 
 

@@ -72,9 +72,14 @@ class LocalEchoProvider:
         await trio.lowlevel.checkpoint()
         prompt = estimate_tokens("".join(m.content for m in request.messages))
         completion = estimate_tokens(reply)
-        usage = Usage(prompt_tokens=prompt, completion_tokens=completion,
-                      total_tokens=prompt + completion, source="estimated")
+        usage = Usage(
+            prompt_tokens=prompt,
+            completion_tokens=completion,
+            total_tokens=prompt + completion,
+            source="estimated",
+        )
         if sink is not None:
             sink(usage)
-        return Completion(text=reply, usage=usage, finish_reason="stop",
-                          model=request.model or LOCAL_MODEL_ID)
+        return Completion(
+            text=reply, usage=usage, finish_reason="stop", model=request.model or LOCAL_MODEL_ID
+        )

@@ -57,26 +57,43 @@ def build_messages(
             parts: list[dict[str, Any]] = []
             if message.content:
                 parts.append({"type": "text", "text": message.content})
-            parts += [{"type": "image_url", "image_url": {"url": image.url}} for image in message.images]
+            parts += [
+                {"type": "image_url", "image_url": {"url": image.url}} for image in message.images
+            ]
             wire.append({"role": "user", "content": parts})
         elif message.role == "assistant" and message.tool_calls:
-            wire.append({
-                "role": "assistant",
-                # OpenAI wants null, not "", when the turn was only tool calls.
-                "content": message.content or None,
-                "tool_calls": [
-                    {"id": call.id, "type": "function",
-                     "function": {"name": names.wire(call.name), "arguments": arguments_json(call.arguments)}}
-                    for call in message.tool_calls
-                ],
-            })
+            wire.append(
+                {
+                    "role": "assistant",
+                    # OpenAI wants null, not "", when the turn was only tool calls.
+                    "content": message.content or None,
+                    "tool_calls": [
+                        {
+                            "id": call.id,
+                            "type": "function",
+                            "function": {
+                                "name": names.wire(call.name),
+                                "arguments": arguments_json(call.arguments),
+                            },
+                        }
+                        for call in message.tool_calls
+                    ],
+                }
+            )
         elif message.role == "tool":
             content = f"ERROR: {message.content}" if message.is_error else message.content
             if message.tool_call_id:
-                wire.append({"role": "tool", "tool_call_id": message.tool_call_id, "content": content})
+                wire.append(
+                    {"role": "tool", "tool_call_id": message.tool_call_id, "content": content}
+                )
             else:
                 # A result with no call to answer is not valid as a tool message.
-                wire.append({"role": "user", "content": f"Tool `{message.name or 'tool'}` result:\n{content}"})
+                wire.append(
+                    {
+                        "role": "user",
+                        "content": f"Tool `{message.name or 'tool'}` result:\n{content}",
+                    }
+                )
         else:
             wire.append({"role": message.role, "content": message.content})
     return wire
@@ -86,9 +103,14 @@ def build_body(request: ChatRequest, names: ToolNameMap, *, vision: bool) -> dic
     """The JSON body of ``POST /chat/completions`` (``names`` gets the request's tools)."""
     reasoning = is_reasoning_model(request.model)
     tools = [
-        {"type": "function",
-         "function": {"name": names.wire(tool.name), "description": tool.description,
-                      "parameters": dict(tool.parameters)}}
+        {
+            "type": "function",
+            "function": {
+                "name": names.wire(tool.name),
+                "description": tool.description,
+                "parameters": dict(tool.parameters),
+            },
+        }
         for tool in request.tools
     ]
     body: dict[str, Any] = {
@@ -113,7 +135,11 @@ class OpenAICompatProvider(HttpProvider):
     """A provider speaking ``POST {base_url}/chat/completions``."""
 
     def __init__(
-        self, endpoint: Endpoint, http: httpx.AsyncClient, *, retry: RetryPolicy | None = None,
+        self,
+        endpoint: Endpoint,
+        http: httpx.AsyncClient,
+        *,
+        retry: RetryPolicy | None = None,
         title: str = DEFAULT_TITLE,
     ) -> None:
         super().__init__(endpoint, http, retry=retry)
@@ -124,7 +150,13 @@ class OpenAICompatProvider(HttpProvider):
         names = ToolNameMap(tool.name for tool in request.tools)
         body = build_body(request, names, vision=self.supports_vision)
         return await stream_chat(
-            self.http, provider=self.id, url=self.url, headers=self.headers, body=body,
+            self.http,
+            provider=self.id,
+            url=self.url,
+            headers=self.headers,
+            body=body,
             new_stream=lambda: OpenAIStream(self.id, names, model=request.model),
-            sink=sink, retry=self.retry, secret=self.endpoint.api_key,
+            sink=sink,
+            retry=self.retry,
+            secret=self.endpoint.api_key,
         )

@@ -20,7 +20,12 @@ from .tool_calls import ToolCallAssembler
 from .tool_names import ToolNameMap
 from .types import Completion, StreamEvent, TextDelta, Usage
 
-_FINISH = {"function_call": "tool_calls", "eos": "stop", "end_turn": "stop", "tool_use": "tool_calls"}
+_FINISH = {
+    "function_call": "tool_calls",
+    "eos": "stop",
+    "end_turn": "stop",
+    "tool_use": "tool_calls",
+}
 
 
 def usage_from(data: Mapping[str, Any]) -> Usage:
@@ -69,8 +74,11 @@ class OpenAIStream:
 
     def completion(self) -> Completion:
         return Completion(
-            text="".join(self._text), tool_calls=self._calls.calls(), usage=self._usage,
-            finish_reason=self._finish, model=self._model,
+            text="".join(self._text),
+            tool_calls=self._calls.calls(),
+            usage=self._usage,
+            finish_reason=self._finish,
+            model=self._model,
         )
 
     # ------------------------------------------------------------------ chunks
@@ -96,7 +104,8 @@ class OpenAIStream:
         if error:
             if isinstance(error, dict):
                 raise error_for_event(
-                    self._provider, str(error.get("type") or error.get("code") or ""),
+                    self._provider,
+                    str(error.get("type") or error.get("code") or ""),
                     str(error.get("message") or json.dumps(error)),
                 )
             raise error_for_event(self._provider, "", str(error))
@@ -136,7 +145,9 @@ class OpenAIStream:
         index = call.get("index")
         return self._calls.delta(
             index if isinstance(index, int) else None,
-            id=call.get("id") or None, name=function.get("name") or None, arguments=arguments,
+            id=call.get("id") or None,
+            name=function.get("name") or None,
+            arguments=arguments,
         )
 
     def _final_events(self) -> list[StreamEvent]:

@@ -85,7 +85,9 @@ def build_provider(
 
 
 class ProviderRegistry:
-    def __init__(self, settings: Settings, http: httpx.AsyncClient, *, retry_base_delay: float = 0.3) -> None:
+    def __init__(
+        self, settings: Settings, http: httpx.AsyncClient, *, retry_base_delay: float = 0.3
+    ) -> None:
         self._http = http
         self._retry = RetryPolicy(base_delay=retry_base_delay)
         self._local = LocalEchoProvider()
@@ -104,10 +106,14 @@ class ProviderRegistry:
                 continue  # built in; an entry cannot replace it
             endpoint = endpoint_for(provider_id, config)
             if endpoint is None:
-                log.warning("provider entry ignored: a custom provider needs a url",
-                            extra={"provider": provider_id})
+                log.warning(
+                    "provider entry ignored: a custom provider needs a url",
+                    extra={"provider": provider_id},
+                )
                 continue
-            providers[provider_id] = build_provider(endpoint, self._http, retry=self._retry, title=title)
+            providers[provider_id] = build_provider(
+                endpoint, self._http, retry=self._retry, title=title
+            )
             if config.default_model:
                 own_models[provider_id] = config.default_model
         self._settings = settings
@@ -135,7 +141,10 @@ class ProviderRegistry:
             configured = ", ".join(self.configured_ids()) or "none"
             raise ProviderError(
                 f"provider `{provider_id}` is not configured. configured providers: {configured}",
-                code=PROVIDER_NOT_CONFIGURED, status=400, retryable=False, provider=provider_id,
+                code=PROVIDER_NOT_CONFIGURED,
+                status=400,
+                retryable=False,
+                provider=provider_id,
             )
         return provider
 
@@ -146,7 +155,9 @@ class ProviderRegistry:
         configured = self.configured_ids()
         return configured[0] if configured else LOCAL_PROVIDER_ID
 
-    def resolve(self, provider_id: str | None = None, model_id: str | None = None) -> tuple[Provider, str]:
+    def resolve(
+        self, provider_id: str | None = None, model_id: str | None = None
+    ) -> tuple[Provider, str]:
         """A run's model route: ``(provider, model)``.
 
         Raises PROVIDER_NOT_CONFIGURED for an unknown provider and
@@ -165,6 +176,9 @@ class ProviderRegistry:
             raise ProviderError(
                 f"no model selected for provider `{chosen}`: pass a model or set "
                 f"`providers.{chosen}.default_model`",
-                code=MODEL_SELECTION_REQUIRED, status=400, retryable=False, provider=chosen,
+                code=MODEL_SELECTION_REQUIRED,
+                status=400,
+                retryable=False,
+                provider=chosen,
             )
         return provider, model

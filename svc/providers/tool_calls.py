@@ -66,7 +66,12 @@ class ToolCallAssembler:
         return bool(self._slots)
 
     def delta(
-        self, key: Hashable | None, *, id: str | None = None, name: str | None = None, arguments: str = ""
+        self,
+        key: Hashable | None,
+        *,
+        id: str | None = None,
+        name: str | None = None,
+        arguments: str = "",
     ) -> ToolCallDelta | None:
         """Record a fragment of call ``key`` (``None``: the most recent call, or a new one).
 
@@ -84,7 +89,9 @@ class ToolCallAssembler:
             slot.fragments.append(arguments)
         if not (id or name or arguments):
             return None
-        return ToolCallDelta(index=slot.index, id=id or None, name=original, arguments_delta=arguments)
+        return ToolCallDelta(
+            index=slot.index, id=id or None, name=original, arguments_delta=arguments
+        )
 
     def _slot(self, key: Hashable | None, id: str | None) -> _Slot:
         if key is None:
@@ -110,7 +117,8 @@ class ToolCallAssembler:
                 slot.id = new_call_id()  # once, so repeated calls() agree
             raw = "".join(slot.fragments)
             result.append(
-                ToolCall(id=slot.id, name=slot.name,
-                         arguments=parse_arguments(raw), raw_arguments=raw)
+                ToolCall(
+                    id=slot.id, name=slot.name, arguments=parse_arguments(raw), raw_arguments=raw
+                )
             )
         return tuple(result)

@@ -66,7 +66,9 @@ def _discard(event: StreamEvent) -> None:
     return None
 
 
-def retry_delay(policy: RetryPolicy, attempt: int, headers: Mapping[str, str] | None = None) -> float:
+def retry_delay(
+    policy: RetryPolicy, attempt: int, headers: Mapping[str, str] | None = None
+) -> float:
     """Seconds to wait after failed ``attempt`` (1-based): upstream's hint if any, else linear backoff."""
     if headers is not None:
         for name, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
@@ -83,7 +85,9 @@ def retry_delay(policy: RetryPolicy, attempt: int, headers: Mapping[str, str] | 
 
 
 def _is_json(response: httpx.Response) -> bool:
-    return response.headers.get("content-type", "").split(";")[0].strip().lower() == "application/json"
+    return (
+        response.headers.get("content-type", "").split(";")[0].strip().lower() == "application/json"
+    )
 
 
 class _Attempt:
@@ -157,7 +161,8 @@ async def stream_chat(
                         data = json.loads(await response.aread())
                     except ValueError:
                         raise provider_error(
-                            provider, PROVIDER_REQUEST_INVALID,
+                            provider,
+                            PROVIDER_REQUEST_INVALID,
                             f"provider `{provider}` sent a response that is not valid JSON",
                         ) from None
                     state.deliver(wire.feed_body(data))
@@ -170,12 +175,16 @@ async def stream_chat(
                 return wire.completion()
             reason = f"{type(exc).__name__}: {exc}"
             if state.emitted:
-                raise stream_interrupted(provider, reason, wire.completion(), secret=secret) from None
+                raise stream_interrupted(
+                    provider, reason, wire.completion(), secret=secret
+                ) from None
             if not last:
                 await _backoff(provider, attempt, retry_delay(retry, attempt), exc)
                 continue
             if state.responded:
-                raise stream_interrupted(provider, reason, wire.completion(), secret=secret) from None
+                raise stream_interrupted(
+                    provider, reason, wire.completion(), secret=secret
+                ) from None
             raise error_for_transport(provider, exc, _without_query(url), secret=secret) from None
         except ProviderError as exc:
             if state.emitted:
@@ -195,8 +204,12 @@ async def stream_chat(
         if not state.emitted and not last:
             await _backoff(provider, attempt, retry_delay(retry, attempt), "empty response")
             continue
-        raise stream_interrupted(provider, "the response ended before the stream was complete",
-                                 wire.completion(), secret=secret)
+        raise stream_interrupted(
+            provider,
+            "the response ended before the stream was complete",
+            wire.completion(),
+            secret=secret,
+        )
 
 
 async def consume(items: AsyncIterator[T], handle: Callable[[T], bool]) -> None:
@@ -245,8 +258,12 @@ async def _backoff(provider: str, attempt: int, delay: float, cause: object) -> 
     # Retrying is safe: nothing of this attempt reached the sink.
     log.warning(
         "provider request failed; retrying",
-        extra={"provider": provider, "attempt": attempt, "delay_s": round(delay, 3),
-               "cause": clean(str(cause) or type(cause).__name__)},
+        extra={
+            "provider": provider,
+            "attempt": attempt,
+            "delay_s": round(delay, 3),
+            "cause": clean(str(cause) or type(cause).__name__),
+        },
     )
     await trio.sleep(delay)
 

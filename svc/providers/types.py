@@ -144,8 +144,16 @@ class ProviderError(SvcError):
         """The text streamed before the failure, so the transcript can keep it."""
         return self.partial.text if self.partial is not None else ""
 
-    def __init__(self, message: str | None = None, *, code: str | None = None, provider: str | None = None,
-                 upstream_status: int | None = None, retryable: bool | None = None, **extra: Any) -> None:
+    def __init__(
+        self,
+        message: str | None = None,
+        *,
+        code: str | None = None,
+        provider: str | None = None,
+        upstream_status: int | None = None,
+        retryable: bool | None = None,
+        **extra: Any,
+    ) -> None:
         super().__init__(message, code=code, retryable=retryable, **extra)
         self.provider = provider
         self.upstream_status = upstream_status

@@ -42,7 +42,15 @@ log = logging.getLogger("svc.sessions")
 
 RETRY_AFTER_MS = 500
 
-_UPDATABLE = {"title", "archived", "provider_id", "model_id", "settings", "project_id", "source_metadata"}
+_UPDATABLE = {
+    "title",
+    "archived",
+    "provider_id",
+    "model_id",
+    "settings",
+    "project_id",
+    "source_metadata",
+}
 
 
 class SessionActor(Actor):
@@ -79,24 +87,34 @@ class SessionActor(Actor):
     async def _start(self, request: RunRequest) -> RunStarted:
         repo = self.s.repo
         if request.idempotency_key:
-            existing: Run | None = await repo.run_by_idempotency(self.session.id, request.idempotency_key)
+            existing: Run | None = await repo.run_by_idempotency(
+                self.session.id, request.idempotency_key
+            )
             if existing is not None:
                 if existing.request_hash != request.request_hash:
                     raise RunConflict(
                         "Idempotency key is already bound to a different prompt request",
-                        sessionID=self.session.id, idempotencyKey=request.idempotency_key,
+                        sessionID=self.session.id,
+                        idempotencyKey=request.idempotency_key,
                     )
                 done = self.done.get(existing.id) or _set_event()
                 return RunStarted(existing, True, done)
         if self.active is not None:
             active = self.active.run
             hint = attach_hint(self.session.id, active.id)
-            self.s.events.publish("session.run.conflict", {
-                "sessionID": self.session.id, "runID": active.id, "retryAfterMs": RETRY_AFTER_MS,
-                "attachEventStream": hint,
-            })
+            self.s.events.publish(
+                "session.run.conflict",
+                {
+                    "sessionID": self.session.id,
+                    "runID": active.id,
+                    "retryAfterMs": RETRY_AFTER_MS,
+                    "attachEventStream": hint,
+                },
+            )
             raise RunConflict(
-                sessionID=self.session.id, activeRun=active.active_wire(), retryAfterMs=RETRY_AFTER_MS,
+                sessionID=self.session.id,
+                activeRun=active.active_wire(),
+                retryAfterMs=RETRY_AFTER_MS,
                 attachEventStream=hint,
             )
         now = self.s.clock.now_ms()
@@ -104,18 +122,36 @@ class SessionActor(Actor):
         user_message = None
         if request.parts:
             user_message = Message(
-                id=str(uuid.uuid4()), session_id=self.session.id, role="user", parts=tuple(request.parts),
-                created_at_ms=now, run_id=run_id, info={"agent": request.agent} if request.agent else {},
+                id=str(uuid.uuid4()),
+                session_id=self.session.id,
+                role="user",
+                parts=tuple(request.parts),
+                created_at_ms=now,
+                run_id=run_id,
+                info={"agent": request.agent} if request.agent else {},
             )
         run = Run(
-            id=run_id, session_id=self.session.id, status="running", started_at_ms=now, last_activity_at_ms=now,
-            source=request.source, client_id=request.client_id, agent_id=request.agent_id,
-            idempotency_key=request.idempotency_key, request_hash=request.request_hash,
-            allowed_tools=request.tool_allowlist, user_message_id=user_message.id if user_message else None,
-            metadata={**request.metadata, **({"agentProfile": request.agent} if request.agent else {})},
+            id=run_id,
+            session_id=self.session.id,
+            status="running",
+            started_at_ms=now,
+            last_activity_at_ms=now,
+            source=request.source,
+            client_id=request.client_id,
+            agent_id=request.agent_id,
+            idempotency_key=request.idempotency_key,
+            request_hash=request.request_hash,
+            allowed_tools=request.tool_allowlist,
+            user_message_id=user_message.id if user_message else None,
+            metadata={
+                **request.metadata,
+                **({"agentProfile": request.agent} if request.agent else {}),
+            },
         )
         await repo.start_run(run, user_message)
-        execution = RunExecution(self.s, self.session, run, request, user_message, on_todos=self._store_todos)
+        execution = RunExecution(
+            self.s, self.session, run, request, user_message, on_todos=self._store_todos
+        )
         self.active = execution
         done = trio.Event()
         self.done[run.id] = done
@@ -146,9 +182,13 @@ class SessionActor(Actor):
     # ------------------------------------------------------------------ session
     async def _append(self, parts: tuple[Mapping[str, Any], ...]) -> Message:
         now = self.s.clock.now_ms()
-        message = Message(id=str(uuid.uuid4()), session_id=self.session.id, role="user",
-                          parts=validate_parts(list(parts), workspace=Path(self.session.directory)),
-                          created_at_ms=now)
+        message = Message(
+            id=str(uuid.uuid4()),
+            session_id=self.session.id,
+            role="user",
+            parts=validate_parts(list(parts), workspace=Path(self.session.directory)),
+            created_at_ms=now,
+        )
         await self.s.repo.add_message(message, touch_session_ms=now)
         self.session = attrs.evolve(self.session, updated_at_ms=now)
         return message
@@ -160,8 +200,10 @@ class SessionActor(Actor):
         updated = attrs.evolve(self.session, **dict(changes), updated_at_ms=self.s.clock.now_ms())
         await self.s.repo.save(updated)
         self.session = updated
-        self.s.events.publish("session.updated", {"sessionID": self.session.id, "title": updated.title,
-                                                  "archived": updated.archived})
+        self.s.events.publish(
+            "session.updated",
+            {"sessionID": self.session.id, "title": updated.title, "archived": updated.archived},
+        )
         return updated
 
     async def _delete(self) -> dict[str, Any]:
@@ -169,9 +211,15 @@ class SessionActor(Actor):
             active = self.active.run
             self.active.cancel("session_deleted")
             self.delete_after_run = True
-            self.s.events.publish("session.delete.deferred", {"sessionID": self.session.id, "runID": active.id})
-            return {"deleted": False, "cancelRequested": True, "activeRun": active.active_wire(),
-                    "reason": "active_run"}
+            self.s.events.publish(
+                "session.delete.deferred", {"sessionID": self.session.id, "runID": active.id}
+            )
+            return {
+                "deleted": False,
+                "cancelRequested": True,
+                "activeRun": active.active_wire(),
+                "reason": "active_run",
+            }
         await self._really_delete()
         return {"deleted": True}
 
@@ -181,7 +229,9 @@ class SessionActor(Actor):
         self.stop()
 
     async def _store_todos(self, todos: list[dict[str, Any]]) -> None:
-        self.session = attrs.evolve(self.session, todos=tuple(todos), updated_at_ms=self.s.clock.now_ms())
+        self.session = attrs.evolve(
+            self.session, todos=tuple(todos), updated_at_ms=self.s.clock.now_ms()
+        )
         await self.s.repo.save(self.session)
 
     async def _set_todos(self, todos: tuple[Mapping[str, Any], ...]) -> Session:
@@ -193,4 +243,3 @@ def _set_event() -> trio.Event:
     event = trio.Event()
     event.set()
     return event
-

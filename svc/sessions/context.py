@@ -26,7 +26,12 @@ MODEL_TOOL_OUTPUT_CHARS = 16_000
 
 
 def system_prompt(
-    settings: Settings, session: Session, *, extra: str | None, now_ms: int, agent: str | None = None,
+    settings: Settings,
+    session: Session,
+    *,
+    extra: str | None,
+    now_ms: int,
+    agent: str | None = None,
 ) -> str:
     # Name and personality come from the identity settings (svc.identity):
     # AGENT_BOT_NAME / AGENT_PERSONA, config files, PATCH /config/identity,
@@ -60,7 +65,10 @@ def tool_result_text(part: Mapping[str, Any]) -> tuple[str, bool]:
     if state == "completed":
         return clip_for_model(str(part.get("result") or "")), False
     if state == "denied":
-        return f"Permission denied for tool `{part.get('tool')}`: {part.get('error') or 'denied'}", True
+        return (
+            f"Permission denied for tool `{part.get('tool')}`: {part.get('error') or 'denied'}",
+            True,
+        )
     return f"Tool `{part.get('tool')}` failed: {part.get('error') or 'unknown error'}", True
 
 
@@ -73,18 +81,31 @@ def assistant_turns(parts: Sequence[Mapping[str, Any]]) -> list[ChatMessage]:
     def flush() -> None:
         if not text and not calls:
             return
-        out.append(ChatMessage(
-            role="assistant",
-            content="".join(text),
-            tool_calls=tuple(
-                ToolCall(id=str(c.get("id")), name=str(c.get("tool")), arguments=dict(c.get("args") or {}))
-                for c in calls
-            ),
-        ))
+        out.append(
+            ChatMessage(
+                role="assistant",
+                content="".join(text),
+                tool_calls=tuple(
+                    ToolCall(
+                        id=str(c.get("id")),
+                        name=str(c.get("tool")),
+                        arguments=dict(c.get("args") or {}),
+                    )
+                    for c in calls
+                ),
+            )
+        )
         for call in calls:
             result, failed = tool_result_text(call)
-            out.append(ChatMessage(role="tool", content=result, tool_call_id=str(call.get("id")),
-                                   name=str(call.get("tool")), is_error=failed))
+            out.append(
+                ChatMessage(
+                    role="tool",
+                    content=result,
+                    tool_call_id=str(call.get("id")),
+                    name=str(call.get("tool")),
+                    is_error=failed,
+                )
+            )
         text.clear()
         calls.clear()
 
@@ -100,7 +121,9 @@ def assistant_turns(parts: Sequence[Mapping[str, Any]]) -> list[ChatMessage]:
     return out
 
 
-def history_messages(messages: Sequence[Message], *, workspace: Path, vision: bool) -> list[ChatMessage]:
+def history_messages(
+    messages: Sequence[Message], *, workspace: Path, vision: bool
+) -> list[ChatMessage]:
     out: list[ChatMessage] = []
     for message in list(messages)[-HISTORY_MESSAGES:]:
         if message.role == "user":

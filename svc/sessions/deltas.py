@@ -20,7 +20,13 @@ MAX_CHARS = 4000
 
 
 class DeltaCoalescer:
-    def __init__(self, emit: Callable[[str], None], *, window: float = WINDOW_SECONDS, max_chars: int = MAX_CHARS) -> None:
+    def __init__(
+        self,
+        emit: Callable[[str], None],
+        *,
+        window: float = WINDOW_SECONDS,
+        max_chars: int = MAX_CHARS,
+    ) -> None:
         self._emit = emit
         self._window = window
         self._max_chars = max_chars
@@ -69,4 +75,6 @@ class DeltaCoalescer:
             if self._pending:
                 self.flush()  # publishes, and opens the next window
             elif trio.current_time() >= self._last_emit + self._window:
-                self._window_open = False  # quiet for a whole window: the next delta goes out at once
+                self._window_open = (
+                    False  # quiet for a whole window: the next delta goes out at once
+                )

@@ -49,7 +49,9 @@ StateListener = Callable[[str, Mapping[str, Any]], None]
 
 
 class ToolDispatcher:
-    def __init__(self, registry: ToolRegistry, permissions: PermissionService, *, exec_timeout_s: float) -> None:
+    def __init__(
+        self, registry: ToolRegistry, permissions: PermissionService, *, exec_timeout_s: float
+    ) -> None:
         self.registry = registry
         self.permissions = permissions
         self.exec_timeout_s = exec_timeout_s
@@ -66,11 +68,17 @@ class ToolDispatcher:
     ) -> ToolOutcome:
         tool = self.registry.get(name)
         if tool is None:
-            return ToolOutcome(name, "failed", error=f"unknown tool `{name}`", code="TOOL_NOT_FOUND")
+            return ToolOutcome(
+                name, "failed", error=f"unknown tool `{name}`", code="TOOL_NOT_FOUND"
+            )
         canonical = tool.name
         if view is not None and not view.allows(canonical):
-            return ToolOutcome(canonical, "denied", error=f"tool `{canonical}` is not allowed in this run",
-                               code="TOOL_NOT_ALLOWED")
+            return ToolOutcome(
+                canonical,
+                "denied",
+                error=f"tool `{canonical}` is not allowed in this run",
+                code="TOOL_NOT_ALLOWED",
+            )
         for gate in gates:
             reason = await gate(canonical, args)
             if reason:
@@ -79,34 +87,61 @@ class ToolDispatcher:
         request_id: str | None = None
         action = self.permissions.evaluate(tool.permission, session_id=ctx.session_id)
         if action == "deny":
-            return ToolOutcome(canonical, "denied", error=f"tool `{canonical}` is denied by permission rule",
-                               code="TOOL_DISPATCH_DENIED")
+            return ToolOutcome(
+                canonical,
+                "denied",
+                error=f"tool `{canonical}` is denied by permission rule",
+                code="TOOL_DISPATCH_DENIED",
+            )
         if action == "ask":
             if not ctx.interactive:
                 return ToolOutcome(
-                    canonical, "denied", code="TOOL_DISPATCH_DENIED",
+                    canonical,
+                    "denied",
+                    code="TOOL_DISPATCH_DENIED",
                     error=f"tool `{canonical}` requires approval and cannot run without an interactive approval",
                 )
             if on_state is not None:
                 on_state("pending", {})
             outcome, request = await self.permissions.request(
-                tool=canonical, permission=tool.permission, args=args, session_id=ctx.session_id,
-                run_id=ctx.run_id, call_id=ctx.call_id, message_id=ctx.message_id,
+                tool=canonical,
+                permission=tool.permission,
+                args=args,
+                session_id=ctx.session_id,
+                run_id=ctx.run_id,
+                call_id=ctx.call_id,
+                message_id=ctx.message_id,
             )
             request_id = request.id
             if outcome == "denied":
-                return ToolOutcome(canonical, "denied", error="Permission denied by user",
-                                   code="PERMISSION_DENIED", permission_request_id=request_id)
+                return ToolOutcome(
+                    canonical,
+                    "denied",
+                    error="Permission denied by user",
+                    code="PERMISSION_DENIED",
+                    permission_request_id=request_id,
+                )
             if outcome == "timeout":
                 timeout_ms = int(self.permissions.wait_timeout_s * 1000)
-                return ToolOutcome(canonical, "failed", error=f"Permission request timed out after {timeout_ms} ms",
-                                   code="PERMISSION_TIMEOUT", permission_request_id=request_id)
+                return ToolOutcome(
+                    canonical,
+                    "failed",
+                    error=f"Permission request timed out after {timeout_ms} ms",
+                    code="PERMISSION_TIMEOUT",
+                    permission_request_id=request_id,
+                )
 
         try:
             checked = validate_args(tool.input_schema, tool.prepare_args(args))
         except ValidationFailed as exc:
-            return ToolOutcome(canonical, "failed", error=exc.message, code=exc.code,
-                               metadata={"field": exc.extra.get("field")}, permission_request_id=request_id)
+            return ToolOutcome(
+                canonical,
+                "failed",
+                error=exc.message,
+                code=exc.code,
+                metadata={"field": exc.extra.get("field")},
+                permission_request_id=request_id,
+            )
 
         if on_state is not None:
             on_state("running", {})
@@ -115,14 +150,35 @@ class ToolDispatcher:
             try:
                 result = await tool.execute(checked, ctx)
             except SvcError as exc:
-                return ToolOutcome(canonical, "failed", error=exc.message, code=exc.code,
-                                   metadata=dict(exc.extra), permission_request_id=request_id)
+                return ToolOutcome(
+                    canonical,
+                    "failed",
+                    error=exc.message,
+                    code=exc.code,
+                    metadata=dict(exc.extra),
+                    permission_request_id=request_id,
+                )
             except Exception as exc:
                 log.exception("tool %s raised", canonical)
-                return ToolOutcome(canonical, "failed", error=f"tool `{canonical}` failed: {type(exc).__name__}",
-                                   code="TOOL_EXECUTION_FAILED", permission_request_id=request_id)
+                return ToolOutcome(
+                    canonical,
+                    "failed",
+                    error=f"tool `{canonical}` failed: {type(exc).__name__}",
+                    code="TOOL_EXECUTION_FAILED",
+                    permission_request_id=request_id,
+                )
         if timer.cancelled_caught:
-            return ToolOutcome(canonical, "failed", code="TOOL_TIMEOUT", permission_request_id=request_id,
-                               error=f"tool `{canonical}` timed out after {int(self.exec_timeout_s * 1000)} ms")
-        return ToolOutcome(canonical, "completed", output=result.output, metadata=dict(result.metadata),
-                           permission_request_id=request_id)
+            return ToolOutcome(
+                canonical,
+                "failed",
+                code="TOOL_TIMEOUT",
+                permission_request_id=request_id,
+                error=f"tool `{canonical}` timed out after {int(self.exec_timeout_s * 1000)} ms",
+            )
+        return ToolOutcome(
+            canonical,
+            "completed",
+            output=result.output,
+            metadata=dict(result.metadata),
+            permission_request_id=request_id,
+        )

@@ -29,7 +29,9 @@ class FileOutsideWorkspace(ValidationFailed):
     code = "FILE_OUTSIDE_WORKSPACE"
 
 
-def validate_parts(raw: Any, *, workspace: Path, field: str = "parts") -> tuple[dict[str, Any], ...]:
+def validate_parts(
+    raw: Any, *, workspace: Path, field: str = "parts"
+) -> tuple[dict[str, Any], ...]:
     """Check and normalise client parts; errors name the part (``parts[1].url``)."""
     if raw is None:
         raw = []
@@ -49,15 +51,23 @@ def validate_parts(raw: Any, *, workspace: Path, field: str = "parts") -> tuple[
         elif kind == "file":
             url = part.get("url")
             if not isinstance(url, str) or not url.strip():
-                raise ValidationFailed(f"`{where}.url` must be a non-empty string", field=f"{where}.url")
+                raise ValidationFailed(
+                    f"`{where}.url` must be a non-empty string", field=f"{where}.url"
+                )
             for key in ("mime", "filename"):
                 if part.get(key) is not None and not isinstance(part.get(key), str):
-                    raise ValidationFailed(f"`{where}.{key}` must be a string", field=f"{where}.{key}")
+                    raise ValidationFailed(
+                        f"`{where}.{key}` must be a string", field=f"{where}.{key}"
+                    )
             url = url.strip()
             local = local_path(url)
             if local is not None:
                 _check_local_file(local, workspace, f"{where}.url")
-            mime = part.get("mime") or mimetypes.guess_type(part.get("filename") or url)[0] or "application/octet-stream"
+            mime = (
+                part.get("mime")
+                or mimetypes.guess_type(part.get("filename") or url)[0]
+                or "application/octet-stream"
+            )
             file_part = {"type": "file", "mime": mime, "url": url}
             if part.get("filename"):
                 file_part["filename"] = part["filename"]
@@ -86,7 +96,9 @@ def _check_local_file(path: Path, workspace: Path, where: str) -> Path:
     candidate = path if path.is_absolute() else root / path
     resolved = candidate.resolve()
     if resolved != root and root not in resolved.parents:
-        raise FileOutsideWorkspace(f"`{where}`: {path} is outside the session workspace {root}", field=where)
+        raise FileOutsideWorkspace(
+            f"`{where}`: {path} is outside the session workspace {root}", field=where
+        )
     if not resolved.is_file():
         raise ValidationFailed(f"`{where}`: no such file {path}", field=where)
     return resolved
@@ -99,7 +111,9 @@ def text_of(parts: Sequence[Mapping[str, Any]]) -> str:
         if part.get("type") == "text":
             lines.append(part.get("text", ""))
         elif part.get("type") == "file":
-            lines.append(f"[file mime={part.get('mime')} name={part.get('filename') or 'unknown'} url={part.get('url')}]")
+            lines.append(
+                f"[file mime={part.get('mime')} name={part.get('filename') or 'unknown'} url={part.get('url')}]"
+            )
     return "\n".join(lines)
 
 
@@ -124,7 +138,9 @@ def model_content(
                 continue
         texts.append(label)
         local = local_path(url)
-        if local is not None and (mime.startswith("text/") or mime in ("application/json", "application/xml")):
+        if local is not None and (
+            mime.startswith("text/") or mime in ("application/json", "application/xml")
+        ):
             content = _read_text(local, workspace)
             if content is not None:
                 texts.append(content)

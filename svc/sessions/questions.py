@@ -48,7 +48,11 @@ class QuestionRequest:
     def to_wire(self) -> dict[str, Any]:
         wire: dict[str, Any] = {
             "id": self.id,
-            "tenantContext": {"org_id": "local", "workspace_id": "local", "source": "local_implicit"},
+            "tenantContext": {
+                "org_id": "local",
+                "workspace_id": "local",
+                "source": "local_implicit",
+            },
             "sessionID": self.session_id,
             "runID": self.run_id,
             "questions": [dict(q) for q in self.questions],
@@ -65,20 +69,33 @@ def normalize_questions(raw: Sequence[Mapping[str, Any]]) -> tuple[dict[str, Any
     """The wire form: ``{header, question, options: [{label, description}], multiple, custom}``."""
     out = []
     for item in raw:
-        text = item.get("question") or item.get("prompt") or item.get("query") or item.get("text") or ""
+        text = (
+            item.get("question")
+            or item.get("prompt")
+            or item.get("query")
+            or item.get("text")
+            or ""
+        )
         options = []
         for option in item.get("options") or item.get("choices") or []:
             if isinstance(option, Mapping):
-                options.append({"label": str(option.get("label", "")), "description": str(option.get("description", ""))})
+                options.append(
+                    {
+                        "label": str(option.get("label", "")),
+                        "description": str(option.get("description", "")),
+                    }
+                )
             else:
                 options.append({"label": str(option), "description": ""})
-        out.append({
-            "header": str(item.get("header") or "Question"),
-            "question": str(text),
-            "options": options,
-            "multiple": bool(item.get("multiple", False)),
-            "custom": bool(item.get("custom", not options)),
-        })
+        out.append(
+            {
+                "header": str(item.get("header") or "Question"),
+                "question": str(text),
+                "options": options,
+                "multiple": bool(item.get("multiple", False)),
+                "custom": bool(item.get("custom", not options)),
+            }
+        )
     return tuple(out)
 
 
@@ -100,7 +117,9 @@ def normalize_answers(body: Mapping[str, Any], count: int) -> tuple[tuple[str, .
         elif isinstance(entry, list) and all(isinstance(x, str) for x in entry):
             answers.append(tuple(entry))
         else:
-            raise ApprovalReplyInvalid("each answer must be a string or a list of strings", field="answers")
+            raise ApprovalReplyInvalid(
+                "each answer must be a string or a list of strings", field="answers"
+            )
     return tuple(answers)
 
 
@@ -109,16 +128,31 @@ _COLS = "id, questions, status, requested_at_ms, expires_at_ms, session_id, run_
 
 def _row(q: QuestionRequest) -> tuple[Any, ...]:
     return (
-        q.id, dumps([dict(x) for x in q.questions]), q.status, q.requested_at_ms, q.expires_at_ms, q.session_id,
-        q.run_id, q.call_id, q.message_id, dumps([list(a) for a in q.answers]) if q.answers is not None else None,
+        q.id,
+        dumps([dict(x) for x in q.questions]),
+        q.status,
+        q.requested_at_ms,
+        q.expires_at_ms,
+        q.session_id,
+        q.run_id,
+        q.call_id,
+        q.message_id,
+        dumps([list(a) for a in q.answers]) if q.answers is not None else None,
     )
 
 
 def _question(row: tuple[Any, ...]) -> QuestionRequest:
     answers = loads(row[9])
     return QuestionRequest(
-        id=row[0], questions=tuple(loads(row[1], [])), status=row[2], requested_at_ms=row[3], expires_at_ms=row[4],
-        session_id=row[5], run_id=row[6], call_id=row[7], message_id=row[8],
+        id=row[0],
+        questions=tuple(loads(row[1], [])),
+        status=row[2],
+        requested_at_ms=row[3],
+        expires_at_ms=row[4],
+        session_id=row[5],
+        run_id=row[6],
+        call_id=row[7],
+        message_id=row[8],
         answers=tuple(tuple(a) for a in answers) if answers is not None else None,
     )
 
@@ -136,7 +170,9 @@ class _Waiter:
 
 
 class QuestionService:
-    def __init__(self, db: Database, events: EventLog, clock: Clock, *, wait_timeout_s: float) -> None:
+    def __init__(
+        self, db: Database, events: EventLog, clock: Clock, *, wait_timeout_s: float
+    ) -> None:
         self._db = db
         self._events = events
         self._clock = clock
@@ -144,32 +180,51 @@ class QuestionService:
         self._waiters: dict[str, _Waiter] = {}
 
     async def load(self) -> None:
-        await self._db.write(lambda c: c.execute("UPDATE questions SET status = 'expired' WHERE status = 'pending'"))
+        await self._db.write(
+            lambda c: c.execute("UPDATE questions SET status = 'expired' WHERE status = 'pending'")
+        )
 
     async def ask(
-        self, questions: Sequence[Mapping[str, Any]], *, session_id: str | None, run_id: str | None,
-        call_id: str | None = None, message_id: str | None = None,
+        self,
+        questions: Sequence[Mapping[str, Any]],
+        *,
+        session_id: str | None,
+        run_id: str | None,
+        call_id: str | None = None,
+        message_id: str | None = None,
     ) -> list[list[str]]:
         """Ask and wait; raise :class:`ToolFailed` on rejection or timeout."""
         now = self._clock.now_ms()
         timeout_ms = int(self.wait_timeout_s * 1000)
         request = QuestionRequest(
-            id=str(uuid.uuid4()), questions=normalize_questions(questions), status="pending", requested_at_ms=now,
-            expires_at_ms=now + timeout_ms, session_id=session_id, run_id=run_id, call_id=call_id,
+            id=str(uuid.uuid4()),
+            questions=normalize_questions(questions),
+            status="pending",
+            requested_at_ms=now,
+            expires_at_ms=now + timeout_ms,
+            session_id=session_id,
+            run_id=run_id,
+            call_id=call_id,
             message_id=message_id,
         )
         waiter = _Waiter()
         self._waiters[request.id] = waiter
         try:
             await self._db.write(_save, request)
-            self._events.publish("question.asked", {**request.to_wire(), "sessionID": session_id, "runID": run_id})
+            self._events.publish(
+                "question.asked", {**request.to_wire(), "sessionID": session_id, "runID": run_id}
+            )
             with trio.move_on_after(self.wait_timeout_s):
                 await waiter.done.wait()
             if not waiter.done.is_set():
                 await self._db.write(_save, attrs.evolve(request, status="expired"))
-                raise ToolFailed(f"the question was not answered within {timeout_ms} ms", code="QUESTION_TIMEOUT")
+                raise ToolFailed(
+                    f"the question was not answered within {timeout_ms} ms", code="QUESTION_TIMEOUT"
+                )
             if waiter.answers is None:
-                raise ToolFailed("the user declined to answer the question", code="QUESTION_REJECTED")
+                raise ToolFailed(
+                    "the user declined to answer the question", code="QUESTION_REJECTED"
+                )
             return [list(a) for a in waiter.answers]
         except trio.Cancelled:
             # The run was cancelled: do not leave the question pending forever.
@@ -181,14 +236,18 @@ class QuestionService:
 
     async def get(self, question_id: str) -> QuestionRequest | None:
         def q(conn: apsw.Connection) -> QuestionRequest | None:
-            row = conn.execute(f"SELECT {_COLS} FROM questions WHERE id = ?", (question_id,)).fetchone()
+            row = conn.execute(
+                f"SELECT {_COLS} FROM questions WHERE id = ?", (question_id,)
+            ).fetchone()
             return _question(row) if row else None
 
         return await self._db.read(q)
 
     async def pending(self) -> list[QuestionRequest]:
         def q(conn: apsw.Connection) -> list[QuestionRequest]:
-            rows = conn.execute(f"SELECT {_COLS} FROM questions WHERE status = 'pending' ORDER BY requested_at_ms")
+            rows = conn.execute(
+                f"SELECT {_COLS} FROM questions WHERE status = 'pending' ORDER BY requested_at_ms"
+            )
             return [_question(r) for r in rows]
 
         return await self._db.read(q)
@@ -197,10 +256,16 @@ class QuestionService:
         request = await self._pending_or_raise(question_id)
         answers = normalize_answers(body, len(request.questions))
         await self._db.write(_save, attrs.evolve(request, status="answered", answers=answers))
-        self._events.publish("question.replied", {
-            "id": request.id, "sessionID": request.session_id, "runID": request.run_id, "ok": True,
-            "answers": [list(a) for a in answers],
-        })
+        self._events.publish(
+            "question.replied",
+            {
+                "id": request.id,
+                "sessionID": request.session_id,
+                "runID": request.run_id,
+                "ok": True,
+                "answers": [list(a) for a in answers],
+            },
+        )
         waiter = self._waiters.get(request.id)
         if waiter is not None:
             waiter.answers = answers
@@ -210,9 +275,15 @@ class QuestionService:
     async def reject(self, question_id: str) -> dict[str, Any]:
         request = await self._pending_or_raise(question_id)
         await self._db.write(_save, attrs.evolve(request, status="rejected"))
-        self._events.publish("question.replied", {
-            "id": request.id, "sessionID": request.session_id, "runID": request.run_id, "ok": False,
-        })
+        self._events.publish(
+            "question.replied",
+            {
+                "id": request.id,
+                "sessionID": request.session_id,
+                "runID": request.run_id,
+                "ok": False,
+            },
+        )
         waiter = self._waiters.get(request.id)
         if waiter is not None:
             waiter.done.set()

@@ -91,7 +91,9 @@ class Session:
             "workspace_root": self.directory,
             "project_id": self.project_id,
             "parent_id": self.parent_id,
-            "model": {"provider_id": self.provider_id, "model_id": self.model_id} if self.model else None,
+            "model": {"provider_id": self.provider_id, "model_id": self.model_id}
+            if self.model
+            else None,
             "archived": self.archived,
             "time": {"created_ms": self.created_at_ms, "updated_ms": self.updated_at_ms},
             "settings": dict(self.settings),
@@ -198,9 +200,13 @@ class Run:
             "startedAtMs": self.started_at_ms,
             "lastActivityAtMs": self.last_activity_at_ms,
             "finishedAtMs": self.finished_at_ms,
-            "model": {"providerID": self.provider_id, "modelID": self.model_id} if self.model_id else None,
+            "model": {"providerID": self.provider_id, "modelID": self.model_id}
+            if self.model_id
+            else None,
             "allowed_tools": list(self.allowed_tools) if self.allowed_tools is not None else None,
-            "error": {"code": self.error_code, "message": self.error_message} if self.error_code else None,
+            "error": {"code": self.error_code, "message": self.error_message}
+            if self.error_code
+            else None,
             "failureCategory": self.failure_category,
             "usage": self.usage.to_wire(),
             "clientID": self.client_id,

@@ -24,9 +24,20 @@ def _session(row: tuple[Any, ...]) -> Session:
     from .records import Session
 
     return Session(
-        id=row[0], title=row[1], directory=row[2], project_id=row[3], parent_id=row[4], provider_id=row[5],
-        model_id=row[6], settings=loads(row[7], {}), source_kind=row[8], source_metadata=loads(row[9]),
-        archived=bool(row[10]), todos=tuple(loads(row[11], [])), created_at_ms=row[12], updated_at_ms=row[13],
+        id=row[0],
+        title=row[1],
+        directory=row[2],
+        project_id=row[3],
+        parent_id=row[4],
+        provider_id=row[5],
+        model_id=row[6],
+        settings=loads(row[7], {}),
+        source_kind=row[8],
+        source_metadata=loads(row[9]),
+        archived=bool(row[10]),
+        todos=tuple(loads(row[11], [])),
+        created_at_ms=row[12],
+        updated_at_ms=row[13],
     )
 
 
@@ -37,8 +48,13 @@ def _message(row: tuple[Any, ...]) -> Message:
     from .records import Message
 
     return Message(
-        id=row[0], session_id=row[1], run_id=row[2], role=row[3], parts=tuple(loads(row[4], [])),
-        info=loads(row[5], {}), created_at_ms=row[6],
+        id=row[0],
+        session_id=row[1],
+        run_id=row[2],
+        role=row[3],
+        parts=tuple(loads(row[4], [])),
+        info=loads(row[5], {}),
+        created_at_ms=row[6],
     )
 
 
@@ -54,22 +70,52 @@ def _run(row: tuple[Any, ...]) -> Run:
 
     allowed = loads(row[10])
     return Run(
-        id=row[0], session_id=row[1], status=row[2], source=row[3], provider_id=row[4], model_id=row[5],
-        client_id=row[6], agent_id=row[7], idempotency_key=row[8], request_hash=row[9],
-        allowed_tools=tuple(allowed) if allowed is not None else None, user_message_id=row[11],
-        assistant_message_id=row[12], error_code=row[13], error_message=row[14], failure_category=row[15],
-        usage=Usage(**loads(row[16], {})), metadata=loads(row[17], {}), started_at_ms=row[18],
-        last_activity_at_ms=row[19], finished_at_ms=row[20],
+        id=row[0],
+        session_id=row[1],
+        status=row[2],
+        source=row[3],
+        provider_id=row[4],
+        model_id=row[5],
+        client_id=row[6],
+        agent_id=row[7],
+        idempotency_key=row[8],
+        request_hash=row[9],
+        allowed_tools=tuple(allowed) if allowed is not None else None,
+        user_message_id=row[11],
+        assistant_message_id=row[12],
+        error_code=row[13],
+        error_message=row[14],
+        failure_category=row[15],
+        usage=Usage(**loads(row[16], {})),
+        metadata=loads(row[17], {}),
+        started_at_ms=row[18],
+        last_activity_at_ms=row[19],
+        finished_at_ms=row[20],
     )
 
 
 def _run_params(run: Run) -> tuple[Any, ...]:
     return (
-        run.id, run.session_id, run.status, run.source, run.provider_id, run.model_id, run.client_id,
-        run.agent_id, run.idempotency_key, run.request_hash,
-        dumps(list(run.allowed_tools)) if run.allowed_tools is not None else None, run.user_message_id,
-        run.assistant_message_id, run.error_code, run.error_message, run.failure_category,
-        dumps(attrs.asdict(run.usage)), dumps(dict(run.metadata)), run.started_at_ms, run.last_activity_at_ms,
+        run.id,
+        run.session_id,
+        run.status,
+        run.source,
+        run.provider_id,
+        run.model_id,
+        run.client_id,
+        run.agent_id,
+        run.idempotency_key,
+        run.request_hash,
+        dumps(list(run.allowed_tools)) if run.allowed_tools is not None else None,
+        run.user_message_id,
+        run.assistant_message_id,
+        run.error_code,
+        run.error_message,
+        run.failure_category,
+        dumps(attrs.asdict(run.usage)),
+        dumps(dict(run.metadata)),
+        run.started_at_ms,
+        run.last_activity_at_ms,
         run.finished_at_ms,
     )
 
@@ -84,10 +130,20 @@ class SessionRepository:
             conn.execute(
                 f"INSERT INTO sessions({_SESSION_COLS}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 (
-                    session.id, session.title, session.directory, session.project_id, session.parent_id,
-                    session.provider_id, session.model_id, dumps(dict(session.settings)), session.source_kind,
-                    dumps(session.source_metadata), int(session.archived), dumps(list(session.todos)),
-                    session.created_at_ms, session.updated_at_ms,
+                    session.id,
+                    session.title,
+                    session.directory,
+                    session.project_id,
+                    session.parent_id,
+                    session.provider_id,
+                    session.model_id,
+                    dumps(dict(session.settings)),
+                    session.source_kind,
+                    dumps(session.source_metadata),
+                    int(session.archived),
+                    dumps(list(session.todos)),
+                    session.created_at_ms,
+                    session.updated_at_ms,
                 ),
             )
 
@@ -99,10 +155,19 @@ class SessionRepository:
                 "UPDATE sessions SET title=?, directory=?, project_id=?, parent_id=?, provider_id=?, model_id=?, "
                 "settings=?, source_kind=?, source_metadata=?, archived=?, todos=?, updated_at_ms=? WHERE id=?",
                 (
-                    session.title, session.directory, session.project_id, session.parent_id, session.provider_id,
-                    session.model_id, dumps(dict(session.settings)), session.source_kind,
-                    dumps(session.source_metadata), int(session.archived), dumps(list(session.todos)),
-                    session.updated_at_ms, session.id,
+                    session.title,
+                    session.directory,
+                    session.project_id,
+                    session.parent_id,
+                    session.provider_id,
+                    session.model_id,
+                    dumps(dict(session.settings)),
+                    session.source_kind,
+                    dumps(session.source_metadata),
+                    int(session.archived),
+                    dumps(list(session.todos)),
+                    session.updated_at_ms,
+                    session.id,
                 ),
             )
 
@@ -110,14 +175,22 @@ class SessionRepository:
 
     async def get(self, session_id: str) -> Session | None:
         def q(conn: apsw.Connection) -> Session | None:
-            row = conn.execute(f"SELECT {_SESSION_COLS} FROM sessions WHERE id = ?", (session_id,)).fetchone()
+            row = conn.execute(
+                f"SELECT {_SESSION_COLS} FROM sessions WHERE id = ?", (session_id,)
+            ).fetchone()
             return _session(row) if row else None
 
         return await self._db.read(q)
 
     async def list(
-        self, *, query: str | None = None, archived: bool | None = False, directory: str | None = None,
-        source_kind: str | None = None, limit: int = 20, offset: int = 0,
+        self,
+        *,
+        query: str | None = None,
+        archived: bool | None = False,
+        directory: str | None = None,
+        source_kind: str | None = None,
+        limit: int = 20,
+        offset: int = 0,
     ) -> list[Session]:
         def q(conn: apsw.Connection) -> list[Session]:
             clauses, params = [], []
@@ -126,7 +199,9 @@ class SessionRepository:
                 params.append(int(archived))
             if query:
                 clauses.append("title LIKE ? ESCAPE '\\'")
-                params.append("%" + query.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%")
+                params.append(
+                    "%" + query.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+                )
             if directory:
                 clauses.append("directory = ?")
                 params.append(directory)
@@ -153,12 +228,21 @@ class SessionRepository:
             conn.execute(
                 f"INSERT INTO messages({_MESSAGE_COLS}, updated_at_ms) VALUES (?,?,?,?,?,?,?,?)",
                 (
-                    message.id, message.session_id, message.run_id, message.role, dumps(list(message.parts)),
-                    dumps(dict(message.info)), message.created_at_ms, message.created_at_ms,
+                    message.id,
+                    message.session_id,
+                    message.run_id,
+                    message.role,
+                    dumps(list(message.parts)),
+                    dumps(dict(message.info)),
+                    message.created_at_ms,
+                    message.created_at_ms,
                 ),
             )
             if touch_session_ms is not None:
-                conn.execute("UPDATE sessions SET updated_at_ms = ? WHERE id = ?", (touch_session_ms, message.session_id))
+                conn.execute(
+                    "UPDATE sessions SET updated_at_ms = ? WHERE id = ?",
+                    (touch_session_ms, message.session_id),
+                )
 
         await self._db.write(q)
 
@@ -171,8 +255,14 @@ class SessionRepository:
                 "ON CONFLICT(id) DO UPDATE SET parts = excluded.parts, info = excluded.info, "
                 "updated_at_ms = excluded.updated_at_ms",
                 (
-                    message.id, message.session_id, message.run_id, message.role, dumps(list(message.parts)),
-                    dumps(dict(message.info)), message.created_at_ms, now_ms,
+                    message.id,
+                    message.session_id,
+                    message.run_id,
+                    message.role,
+                    dumps(list(message.parts)),
+                    dumps(dict(message.info)),
+                    message.created_at_ms,
+                    now_ms,
                 ),
             )
 
@@ -182,7 +272,8 @@ class SessionRepository:
         def q(conn: apsw.Connection) -> list[Message]:
             if limit is None:
                 rows = conn.execute(
-                    f"SELECT {_MESSAGE_COLS} FROM messages WHERE session_id = ? ORDER BY seq", (session_id,)
+                    f"SELECT {_MESSAGE_COLS} FROM messages WHERE session_id = ? ORDER BY seq",
+                    (session_id,),
                 )
                 return [_message(r) for r in rows]
             rows = conn.execute(
@@ -197,7 +288,8 @@ class SessionRepository:
     async def save_run(self, run: Run) -> None:
         def q(conn: apsw.Connection) -> None:
             conn.execute(
-                f"INSERT OR REPLACE INTO runs({_RUN_COLS}) VALUES ({','.join('?' * 21)})", _run_params(run)
+                f"INSERT OR REPLACE INTO runs({_RUN_COLS}) VALUES ({','.join('?' * 21)})",
+                _run_params(run),
             )
 
         await self._db.write(q)
@@ -206,17 +298,27 @@ class SessionRepository:
         """Record a new run and its user message in one transaction."""
 
         def q(conn: apsw.Connection) -> None:
-            conn.execute(f"INSERT INTO runs({_RUN_COLS}) VALUES ({','.join('?' * 21)})", _run_params(run))
+            conn.execute(
+                f"INSERT INTO runs({_RUN_COLS}) VALUES ({','.join('?' * 21)})", _run_params(run)
+            )
             if user_message is not None:
                 conn.execute(
                     f"INSERT INTO messages({_MESSAGE_COLS}, updated_at_ms) VALUES (?,?,?,?,?,?,?,?)",
                     (
-                        user_message.id, user_message.session_id, user_message.run_id, user_message.role,
-                        dumps(list(user_message.parts)), dumps(dict(user_message.info)),
-                        user_message.created_at_ms, user_message.created_at_ms,
+                        user_message.id,
+                        user_message.session_id,
+                        user_message.run_id,
+                        user_message.role,
+                        dumps(list(user_message.parts)),
+                        dumps(dict(user_message.info)),
+                        user_message.created_at_ms,
+                        user_message.created_at_ms,
                     ),
                 )
-            conn.execute("UPDATE sessions SET updated_at_ms = ? WHERE id = ?", (run.started_at_ms, run.session_id))
+            conn.execute(
+                "UPDATE sessions SET updated_at_ms = ? WHERE id = ?",
+                (run.started_at_ms, run.session_id),
+            )
 
         await self._db.write(q)
 
@@ -230,13 +332,16 @@ class SessionRepository:
     async def run_by_idempotency(self, session_id: str, key: str) -> Run | None:
         def q(conn: apsw.Connection) -> Run | None:
             row = conn.execute(
-                f"SELECT {_RUN_COLS} FROM runs WHERE session_id = ? AND idempotency_key = ?", (session_id, key)
+                f"SELECT {_RUN_COLS} FROM runs WHERE session_id = ? AND idempotency_key = ?",
+                (session_id, key),
             ).fetchone()
             return _run(row) if row else None
 
         return await self._db.read(q)
 
-    async def runs(self, *, session_id: str | None = None, status: str | None = None, limit: int = 100) -> list[Run]:
+    async def runs(
+        self, *, session_id: str | None = None, status: str | None = None, limit: int = 100
+    ) -> list[Run]:
         def q(conn: apsw.Connection) -> list[Run]:
             clauses, params = [], []
             if session_id is not None:
@@ -255,15 +360,23 @@ class SessionRepository:
         """Record a run's end together with its final assistant message."""
 
         def q(conn: apsw.Connection) -> None:
-            conn.execute(f"INSERT OR REPLACE INTO runs({_RUN_COLS}) VALUES ({','.join('?' * 21)})", _run_params(run))
+            conn.execute(
+                f"INSERT OR REPLACE INTO runs({_RUN_COLS}) VALUES ({','.join('?' * 21)})",
+                _run_params(run),
+            )
             if assistant is not None:
                 conn.execute(
                     f"INSERT INTO messages({_MESSAGE_COLS}, updated_at_ms) VALUES (?,?,?,?,?,?,?,?) "
                     "ON CONFLICT(id) DO UPDATE SET parts = excluded.parts, info = excluded.info, "
                     "updated_at_ms = excluded.updated_at_ms",
                     (
-                        assistant.id, assistant.session_id, assistant.run_id, assistant.role,
-                        dumps(list(assistant.parts)), dumps(dict(assistant.info)), assistant.created_at_ms,
+                        assistant.id,
+                        assistant.session_id,
+                        assistant.run_id,
+                        assistant.role,
+                        dumps(list(assistant.parts)),
+                        dumps(dict(assistant.info)),
+                        assistant.created_at_ms,
                         run.finished_at_ms or run.last_activity_at_ms,
                     ),
                 )

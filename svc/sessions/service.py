@@ -105,7 +105,7 @@ class SessionService:
     async def _activate(self, name: str) -> SessionActor | None:
         from .actor import SessionActor
 
-        session = await self.repo.get(name[len(SESSION_PREFIX):])
+        session = await self.repo.get(name[len(SESSION_PREFIX) :])
         if session is None:
             return None
         await self._settle_orphans(session.id)
@@ -125,14 +125,25 @@ class SessionService:
     async def _settle(self, run: Run) -> None:
         now = self.s.clock.now_ms()
         settled = attrs.evolve(
-            run, status="error", error_code="ENGINE_RESTARTED", failure_category="runtime", finished_at_ms=now,
+            run,
+            status="error",
+            error_code="ENGINE_RESTARTED",
+            failure_category="runtime",
+            finished_at_ms=now,
             error_message="the engine stopped while this run was active; the work committed so far is kept",
         )
         await self.repo.save_run(settled)
-        self.s.events.publish("session.run.finished", {
-            "sessionID": run.session_id, "runID": run.id, "finishedAtMs": now, "status": "error",
-            "error": {"code": "ENGINE_RESTARTED", "message": settled.error_message}, "failureCategory": "runtime",
-        })
+        self.s.events.publish(
+            "session.run.finished",
+            {
+                "sessionID": run.session_id,
+                "runID": run.id,
+                "finishedAtMs": now,
+                "status": "error",
+                "error": {"code": "ENGINE_RESTARTED", "message": settled.error_message},
+                "failureCategory": "runtime",
+            },
+        )
 
     async def ref(self, session_id: str) -> ActorRef:
         from .requests import SessionNotFound
@@ -155,14 +166,31 @@ class SessionService:
         if not directory.is_dir():
             raise ValidationFailed(f"`directory` {directory} is not a directory", field="directory")
         if (body.provider_id is None) != (body.model_id is None) and body.model_id is not None:
-            raise ValidationFailed("`model.providerID` is required with `model.modelID`", field="model.providerID")
+            raise ValidationFailed(
+                "`model.providerID` is required with `model.modelID`", field="model.providerID"
+            )
         now = self.s.clock.now_ms()
-        sampling = {k: v for k, v in (("temperature", body.temperature), ("top_p", body.top_p),
-                                      ("max_tokens", body.max_tokens)) if v is not None}
+        sampling = {
+            k: v
+            for k, v in (
+                ("temperature", body.temperature),
+                ("top_p", body.top_p),
+                ("max_tokens", body.max_tokens),
+            )
+            if v is not None
+        }
         session = Session(
-            id=str(uuid.uuid4()), title=(body.title or "").strip() or DEFAULT_TITLE, directory=str(directory),
-            created_at_ms=now, updated_at_ms=now, project_id=body.project_id, parent_id=body.parent_id,
-            provider_id=body.provider_id, model_id=body.model_id, settings=sampling, source_kind=body.source_kind,
+            id=str(uuid.uuid4()),
+            title=(body.title or "").strip() or DEFAULT_TITLE,
+            directory=str(directory),
+            created_at_ms=now,
+            updated_at_ms=now,
+            project_id=body.project_id,
+            parent_id=body.parent_id,
+            provider_id=body.provider_id,
+            model_id=body.model_id,
+            settings=sampling,
+            source_kind=body.source_kind,
             source_metadata=body.source_metadata,
         )
         await self.repo.create(session)
@@ -229,7 +257,9 @@ class SessionService:
             return None
         return await ask(ref, GetActiveRun())  # type: ignore[return-value]
 
-    async def cancel(self, session_id: str, run_id: str | None = None, reason: str = "user_cancelled") -> bool:
+    async def cancel(
+        self, session_id: str, run_id: str | None = None, reason: str = "user_cancelled"
+    ) -> bool:
         from .requests import CancelRun
 
         await self.get(session_id)
@@ -248,7 +278,9 @@ class SessionService:
         run = await self.repo.get_run(started.run.id)
         return run or started.run
 
-    async def run_to_end(self, session_id: str, request: RunRequest, *, timeout: float | None = None) -> tuple[Run, str]:
+    async def run_to_end(
+        self, session_id: str, request: RunRequest, *, timeout: float | None = None
+    ) -> tuple[Run, str]:
         """Start a run, wait for it, and return it with its final reply text."""
         started = await self.prompt(session_id, request)
         run = await self.wait(started, timeout=timeout)

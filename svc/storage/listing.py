@@ -46,7 +46,9 @@ def safe_relative(path: str | None) -> PurePosixPath:
     return PurePosixPath(*[p for p in parts if p not in ("", ".")])
 
 
-def list_storage_files(root: Path, path: str | None = None, *, limit: int = DEFAULT_LIMIT) -> dict[str, Any]:
+def list_storage_files(
+    root: Path, path: str | None = None, *, limit: int = DEFAULT_LIMIT
+) -> dict[str, Any]:
     """The listing body: ``{root, base, count, limit, truncated, files: [...]}``.
 
     Files are sorted by path; each has ``path`` (relative to the root),
@@ -69,15 +71,29 @@ def list_storage_files(root: Path, path: str | None = None, *, limit: int = DEFA
         if len(files) >= limit:
             truncated = True
             break
-        files.append({
-            "path": entry.path.relative_to(root).as_posix(),
-            "relative_to_base": entry.relative,
-            "size_bytes": entry.size,
-            "modified_at_ms": entry.mtime_ns // 1_000_000,
-        })
-    return {"root": str(root), "base": str(base), "count": len(files), "limit": limit, "truncated": truncated,
-            "files": files}
+        files.append(
+            {
+                "path": entry.path.relative_to(root).as_posix(),
+                "relative_to_base": entry.relative,
+                "size_bytes": entry.size,
+                "modified_at_ms": entry.mtime_ns // 1_000_000,
+            }
+        )
+    return {
+        "root": str(root),
+        "base": str(base),
+        "count": len(files),
+        "limit": limit,
+        "truncated": truncated,
+        "files": files,
+    }
 
 
-__all__ = ["DEFAULT_LIMIT", "MAX_LIMIT", "StoragePathInvalid", "StoragePathNotFound", "list_storage_files",
-           "safe_relative"]
+__all__ = [
+    "DEFAULT_LIMIT",
+    "MAX_LIMIT",
+    "StoragePathInvalid",
+    "StoragePathNotFound",
+    "list_storage_files",
+    "safe_relative",
+]

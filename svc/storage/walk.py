@@ -52,8 +52,14 @@ def walk_files(
 
 
 def _walk(
-    root: Path, directory: Path, relative: str, rules: list[_Rules], skip_hidden: bool, gitignore: bool,
-    exclude_dirs: frozenset[str], keep: Callable[[str, int], bool] | None,
+    root: Path,
+    directory: Path,
+    relative: str,
+    rules: list[_Rules],
+    skip_hidden: bool,
+    gitignore: bool,
+    exclude_dirs: frozenset[str],
+    keep: Callable[[str, int], bool] | None,
 ) -> Iterator[WalkEntry]:
     try:
         with os.scandir(directory) as it:
@@ -76,7 +82,9 @@ def _walk(
             if is_dir:
                 if name in exclude_dirs or _ignored(rules, rel, is_dir=True):
                     continue
-                yield from _walk(root, Path(entry.path), rel, rules, skip_hidden, gitignore, exclude_dirs, keep)
+                yield from _walk(
+                    root, Path(entry.path), rel, rules, skip_hidden, gitignore, exclude_dirs, keep
+                )
                 continue
             if not entry.is_file() or _ignored(rules, rel, is_dir=False):
                 continue
@@ -90,7 +98,9 @@ def _walk(
 
 def _with_gitignore(rules: list[_Rules], directory: Path, relative: str) -> list[_Rules]:
     try:
-        lines = (directory / ".gitignore").read_text(encoding="utf-8", errors="replace").splitlines()
+        lines = (
+            (directory / ".gitignore").read_text(encoding="utf-8", errors="replace").splitlines()
+        )
     except OSError:
         return rules
     # Imported on first use: only listings and imports read ignore files, and the
@@ -103,7 +113,7 @@ def _with_gitignore(rules: list[_Rules], directory: Path, relative: str) -> list
 def _ignored(rules: list[_Rules], rel: str, *, is_dir: bool) -> bool:
     # Deepest .gitignore first: the first one with an opinion decides.
     for rule in reversed(rules):
-        local = rel[len(rule.base) + 1:] if rule.base else rel
+        local = rel[len(rule.base) + 1 :] if rule.base else rel
         result = rule.spec.check_file(local + "/" if is_dir else local)
         if result.include is not None:
             return bool(result.include)

@@ -124,7 +124,11 @@ def _in_read_transaction(conn: apsw.Connection, fn: Callable[..., T], args: tupl
 
 
 async def _connect(path: Path, *, readonly: bool = False) -> Any:
-    flags = apsw.SQLITE_OPEN_READONLY if readonly else apsw.SQLITE_OPEN_READWRITE | apsw.SQLITE_OPEN_CREATE
+    flags = (
+        apsw.SQLITE_OPEN_READONLY
+        if readonly
+        else apsw.SQLITE_OPEN_READWRITE | apsw.SQLITE_OPEN_CREATE
+    )
     token = apsw.async_controller.set(apsw.aio.Trio)
     try:
         conn = await apsw.Connection.as_async(str(path), flags=flags)

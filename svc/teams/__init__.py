@@ -12,47 +12,78 @@ from __future__ import annotations
 
 from ..lazy import LazyExports
 
-_exports = LazyExports(__name__, {
-    ".capabilities": [
-        "CapabilityGate", "git_subcommands", "host_allowed",
-    ],
-    ".component": [
-        "TeamsComponent",
-    ],
-    ".config": [
-        "POLICY_FILE", "TEMPLATES_DIR", "TeamConfig", "TeamConfigLoader", "load_team_config",
-    ],
-    ".errors": [
-        "ApprovalNotFound", "InstanceNotFound", "InstanceNotRunning", "InvalidTemplate",
-        "SpawnDenied", "TeamConfigInvalid", "TeamsError", "TemplateNotFound",
-    ],
-    ".instance": [
-        "InstanceActor",
-    ],
-    ".mission": [
-        "MissionSupervisor",
-    ],
-    ".policy": [
-        "EdgeRule", "SkillSources", "SpawnPolicy", "load_policy",
-    ],
-    ".records": [
-        "DEFAULT_MISSION", "TERMINAL", "Instance", "MissionState", "SpawnApproval", "SpawnRequest",
-    ],
-    ".schema": [
-        "INSTANCE_STATUSES", "ROLES", "SPAWN_SOURCES", "BudgetSpec", "Role", "SkillRef",
-        "parse_role",
-    ],
-    ".service": [
-        "SpawnResult", "TeamsService",
-    ],
-    ".skills": [
-        "EMPTY_SKILL_HASH", "compute_skill_hash",
-    ],
-    ".templates": [
-        "AgentTemplate", "Capabilities",
-    ],
-    ".tools": [
-        "SpawnAgentTool",
-    ],
-})
+_exports = LazyExports(
+    __name__,
+    {
+        ".capabilities": [
+            "CapabilityGate",
+            "git_subcommands",
+            "host_allowed",
+        ],
+        ".component": [
+            "TeamsComponent",
+        ],
+        ".config": [
+            "POLICY_FILE",
+            "TEMPLATES_DIR",
+            "TeamConfig",
+            "TeamConfigLoader",
+            "load_team_config",
+        ],
+        ".errors": [
+            "ApprovalNotFound",
+            "InstanceNotFound",
+            "InstanceNotRunning",
+            "InvalidTemplate",
+            "SpawnDenied",
+            "TeamConfigInvalid",
+            "TeamsError",
+            "TemplateNotFound",
+        ],
+        ".instance": [
+            "InstanceActor",
+        ],
+        ".mission": [
+            "MissionSupervisor",
+        ],
+        ".policy": [
+            "EdgeRule",
+            "SkillSources",
+            "SpawnPolicy",
+            "load_policy",
+        ],
+        ".records": [
+            "DEFAULT_MISSION",
+            "TERMINAL",
+            "Instance",
+            "MissionState",
+            "SpawnApproval",
+            "SpawnRequest",
+        ],
+        ".schema": [
+            "INSTANCE_STATUSES",
+            "ROLES",
+            "SPAWN_SOURCES",
+            "BudgetSpec",
+            "Role",
+            "SkillRef",
+            "parse_role",
+        ],
+        ".service": [
+            "SpawnResult",
+            "TeamsService",
+        ],
+        ".skills": [
+            "EMPTY_SKILL_HASH",
+            "compute_skill_hash",
+        ],
+        ".templates": [
+            "AgentTemplate",
+            "Capabilities",
+        ],
+        ".tools": [
+            "SpawnAgentTool",
+        ],
+    },
+)
 __getattr__, __dir__, __all__ = _exports.getattr, _exports.dir, _exports.names

@@ -34,19 +34,45 @@ async def work_item_spawns(
         item_id = str(item.get("work_item_id") or item.get("workItemID") or item.get("id") or "")
         role = parse_role(agent)
         if role is None:
-            rows.append({"workItemID": item_id, "agent": agent, "ok": False, "code": "UNSUPPORTED_ASSIGNED_AGENT",
-                         "error": f"assigned agent `{agent}` is not a role ({', '.join(ROLES)})"})
+            rows.append(
+                {
+                    "workItemID": item_id,
+                    "agent": agent,
+                    "ok": False,
+                    "code": "UNSUPPORTED_ASSIGNED_AGENT",
+                    "error": f"assigned agent `{agent}` is not a role ({', '.join(ROLES)})",
+                }
+            )
             continue
-        result = await spawn(SpawnRequest(
-            role=role, source="orchestrator_runtime", mission_id=mission_id, parent_role="orchestrator",
-            justification=f"mission work item {item_id}",
-        ))
+        result = await spawn(
+            SpawnRequest(
+                role=role,
+                source="orchestrator_runtime",
+                mission_id=mission_id,
+                parent_role="orchestrator",
+                justification=f"mission work item {item_id}",
+            )
+        )
         body = result.body
         if result.ok:
-            rows.append({"workItemID": item_id, "agent": agent, "ok": True, "instanceID": body["instanceID"],
-                         "sessionID": body["sessionID"], "status": body["status"]})
+            rows.append(
+                {
+                    "workItemID": item_id,
+                    "agent": agent,
+                    "ok": True,
+                    "instanceID": body["instanceID"],
+                    "sessionID": body["sessionID"],
+                    "status": body["status"],
+                }
+            )
             continue
-        row = {"workItemID": item_id, "agent": agent, "ok": False, "code": body["code"], "error": body["error"]}
+        row = {
+            "workItemID": item_id,
+            "agent": agent,
+            "ok": False,
+            "code": body["code"],
+            "error": body["error"],
+        }
         if body.get("approvalID"):
             row["approvalID"] = body["approvalID"]
             row["requiresUserApproval"] = True

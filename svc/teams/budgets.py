@@ -53,6 +53,7 @@ def resolve_budget(
 
 def remaining_from(limits: BudgetLimits, usage: BudgetUsage) -> BudgetLimits:
     """What is left of ``limits`` after ``usage`` (for an instance that no longer runs)."""
+
     def left(limit: float | None, used: float) -> float | None:
         return None if limit is None else max(limit - used, 0)
 

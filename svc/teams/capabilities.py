@@ -71,7 +71,7 @@ def git_subcommands(command: str) -> list[str]:
         for index, token in enumerate(tokens):
             if token.rsplit("/", 1)[-1] != "git":
                 continue
-            rest = tokens[index + 1:]
+            rest = tokens[index + 1 :]
             skip = False
             for word in rest:
                 if skip:
@@ -113,7 +113,9 @@ class CapabilityGate:
     ) -> None:
         self.capabilities = capabilities
         self.workspace = workspace.resolve()
-        self.push_requires_approval = push_requires_approval or capabilities.git_caps.push_requires_approval
+        self.push_requires_approval = (
+            push_requires_approval or capabilities.git_caps.push_requires_approval
+        )
         self._approve_push = approve_push
         self._on_denied = on_denied
 
@@ -174,7 +176,9 @@ class CapabilityGate:
                 return await self._approve_push(command, args)  # type: ignore[no-any-return]
         return None
 
-    def _files(self, kind: str, scopes: list[str], name: str, args: Mapping[str, Any]) -> str | None:
+    def _files(
+        self, kind: str, scopes: list[str], name: str, args: Mapping[str, Any]
+    ) -> str | None:
         candidates = [v for k in PATH_ARGS if isinstance(v := args.get(k), str) and v.strip()]
         if name == "glob" and isinstance(args.get("pattern"), str):
             candidates.append(_GLOB_CHARS.split(args["pattern"], 1)[0] or ".")
@@ -193,7 +197,9 @@ class CapabilityGate:
         scopes = [s for s in self.capabilities.secrets_scopes if s.strip()]
         if not scopes:
             return "secret access blocked: no secrets_scopes configured"
-        alias = next((v for k in SECRET_ARGS if isinstance(v := args.get(k), str) and v.strip()), None)
+        alias = next(
+            (v for k in SECRET_ARGS if isinstance(v := args.get(k), str) and v.strip()), None
+        )
         if alias is None or alias not in scopes:
             return f"secret `{alias}` is not in the agent's secrets_scopes"
         return None

@@ -33,7 +33,9 @@ class SpawnDenied(TeamsError):
     code = "spawn_denied"
     status = 403
 
-    def __init__(self, code: str, message: str, *, requires_approval: bool = False, **extra: Any) -> None:
+    def __init__(
+        self, code: str, message: str, *, requires_approval: bool = False, **extra: Any
+    ) -> None:
         super().__init__(message, code=code, requiresUserApproval=requires_approval, **extra)
 
     @property

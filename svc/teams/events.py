@@ -27,7 +27,11 @@ BUDGET_EXHAUSTED = "agent_team.budget.exhausted"
 MISSION_BUDGET_EXHAUSTED = "agent_team.mission.budget.exhausted"
 CAPABILITY_DENIED = "agent_team.capability.denied"
 
-ENDED_EVENTS = {"completed": INSTANCE_COMPLETED, "failed": INSTANCE_FAILED, "cancelled": INSTANCE_CANCELLED}
+ENDED_EVENTS = {
+    "completed": INSTANCE_COMPLETED,
+    "failed": INSTANCE_FAILED,
+    "cancelled": INSTANCE_CANCELLED,
+}
 
 
 class TeamEvents:

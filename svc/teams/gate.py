@@ -44,18 +44,25 @@ def decide(
     """The policy and template a spawn runs with; SpawnDenied when a check fails."""
     policy = config.policy
     if policy is None:
-        raise SpawnDenied("spawn_policy_missing", "spawn policy file missing", policyFile=str(config.policy_path))
+        raise SpawnDenied(
+            "spawn_policy_missing", "spawn policy file missing", policyFile=str(config.policy_path)
+        )
     template = config.template(request.template_id, request.role)
     if not policy.enabled:
         raise SpawnDenied("spawn_policy_disabled", "spawn policy is disabled")
     if policy.require_justification and not request.justification.strip():
-        raise SpawnDenied("spawn_justification_required", "a justification is required to spawn an agent")
+        raise SpawnDenied(
+            "spawn_justification_required", "a justification is required to spawn an agent"
+        )
     if policy.max_agents is not None and counts.total >= policy.max_agents:
-        raise SpawnDenied("spawn_max_agents_exceeded",
-                          f"max_agents reached ({counts.total}/{policy.max_agents})")
+        raise SpawnDenied(
+            "spawn_max_agents_exceeded", f"max_agents reached ({counts.total}/{policy.max_agents})"
+        )
     if policy.max_concurrent is not None and counts.running >= policy.max_concurrent:
-        raise SpawnDenied("spawn_max_concurrent_exceeded",
-                          f"max_concurrent reached ({counts.running}/{policy.max_concurrent})")
+        raise SpawnDenied(
+            "spawn_max_concurrent_exceeded",
+            f"max_concurrent reached ({counts.running}/{policy.max_concurrent})",
+        )
     if parent_role is not None:
         _check_edge(policy, parent_role, request.role, approved=approved)
     required = policy.required_skills.get(request.role) or []
@@ -78,8 +85,11 @@ def _check_edge(policy: SpawnPolicy, parent: Role, child: Role, *, approved: boo
         raise SpawnDenied("spawn_denied_edge", f"role `{parent}` may not spawn role `{child}`")
     if edge.behavior == "request_only":
         if not approved:
-            raise SpawnDenied(APPROVAL_CODE, f"spawn for role `{parent}` requires user approval",
-                              requires_approval=True)
+            raise SpawnDenied(
+                APPROVAL_CODE,
+                f"spawn for role `{parent}` requires user approval",
+                requires_approval=True,
+            )
         return
     if edge.behavior != "allow":
         raise SpawnDenied("spawn_denied_edge", f"spawn edge of role `{parent}` denies spawning")

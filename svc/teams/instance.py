@@ -126,7 +126,9 @@ class InstanceActor(Actor):
         self._stream: EventStream | None = None
         self.gate = CapabilityGate(
             instance.capabilities,
-            workspace=Path(instance.workspace_root) if instance.workspace_root else ctx.engine.workspace,
+            workspace=Path(instance.workspace_root)
+            if instance.workspace_root
+            else ctx.engine.workspace,
             push_requires_approval=runtime.push_requires_approval,
             approve_push=self._approve_push,
             on_denied=self._capability_denied,
@@ -136,8 +138,11 @@ class InstanceActor(Actor):
     async def started(self) -> None:
         instance = self.instance
         self.scope = BudgetScope(
-            instance.budget, name=f"instance/{instance.id}", parent=self.mission_scope,
-            on_exhausted=self._on_exhausted, initial_usage=instance.usage,
+            instance.budget,
+            name=f"instance/{instance.id}",
+            parent=self.mission_scope,
+            on_exhausted=self._on_exhausted,
+            initial_usage=instance.usage,
         )
         # The stream's cursor is fixed now, before any run starts, so the
         # watcher sees every event of every run of this instance.
@@ -152,10 +157,17 @@ class InstanceActor(Actor):
             self._announce_spawn(self.spawned_by)
         else:
             # Supervised again after an engine restart or a crash.
-            self._publish(ev.INSTANCE_STARTED, parentInstanceID=instance.parent_instance_id, role=instance.role,
-                          status=instance.status, templateID=instance.template_id,
-                          budgetLimit=limits_to_wire(instance.budget), skillHash=instance.skill_hash,
-                          restored=True, **self._workspace())
+            self._publish(
+                ev.INSTANCE_STARTED,
+                parentInstanceID=instance.parent_instance_id,
+                role=instance.role,
+                status=instance.status,
+                templateID=instance.template_id,
+                budgetLimit=limits_to_wire(instance.budget),
+                skillHash=instance.skill_hash,
+                restored=True,
+                **self._workspace(),
+            )
         if self.prompt:
             try:
                 await self._prompt(RunRequest(parts=({"type": "text", "text": self.prompt},)))
@@ -176,12 +188,18 @@ class InstanceActor(Actor):
         raise TypeError(f"instance actor cannot handle {type(message).__name__}")
 
     async def stopped(self, error: BaseException | None) -> None:
-        if self.scope is not None and not self.ended.is_set() and (error is not None or self.ctx.engine.ready):
+        if (
+            self.scope is not None
+            and not self.ended.is_set()
+            and (error is not None or self.ctx.engine.ready)
+        ):
             # Crashed, or stopped by its supervisor while the engine runs: the
             # run must not go on unsupervised. (At engine shutdown the sessions
             # stop their runs themselves, and the instance stays 'running' for
             # the restart.) A restarted incarnation starts from the stored record.
-            self.scope.cancel("agent instance crashed" if error is not None else "agent instance stopped")
+            self.scope.cancel(
+                "agent instance crashed" if error is not None else "agent instance stopped"
+            )
         if not self.ended.is_set():
             self._announce_live(False)
             # Engine shutdown or a crash: keep the status (a restart picks the
@@ -198,25 +216,45 @@ class InstanceActor(Actor):
     def _announce_spawn(self, request: SpawnRequest) -> None:
         instance = self.instance
         workspace = self._workspace()
-        self._publish(ev.SPAWN_APPROVED, parentInstanceID=instance.parent_instance_id, source=request.source,
-                      requestedRole=request.role, templateID=instance.template_id, skillHash=instance.skill_hash,
-                      callerSessionID=request.calling_session_id, **workspace)
-        self._publish(ev.INSTANCE_STARTED, parentInstanceID=instance.parent_instance_id, role=instance.role,
-                      status=instance.status, templateID=instance.template_id,
-                      budgetLimit=limits_to_wire(instance.budget), skillHash=instance.skill_hash, restored=False,
-                      **workspace)
+        self._publish(
+            ev.SPAWN_APPROVED,
+            parentInstanceID=instance.parent_instance_id,
+            source=request.source,
+            requestedRole=request.role,
+            templateID=instance.template_id,
+            skillHash=instance.skill_hash,
+            callerSessionID=request.calling_session_id,
+            **workspace,
+        )
+        self._publish(
+            ev.INSTANCE_STARTED,
+            parentInstanceID=instance.parent_instance_id,
+            role=instance.role,
+            status=instance.status,
+            templateID=instance.template_id,
+            budgetLimit=limits_to_wire(instance.budget),
+            skillHash=instance.skill_hash,
+            restored=False,
+            **workspace,
+        )
 
     # ------------------------------------------------------------------ runs
     async def _prompt(self, request: RunRequest) -> RunStarted:
         assert self.scope is not None
         if self._ending or self.scope.cancelled or self._settled.is_set():
-            raise InstanceNotRunning(instanceID=self.instance.id, instanceStatus=self.instance.status)
-        started = await self.ctx.engine.sessions.prompt(self.instance.session_id, self.shape(request))
+            raise InstanceNotRunning(
+                instanceID=self.instance.id, instanceStatus=self.instance.status
+            )
+        started = await self.ctx.engine.sessions.prompt(
+            self.instance.session_id, self.shape(request)
+        )
         if started.replayed:
             return started
         self.active = started
         async with self._save_lock:
-            self.instance = attrs.evolve(self.instance, run_id=started.run.id, updated_at_ms=self.ctx.now_ms())
+            self.instance = attrs.evolve(
+                self.instance, run_id=started.run.id, updated_at_ms=self.ctx.now_ms()
+            )
             await self.ctx.repo.save_instance(self.instance)
         self.nursery.start_soon(self._await_run, started)
         return started
@@ -234,16 +272,28 @@ class InstanceActor(Actor):
                 gates.append(_allowlist_gate(request.tool_allowlist))
         elif request.tool_allowlist is not None:
             allow = request.tool_allowlist
-        deny = tuple(dict.fromkeys([*caps.tool_denylist, *caps.deny_patterns, *request.tool_denylist]))
+        deny = tuple(
+            dict.fromkeys([*caps.tool_denylist, *caps.deny_patterns, *request.tool_denylist])
+        )
         system = "\n".join(s for s in (self.instance.system_prompt, request.system) if s) or None
         metadata: dict[str, Any] = {
             **request.metadata,
-            "agentTeam": {"missionID": self.instance.mission_id, "instanceID": self.instance.id,
-                          "role": self.instance.role, "templateID": self.instance.template_id},
+            "agentTeam": {
+                "missionID": self.instance.mission_id,
+                "instanceID": self.instance.id,
+                "role": self.instance.role,
+                "templateID": self.instance.template_id,
+            },
         }
         return attrs.evolve(
-            request, budget=self.scope, tool_allowlist=allow, tool_denylist=deny, gates=tuple(gates),
-            system=system, agent_id=request.agent_id or self.instance.id, metadata=metadata,
+            request,
+            budget=self.scope,
+            tool_allowlist=allow,
+            tool_denylist=deny,
+            gates=tuple(gates),
+            system=system,
+            agent_id=request.agent_id or self.instance.id,
+            metadata=metadata,
         )
 
     async def _await_run(self, started: RunStarted) -> None:
@@ -258,7 +308,9 @@ class InstanceActor(Actor):
             self.scope.cancel(run.error_message or "the instance's run was cancelled")
         else:
             message = run.error_message or run.error_code or f"run ended with status {run.status}"
-            self._settle(Verdict("failed", f"{run.error_code}: {message}" if run.error_code else message))
+            self._settle(
+                Verdict("failed", f"{run.error_code}: {message}" if run.error_code else message)
+            )
 
     def _settle(self, verdict: Verdict) -> None:
         if self._outcome is None:
@@ -278,7 +330,9 @@ class InstanceActor(Actor):
         if scope.exhausted is not None:
             return Verdict("cancelled", "budget exhausted", scope.exhausted.limit)
         if scope.cancelled_by is not None:
-            return Verdict("cancelled", "mission budget exhausted", f"mission_{scope.cancelled_by.limit}")
+            return Verdict(
+                "cancelled", "mission budget exhausted", f"mission_{scope.cancelled_by.limit}"
+            )
         if self._outcome is not None and not scope.cancelled:
             return self._outcome
         return Verdict("cancelled", scope.cancel_reason or "cancelled")
@@ -299,19 +353,33 @@ class InstanceActor(Actor):
         now = self.ctx.now_ms()
         async with self._save_lock:
             self.instance = attrs.evolve(
-                self.instance, status=verdict.status, reason=verdict.reason, exhausted_by=verdict.exhausted_by,
-                usage=self.scope.usage, updated_at_ms=now, ended_at_ms=now,
+                self.instance,
+                status=verdict.status,
+                reason=verdict.reason,
+                exhausted_by=verdict.exhausted_by,
+                usage=self.scope.usage,
+                updated_at_ms=now,
+                ended_at_ms=now,
             )
             # An instance ended by its mission's exhaustion records that exhaustion with
             # its own end, so anyone who saw the end also finds the mission spent.
-            mission_exhausted = self.scope.cancelled_by.limit if self.scope.cancelled_by is not None else None
-            await self.ctx.repo.save_instance(self.instance, mission_usage=self._mission_usage(),
-                                              mission_exhausted_by=mission_exhausted)
+            mission_exhausted = (
+                self.scope.cancelled_by.limit if self.scope.cancelled_by is not None else None
+            )
+            await self.ctx.repo.save_instance(
+                self.instance,
+                mission_usage=self._mission_usage(),
+                mission_exhausted_by=mission_exhausted,
+            )
         self._publish(ev.BUDGET_USAGE, **usage_to_wire(self.instance.usage_or_zero))
         self._publish(
-            ev.ENDED_EVENTS[verdict.status], parentInstanceID=self.instance.parent_instance_id,
-            role=self.instance.role, status=verdict.status, reason=verdict.reason,
-            exhaustedBy=verdict.exhausted_by, **self._workspace(),
+            ev.ENDED_EVENTS[verdict.status],
+            parentInstanceID=self.instance.parent_instance_id,
+            role=self.instance.role,
+            status=verdict.status,
+            reason=verdict.reason,
+            exhaustedBy=verdict.exhausted_by,
+            **self._workspace(),
         )
         self._announce_live(False)
         if self.mission is not None:
@@ -325,8 +393,12 @@ class InstanceActor(Actor):
     # ------------------------------------------------------------------ budget reporting
     def _on_exhausted(self, scope: BudgetScope, exhaustion: Exhaustion) -> None:
         # Runs synchronously in whichever task charged the last unit (usually the run's).
-        self._publish(ev.BUDGET_EXHAUSTED, exhaustedBy=exhaustion.limit, budgetLimit=limits_to_wire(scope.limits),
-                      **usage_to_wire(exhaustion.usage))
+        self._publish(
+            ev.BUDGET_EXHAUSTED,
+            exhaustedBy=exhaustion.limit,
+            budgetLimit=limits_to_wire(scope.limits),
+            **usage_to_wire(exhaustion.usage),
+        )
 
     async def _watch(self) -> None:
         assert self._stream is not None
@@ -363,8 +435,11 @@ class InstanceActor(Actor):
         # The registry view refuses tools outside the allowlist before any gate
         # runs; that refusal is a capability denial too. (The gate reports its own.)
         if event.properties.get("code") == "TOOL_NOT_ALLOWED":
-            self._publish(ev.CAPABILITY_DENIED, tool=event.properties.get("tool"),
-                          reason=event.properties.get("reason"))
+            self._publish(
+                ev.CAPABILITY_DENIED,
+                tool=event.properties.get("tool"),
+                reason=event.properties.get("reason"),
+            )
 
     async def _save_usage(self) -> None:
         if self.scope is None:
@@ -372,9 +447,13 @@ class InstanceActor(Actor):
         async with self._save_lock:
             if self.ended.is_set():
                 return
-            self.instance = attrs.evolve(self.instance, usage=self.scope.usage, updated_at_ms=self.ctx.now_ms())
+            self.instance = attrs.evolve(
+                self.instance, usage=self.scope.usage, updated_at_ms=self.ctx.now_ms()
+            )
             try:
-                await self.ctx.repo.save_instance(self.instance, mission_usage=self._mission_usage())
+                await self.ctx.repo.save_instance(
+                    self.instance, mission_usage=self._mission_usage()
+                )
             except SvcError:
                 log.exception("could not save the usage of agent instance %s", self.instance.id)
 
@@ -398,7 +477,10 @@ class InstanceActor(Actor):
             return "git push denied by policy rule"
         run_id = self.active.run.id if self.active is not None else None
         outcome, request = await permissions.request(
-            tool="git_push", permission="git_push", args={"command": command}, session_id=session_id,
+            tool="git_push",
+            permission="git_push",
+            args={"command": command},
+            session_id=session_id,
             run_id=run_id,
         )
         if outcome == "approved":
@@ -410,8 +492,14 @@ class InstanceActor(Actor):
     # ------------------------------------------------------------------ helpers
     def _publish(self, type: str, **extra: Any) -> None:
         run_id = self.active.run.id if self.active is not None else self.instance.run_id
-        self.ctx.events.publish(type, session_id=self.instance.session_id, run_id=run_id,
-                                mission_id=self.instance.mission_id, instance_id=self.instance.id, **extra)
+        self.ctx.events.publish(
+            type,
+            session_id=self.instance.session_id,
+            run_id=run_id,
+            mission_id=self.instance.mission_id,
+            instance_id=self.instance.id,
+            **extra,
+        )
 
     def _workspace(self) -> dict[str, Any]:
         root = self.instance.workspace_root
@@ -419,7 +507,9 @@ class InstanceActor(Actor):
 
     def _announce_live(self, live: bool) -> None:
         if self.ctx.on_instance_live is not None:
-            self.ctx.on_instance_live(self.instance.id, self.instance.session_id, self.ref if live else None)
+            self.ctx.on_instance_live(
+                self.instance.id, self.instance.session_id, self.ref if live else None
+            )
 
 
 def _allowlist_gate(patterns: tuple[str, ...]) -> Any:

@@ -97,15 +97,23 @@ class MissionSupervisor(Actor):
 
     # ------------------------------------------------------------------ lifecycle
     async def started(self) -> None:
-        self._supervisor = await self.nursery.start(functools.partial(
-            run_dynamic_supervisor, name=f"mission/{self.mission_id}", max_restarts=5, max_seconds=30.0))
+        self._supervisor = await self.nursery.start(
+            functools.partial(
+                run_dynamic_supervisor,
+                name=f"mission/{self.mission_id}",
+                max_restarts=5,
+                max_seconds=30.0,
+            )
+        )
         self.scope = self._open_scope()
         await self.ctx.repo.save_mission(self.state)
         await self._restore_running()
 
     async def stopped(self, error: BaseException | None) -> None:
         if self.scope is not None:
-            self.state = attrs.evolve(self.state, usage=self.scope.usage, updated_at_ms=self.ctx.now_ms())
+            self.state = attrs.evolve(
+                self.state, usage=self.scope.usage, updated_at_ms=self.ctx.now_ms()
+            )
             await self.ctx.repo.save_mission(self.state)
 
     def usage(self) -> BudgetUsage:
@@ -114,8 +122,12 @@ class MissionSupervisor(Actor):
         return self.scope.usage
 
     def _open_scope(self) -> BudgetScope:
-        return BudgetScope(self.state.limits, name=f"mission/{self.mission_id}",
-                           on_exhausted=self._on_exhausted, initial_usage=self.state.usage)
+        return BudgetScope(
+            self.state.limits,
+            name=f"mission/{self.mission_id}",
+            on_exhausted=self._on_exhausted,
+            initial_usage=self.state.usage,
+        )
 
     async def _restore_running(self) -> None:
         """Start again the instances the store says are running (after a restart or a crash)."""
@@ -130,8 +142,13 @@ class MissionSupervisor(Actor):
     # ------------------------------------------------------------------ messages
     async def receive(self, message: object) -> object:
         match message:
-            case StartInstance(instance=instance, runtime=runtime, limits=limits, prompt=prompt,
-                               spawned_by=spawned_by):
+            case StartInstance(
+                instance=instance,
+                runtime=runtime,
+                limits=limits,
+                prompt=prompt,
+                spawned_by=spawned_by,
+            ):
                 self._apply_limits(limits)
                 self.runtime = runtime
                 ref, actor = await self._start(instance, runtime, prompt, spawned_by)
@@ -159,9 +176,14 @@ class MissionSupervisor(Actor):
         assert self.scope is not None
         if limits == self.state.limits or self.live:
             return
-        self.state = attrs.evolve(self.state, limits=limits, usage=self.scope.usage,
-                                  exhausted_by=None if mission_spent(limits, self.scope.usage) is None
-                                  else self.state.exhausted_by)
+        self.state = attrs.evolve(
+            self.state,
+            limits=limits,
+            usage=self.scope.usage,
+            exhausted_by=None
+            if mission_spent(limits, self.scope.usage) is None
+            else self.state.exhausted_by,
+        )
         self.scope = self._open_scope()
 
     def _spent(self) -> str | None:
@@ -172,13 +194,19 @@ class MissionSupervisor(Actor):
         return spent
 
     async def _start(
-        self, instance: Instance, runtime: RuntimePolicy, prompt: str | None, spawned_by: SpawnRequest | None
+        self,
+        instance: Instance,
+        runtime: RuntimePolicy,
+        prompt: str | None,
+        spawned_by: SpawnRequest | None,
     ) -> tuple[ActorRef, InstanceActor]:
         """Start (or, without ``spawned_by``, restore) an instance under this mission."""
         assert self.scope is not None and self._supervisor is not None
         if self.scope.cancelled:
             if self.scope.exhausted is not None:
-                raise SpawnDenied("spawn_mission_budget_exceeded", self._spent() or "mission budget exhausted")
+                raise SpawnDenied(
+                    "spawn_mission_budget_exceeded", self._spent() or "mission budget exhausted"
+                )
             # Cancelled earlier: the mission goes on under a fresh scope with the same usage.
             self.state = attrs.evolve(self.state, usage=self.scope.usage)
             self.scope = self._open_scope()
@@ -186,8 +214,17 @@ class MissionSupervisor(Actor):
             # Recorded here, not by the caller: a mission activated meanwhile
             # restores running instances, and must not restore this one too.
             await self.ctx.repo.save_instance(instance)
-        handed = [InstanceActor(self.ctx, instance, mission_scope=self.scope, mission=self, runtime=runtime,
-                                prompt=prompt, spawned_by=spawned_by)]
+        handed = [
+            InstanceActor(
+                self.ctx,
+                instance,
+                mission_scope=self.scope,
+                mission=self,
+                runtime=runtime,
+                prompt=prompt,
+                spawned_by=spawned_by,
+            )
+        ]
         first = handed[0]
         instance_id = instance.id
 
@@ -199,22 +236,31 @@ class MissionSupervisor(Actor):
             if record is None or record.terminal or self.scope is None:
                 self.live.pop(instance_id, None)
                 return None
-            actor = InstanceActor(self.ctx, record, mission_scope=self.scope, mission=self, runtime=self.runtime)
+            actor = InstanceActor(
+                self.ctx, record, mission_scope=self.scope, mission=self, runtime=self.runtime
+            )
             self.live[instance_id] = actor
             return actor
 
         self.live[instance_id] = first
         try:
             ref = await self._supervisor.start_actor(
-                self.ctx.engine.actors, instance_actor_name(self.mission_id, instance_id), make,
+                self.ctx.engine.actors,
+                instance_actor_name(self.mission_id, instance_id),
+                make,
                 restart=Restart.TRANSIENT,
             )
         except BaseException as exc:
             self.live.pop(instance_id, None)
             if spawned_by is not None and isinstance(exc, Exception):
                 now = self.ctx.now_ms()
-                failed = attrs.evolve(instance, status="failed", reason=f"the instance could not start: {exc}",
-                                      updated_at_ms=now, ended_at_ms=now)
+                failed = attrs.evolve(
+                    instance,
+                    status="failed",
+                    reason=f"the instance could not start: {exc}",
+                    updated_at_ms=now,
+                    ended_at_ms=now,
+                )
                 await self.ctx.repo.save_instance(failed)
             raise
         return ref, first
@@ -225,8 +271,13 @@ class MissionSupervisor(Actor):
         running = [actor.ended for actor in self.live.values() if not actor.ended.is_set()]
         now = self.ctx.now_ms()
         self.scope.cancel(reason)
-        self.state = attrs.evolve(self.state, usage=self.scope.usage, cancelled_at_ms=now, cancel_reason=reason,
-                                  updated_at_ms=now)
+        self.state = attrs.evolve(
+            self.state,
+            usage=self.scope.usage,
+            cancelled_at_ms=now,
+            cancel_reason=reason,
+            updated_at_ms=now,
+        )
         await self.ctx.repo.save_mission(self.state)
         return running
 
@@ -234,7 +285,9 @@ class MissionSupervisor(Actor):
         # Synchronous, in the task that charged the last unit: announce it now;
         # the scope tree then cancels every instance and run of the mission.
         self.ctx.events.publish(
-            ev.MISSION_BUDGET_EXHAUSTED, mission_id=self.mission_id, exhaustedBy=f"mission_{exhaustion.limit}",
+            ev.MISSION_BUDGET_EXHAUSTED,
+            mission_id=self.mission_id,
+            exhaustedBy=f"mission_{exhaustion.limit}",
             **{k: v for k, v in usage_to_wire(exhaustion.usage).items() if k != "elapsedMs"},
         )
         # Noted at once (stopped() persists it even if the mission stops first),
@@ -247,7 +300,9 @@ class MissionSupervisor(Actor):
 
     async def _save(self) -> None:
         assert self.scope is not None
-        self.state = attrs.evolve(self.state, usage=self.scope.usage, updated_at_ms=self.ctx.now_ms())
+        self.state = attrs.evolve(
+            self.state, usage=self.scope.usage, updated_at_ms=self.ctx.now_ms()
+        )
         await self.ctx.repo.save_mission(self.state)
 
 

@@ -91,7 +91,9 @@ class SpawnRequest:
             "role": self.role,
             "templateID": self.template_id,
             "justification": self.justification,
-            "budget_override": limits_to_wire(self.budget_override) if self.budget_override else None,
+            "budget_override": limits_to_wire(self.budget_override)
+            if self.budget_override
+            else None,
             "prompt": self.prompt,
         }
         return {k: v for k, v in wire.items() if v is not None}

@@ -29,17 +29,37 @@ _INSTANCE_COLS = (
 )
 _INSTANCE_SLOTS = ",".join("?" * 22)
 
-_MISSION_COLS = "id, limits, usage, exhausted_by, cancelled_at_ms, cancel_reason, created_at_ms, updated_at_ms"
+_MISSION_COLS = (
+    "id, limits, usage, exhausted_by, cancelled_at_ms, cancel_reason, created_at_ms, updated_at_ms"
+)
 
 
 def _instance_row(i: Instance) -> tuple[Any, ...]:
     from .records import limits_to_wire, usage_to_wire
 
     return (
-        i.id, i.mission_id, i.parent_instance_id, i.role, i.template_id, i.session_id, i.run_id, i.status,
-        dumps(limits_to_wire(i.budget)), dumps(usage_to_wire(i.usage)) if i.usage is not None else None,
-        i.skill_hash, dumps(i.capabilities.to_wire()), i.source, i.justification, i.workspace_root, i.prompt,
-        i.system_prompt, i.reason, i.exhausted_by, i.created_at_ms, i.updated_at_ms, i.ended_at_ms,
+        i.id,
+        i.mission_id,
+        i.parent_instance_id,
+        i.role,
+        i.template_id,
+        i.session_id,
+        i.run_id,
+        i.status,
+        dumps(limits_to_wire(i.budget)),
+        dumps(usage_to_wire(i.usage)) if i.usage is not None else None,
+        i.skill_hash,
+        dumps(i.capabilities.to_wire()),
+        i.source,
+        i.justification,
+        i.workspace_root,
+        i.prompt,
+        i.system_prompt,
+        i.reason,
+        i.exhausted_by,
+        i.created_at_ms,
+        i.updated_at_ms,
+        i.ended_at_ms,
     )
 
 
@@ -49,35 +69,63 @@ def _instance(row: tuple[Any, ...]) -> Instance:
 
     usage = loads(row[9])
     return Instance(
-        id=row[0], mission_id=row[1], parent_instance_id=row[2], role=row[3], template_id=row[4],
-        session_id=row[5], run_id=row[6], status=row[7], budget=limits_from_wire(loads(row[8], {})),
-        usage=usage_from_wire(usage) if usage is not None else None, skill_hash=row[10],
-        capabilities=Capabilities.from_wire(loads(row[11], {})), source=row[12], justification=row[13],
-        workspace_root=row[14], prompt=row[15], system_prompt=row[16], reason=row[17], exhausted_by=row[18],
-        created_at_ms=row[19], updated_at_ms=row[20], ended_at_ms=row[21],
+        id=row[0],
+        mission_id=row[1],
+        parent_instance_id=row[2],
+        role=row[3],
+        template_id=row[4],
+        session_id=row[5],
+        run_id=row[6],
+        status=row[7],
+        budget=limits_from_wire(loads(row[8], {})),
+        usage=usage_from_wire(usage) if usage is not None else None,
+        skill_hash=row[10],
+        capabilities=Capabilities.from_wire(loads(row[11], {})),
+        source=row[12],
+        justification=row[13],
+        workspace_root=row[14],
+        prompt=row[15],
+        system_prompt=row[16],
+        reason=row[17],
+        exhausted_by=row[18],
+        created_at_ms=row[19],
+        updated_at_ms=row[20],
+        ended_at_ms=row[21],
     )
 
 
 def _approval(row: tuple[Any, ...]) -> SpawnApproval:
     from .records import SpawnApproval, SpawnRequest
 
-    return SpawnApproval(id=row[0], request=SpawnRequest.from_wire(loads(row[1], {})), decision_code=row[2],
-                         reason=row[3], created_at_ms=row[4])
+    return SpawnApproval(
+        id=row[0],
+        request=SpawnRequest.from_wire(loads(row[1], {})),
+        decision_code=row[2],
+        reason=row[3],
+        created_at_ms=row[4],
+    )
 
 
 def _mission(row: tuple[Any, ...]) -> MissionState:
     from .records import MissionState, limits_from_wire, usage_from_wire
 
     return MissionState(
-        id=row[0], limits=limits_from_wire(loads(row[1], {})), usage=usage_from_wire(loads(row[2], {})),
-        exhausted_by=row[3], cancelled_at_ms=row[4], cancel_reason=row[5], created_at_ms=row[6],
+        id=row[0],
+        limits=limits_from_wire(loads(row[1], {})),
+        usage=usage_from_wire(loads(row[2], {})),
+        exhausted_by=row[3],
+        cancelled_at_ms=row[4],
+        cancel_reason=row[5],
+        created_at_ms=row[6],
         updated_at_ms=row[7],
     )
 
 
 def _upsert_instance(conn: apsw.Connection, instance: Instance) -> None:
-    conn.execute(f"INSERT OR REPLACE INTO teams_instances({_INSTANCE_COLS}) VALUES ({_INSTANCE_SLOTS})",
-                 _instance_row(instance))
+    conn.execute(
+        f"INSERT OR REPLACE INTO teams_instances({_INSTANCE_COLS}) VALUES ({_INSTANCE_SLOTS})",
+        _instance_row(instance),
+    )
 
 
 def _upsert_mission(conn: apsw.Connection, m: MissionState) -> None:
@@ -85,8 +133,16 @@ def _upsert_mission(conn: apsw.Connection, m: MissionState) -> None:
 
     conn.execute(
         f"INSERT OR REPLACE INTO teams_missions({_MISSION_COLS}) VALUES (?,?,?,?,?,?,?,?)",
-        (m.id, dumps(limits_to_wire(m.limits)), dumps(usage_to_wire(m.usage)), m.exhausted_by, m.cancelled_at_ms,
-         m.cancel_reason, m.created_at_ms, m.updated_at_ms),
+        (
+            m.id,
+            dumps(limits_to_wire(m.limits)),
+            dumps(usage_to_wire(m.usage)),
+            m.exhausted_by,
+            m.cancelled_at_ms,
+            m.cancel_reason,
+            m.created_at_ms,
+            m.updated_at_ms,
+        ),
     )
 
 
@@ -95,8 +151,13 @@ class TeamsRepository:
         self._db = db
 
     # ------------------------------------------------------------------ instances
-    async def save_instance(self, instance: Instance, *, mission_usage: BudgetUsage | None = None,
-                            mission_exhausted_by: str | None = None) -> None:
+    async def save_instance(
+        self,
+        instance: Instance,
+        *,
+        mission_usage: BudgetUsage | None = None,
+        mission_exhausted_by: str | None = None,
+    ) -> None:
         """Insert or replace ``instance``; with ``mission_usage``, update its mission's counters in
         the same transaction (a crash never leaves the two disagreeing), and with
         ``mission_exhausted_by`` the limit that exhausted the mission."""
@@ -108,35 +169,48 @@ class TeamsRepository:
                 conn.execute(
                     "UPDATE teams_missions SET usage = ?, updated_at_ms = ?, exhausted_by = COALESCE(?, exhausted_by)"
                     " WHERE id = ?",
-                    (dumps(usage_to_wire(mission_usage)), instance.updated_at_ms, mission_exhausted_by,
-                     instance.mission_id),
+                    (
+                        dumps(usage_to_wire(mission_usage)),
+                        instance.updated_at_ms,
+                        mission_exhausted_by,
+                        instance.mission_id,
+                    ),
                 )
 
         await self._db.write(q)
 
     async def get_instance(self, instance_id: str) -> Instance | None:
         def q(conn: apsw.Connection) -> Instance | None:
-            row = conn.execute(f"SELECT {_INSTANCE_COLS} FROM teams_instances WHERE id = ?",
-                               (instance_id,)).fetchone()
+            row = conn.execute(
+                f"SELECT {_INSTANCE_COLS} FROM teams_instances WHERE id = ?", (instance_id,)
+            ).fetchone()
             return _instance(row) if row else None
 
         return await self._db.read(q)
 
     async def instance_by_session(self, session_id: str) -> Instance | None:
         def q(conn: apsw.Connection) -> Instance | None:
-            row = conn.execute(f"SELECT {_INSTANCE_COLS} FROM teams_instances WHERE session_id = ?",
-                               (session_id,)).fetchone()
+            row = conn.execute(
+                f"SELECT {_INSTANCE_COLS} FROM teams_instances WHERE session_id = ?", (session_id,)
+            ).fetchone()
             return _instance(row) if row else None
 
         return await self._db.read(q)
 
     async def instances(
-        self, *, mission_id: str | None = None, parent_instance_id: str | None = None, status: str | None = None,
+        self,
+        *,
+        mission_id: str | None = None,
+        parent_instance_id: str | None = None,
+        status: str | None = None,
     ) -> list[Instance]:
         """Matching instances, sorted by id."""
         clauses, params = [], []
-        for column, value in (("mission_id", mission_id), ("parent_instance_id", parent_instance_id),
-                              ("status", status)):
+        for column, value in (
+            ("mission_id", mission_id),
+            ("parent_instance_id", parent_instance_id),
+            ("status", status),
+        ):
             if value is not None:
                 clauses.append(f"{column} = ?")
                 params.append(value)
@@ -153,7 +227,8 @@ class TeamsRepository:
 
         def q(conn: apsw.Connection) -> SpawnCounts:
             total, running = conn.execute(
-                "SELECT COUNT(*), COALESCE(SUM(status = 'running'), 0) FROM teams_instances").fetchone()
+                "SELECT COUNT(*), COALESCE(SUM(status = 'running'), 0) FROM teams_instances"
+            ).fetchone()
             return SpawnCounts(total=total, running=running)
 
         return await self._db.read(q)
@@ -164,8 +239,14 @@ class TeamsRepository:
             conn.execute(
                 "INSERT INTO teams_spawn_approvals(id, mission_id, request, decision_code, reason, created_at_ms)"
                 " VALUES (?,?,?,?,?,?)",
-                (approval.id, approval.mission_id, dumps(approval.request.to_wire()), approval.decision_code,
-                 approval.reason, approval.created_at_ms),
+                (
+                    approval.id,
+                    approval.mission_id,
+                    dumps(approval.request.to_wire()),
+                    approval.decision_code,
+                    approval.reason,
+                    approval.created_at_ms,
+                ),
             )
 
         await self._db.write(q)
@@ -176,7 +257,8 @@ class TeamsRepository:
         def q(conn: apsw.Connection) -> SpawnApproval | None:
             row = conn.execute(
                 "SELECT id, request, decision_code, reason, created_at_ms FROM teams_spawn_approvals WHERE id = ?",
-                (approval_id,)).fetchone()
+                (approval_id,),
+            ).fetchone()
             if row is None:
                 return None
             conn.execute("DELETE FROM teams_spawn_approvals WHERE id = ?", (approval_id,))
@@ -186,8 +268,10 @@ class TeamsRepository:
 
     async def approvals(self) -> list[SpawnApproval]:
         def q(conn: apsw.Connection) -> list[SpawnApproval]:
-            sql = ("SELECT id, request, decision_code, reason, created_at_ms FROM teams_spawn_approvals"
-                   " ORDER BY created_at_ms, id")
+            sql = (
+                "SELECT id, request, decision_code, reason, created_at_ms FROM teams_spawn_approvals"
+                " ORDER BY created_at_ms, id"
+            )
             return [_approval(r) for r in conn.execute(sql)]
 
         return await self._db.read(q)
@@ -195,7 +279,9 @@ class TeamsRepository:
     # ------------------------------------------------------------------ missions
     async def mission(self, mission_id: str) -> MissionState | None:
         def q(conn: apsw.Connection) -> MissionState | None:
-            row = conn.execute(f"SELECT {_MISSION_COLS} FROM teams_missions WHERE id = ?", (mission_id,)).fetchone()
+            row = conn.execute(
+                f"SELECT {_MISSION_COLS} FROM teams_missions WHERE id = ?", (mission_id,)
+            ).fetchone()
             return _mission(row) if row else None
 
         return await self._db.read(q)
@@ -207,11 +293,17 @@ class TeamsRepository:
         """(mission, status, usage JSON) of every instance, the mission of every pending approval,
         and every mission's counters: what ``GET /agent-team/missions`` is computed from."""
 
-        def q(conn: apsw.Connection) -> tuple[list[tuple[str, str, Any]], list[str], list[MissionState]]:
-            rows = [(r[0], r[1], loads(r[2])) for r in
-                    conn.execute("SELECT mission_id, status, usage FROM teams_instances")]
+        def q(
+            conn: apsw.Connection,
+        ) -> tuple[list[tuple[str, str, Any]], list[str], list[MissionState]]:
+            rows = [
+                (r[0], r[1], loads(r[2]))
+                for r in conn.execute("SELECT mission_id, status, usage FROM teams_instances")
+            ]
             queued = [r[0] for r in conn.execute("SELECT mission_id FROM teams_spawn_approvals")]
-            missions = [_mission(r) for r in conn.execute(f"SELECT {_MISSION_COLS} FROM teams_missions")]
+            missions = [
+                _mission(r) for r in conn.execute(f"SELECT {_MISSION_COLS} FROM teams_missions")
+            ]
             return rows, queued, missions
 
         return await self._db.read(q)

@@ -17,8 +17,16 @@ from .records import MissionState, usage_from_wire
 
 def _empty(mission_id: str) -> dict[str, Any]:
     return {
-        "missionID": mission_id, "instanceCount": 0, "runningCount": 0, "completedCount": 0, "failedCount": 0,
-        "cancelledCount": 0, "queuedCount": 0, "tokenUsedTotal": 0, "toolCallsUsedTotal": 0, "stepsUsedTotal": 0,
+        "missionID": mission_id,
+        "instanceCount": 0,
+        "runningCount": 0,
+        "completedCount": 0,
+        "failedCount": 0,
+        "cancelledCount": 0,
+        "queuedCount": 0,
+        "tokenUsedTotal": 0,
+        "toolCallsUsedTotal": 0,
+        "stepsUsedTotal": 0,
         "costUsedUsdTotal": 0.0,
     }
 

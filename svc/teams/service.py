@@ -83,8 +83,9 @@ class TeamsService:
         self.repo = TeamsRepository(engine.db)
         self.events = TeamEvents(engine.events, engine.clock)
         self.loader = TeamConfigLoader(lambda: engine.workspace)
-        self.ctx = TeamsContext(engine=engine, repo=self.repo, events=self.events,
-                                on_instance_live=self._instance_live)
+        self.ctx = TeamsContext(
+            engine=engine, repo=self.repo, events=self.events, on_instance_live=self._instance_live
+        )
         self._spawn_lock = trio.Lock()
         self._live: dict[str, ActorRef] = {}
         self._live_sessions: dict[str, str] = {}
@@ -125,10 +126,19 @@ class TeamsService:
             status = "failed"
             reason = run.error_message or "the engine stopped while the instance's run was active"
         now = self.engine.clock.now_ms()
-        settled = attrs.evolve(instance, status=status, reason=reason, updated_at_ms=now, ended_at_ms=now)
+        settled = attrs.evolve(
+            instance, status=status, reason=reason, updated_at_ms=now, ended_at_ms=now
+        )
         await self.repo.save_instance(settled)
-        self._publish_for(settled, ev.ENDED_EVENTS[status], parentInstanceID=settled.parent_instance_id,
-                          role=settled.role, status=status, reason=reason, **_workspace(settled))
+        self._publish_for(
+            settled,
+            ev.ENDED_EVENTS[status],
+            parentInstanceID=settled.parent_instance_id,
+            role=settled.role,
+            status=status,
+            reason=reason,
+            **_workspace(settled),
+        )
         return True
 
     def _instance_live(self, instance_id: str, session_id: str, ref: ActorRef | None) -> None:
@@ -140,7 +150,7 @@ class TeamsService:
             self._live_sessions[session_id] = instance_id
 
     async def _activate_mission(self, name: str) -> MissionSupervisor | None:
-        rest = name[len(ACTOR_PREFIX):]
+        rest = name[len(ACTOR_PREFIX) :]
         if "/" in rest:
             return None  # instance actors are started by their mission, never lazily
         from .mission import MissionSupervisor
@@ -149,7 +159,8 @@ class TeamsService:
         mission_id = unquote(rest)
         now = self.engine.clock.now_ms()
         state = await self.repo.mission(mission_id) or MissionState(
-            id=mission_id, usage=usage_from_wire(None), created_at_ms=now, updated_at_ms=now)
+            id=mission_id, usage=usage_from_wire(None), created_at_ms=now, updated_at_ms=now
+        )
         return MissionSupervisor(self.ctx, state, await self._runtime_policy())
 
     async def _mission(self, mission_id: str) -> ActorRef:
@@ -165,8 +176,10 @@ class TeamsService:
         policy = config.policy
         if policy is None:
             return RuntimePolicy()
-        return RuntimePolicy(push_requires_approval=policy.push_requires_approval,
-                             cost_per_1k_tokens_usd=policy.cost_per_1k_tokens_usd)
+        return RuntimePolicy(
+            push_requires_approval=policy.push_requires_approval,
+            cost_per_1k_tokens_usd=policy.cost_per_1k_tokens_usd,
+        )
 
     # ------------------------------------------------------------------ templates
     async def templates(self) -> list[AgentTemplate]:
@@ -219,43 +232,69 @@ class TeamsService:
         if request.parent_instance_id:
             parent = await self.repo.get_instance(request.parent_instance_id)
             if parent is None:
-                raise SpawnDenied("INSTANCE_NOT_FOUND", f"parent instance {request.parent_instance_id} not found",
-                                  instanceID=request.parent_instance_id)
+                raise SpawnDenied(
+                    "INSTANCE_NOT_FOUND",
+                    f"parent instance {request.parent_instance_id} not found",
+                    instanceID=request.parent_instance_id,
+                )
             if request.mission_id and request.mission_id != parent.mission_id:
-                raise SpawnDenied("spawn_parent_mission_mismatch",
-                                  f"parent instance {parent.id} belongs to mission {parent.mission_id}")
+                raise SpawnDenied(
+                    "spawn_parent_mission_mismatch",
+                    f"parent instance {parent.id} belongs to mission {parent.mission_id}",
+                )
         mission_id = request.mission_id or (parent.mission_id if parent else DEFAULT_MISSION)
         return attrs.evolve(request, mission_id=mission_id), parent
 
     async def _denied(self, request: SpawnRequest, denied: SpawnDenied) -> SpawnResult:
         from .records import APPROVAL_CODE, SpawnApproval
 
-        body: dict[str, Any] = {"ok": False, "code": denied.code, "error": denied.message,
-                                "requiresUserApproval": denied.requires_approval}
+        body: dict[str, Any] = {
+            "ok": False,
+            "code": denied.code,
+            "error": denied.message,
+            "requiresUserApproval": denied.requires_approval,
+        }
         extra = {k: v for k, v in denied.extra.items() if k not in ("ok", "requiresUserApproval")}
         if denied.code == APPROVAL_CODE:
-            approval = SpawnApproval(id=f"spawn_{uuid.uuid4().hex}", request=request, decision_code=denied.code,
-                                     reason=denied.message, created_at_ms=self.engine.clock.now_ms())
+            approval = SpawnApproval(
+                id=f"spawn_{uuid.uuid4().hex}",
+                request=request,
+                decision_code=denied.code,
+                reason=denied.message,
+                created_at_ms=self.engine.clock.now_ms(),
+            )
             await self.repo.add_approval(approval)
             body["approvalID"] = approval.id
             extra["approvalID"] = approval.id
         body.update({k: v for k, v in extra.items() if k not in body})
-        self._publish_request(ev.SPAWN_DENIED, request, code=denied.code, error=denied.message,
-                              requiresUserApproval=denied.requires_approval, approvalID=body.get("approvalID"))
+        self._publish_request(
+            ev.SPAWN_DENIED,
+            request,
+            code=denied.code,
+            error=denied.message,
+            requiresUserApproval=denied.requires_approval,
+            approvalID=body.get("approvalID"),
+        )
         return SpawnResult(False, body)
 
     def _success(self, instance: Instance, started: StartedInstance) -> SpawnResult:
         actor = started.actor
         run_id = actor.active.run.id if actor.active is not None else None
         body = {
-            "ok": True, "missionID": instance.mission_id, "instanceID": instance.id,
-            "sessionID": instance.session_id, "runID": run_id, "status": actor.instance.status,
-            "skillHash": instance.skill_hash, **_workspace(instance),
+            "ok": True,
+            "missionID": instance.mission_id,
+            "instanceID": instance.id,
+            "sessionID": instance.session_id,
+            "runID": run_id,
+            "status": actor.instance.status,
+            "skillHash": instance.skill_hash,
+            **_workspace(instance),
         }
         return SpawnResult(True, body, instance)
 
-    async def _spawn(self, request: SpawnRequest, parent: Instance | None, *,
-                     approved: bool) -> tuple[Instance, StartedInstance]:
+    async def _spawn(
+        self, request: SpawnRequest, parent: Instance | None, *, approved: bool
+    ) -> tuple[Instance, StartedInstance]:
         from .budgets import resolve_budget
         from .gate import decide
         from .mission import CheckMission
@@ -265,73 +304,131 @@ class TeamsService:
         try:
             config = await self.loader.load()
         except TeamConfigInvalid as exc:
-            fields = {k: v for k, v in exc.extra.items() if k in ("file", "line", "column", "field")}
-            raise SpawnDenied("spawn_policy_missing", f"spawn policy load failed: {exc.message}", **fields) from None
+            fields = {
+                k: v for k, v in exc.extra.items() if k in ("file", "line", "column", "field")
+            }
+            raise SpawnDenied(
+                "spawn_policy_missing", f"spawn policy load failed: {exc.message}", **fields
+            ) from None
         mission_id = request.mission_id or DEFAULT_MISSION
         parent_role = request.parent_role or (parent.role if parent else None)
         async with self._spawn_lock:
             counts = await self.repo.counts()
-            policy, template = decide(config, request, parent_role=parent_role, counts=counts, approved=approved)
+            policy, template = decide(
+                config, request, parent_role=parent_role, counts=counts, approved=approved
+            )
             if request.template_id and template.template_id != request.template_id:
-                raise SpawnDenied("spawn_template_not_found", f"template `{request.template_id}` not found",
-                                  templateID=request.template_id)
+                raise SpawnDenied(
+                    "spawn_template_not_found",
+                    f"template `{request.template_id}` not found",
+                    templateID=request.template_id,
+                )
             if template.role != request.role:
-                raise SpawnDenied("spawn_template_role_mismatch",
-                                  f"template `{template.template_id}` is for role `{template.role}`, "
-                                  f"not `{request.role}`", templateID=template.template_id)
+                raise SpawnDenied(
+                    "spawn_template_role_mismatch",
+                    f"template `{template.template_id}` is for role `{template.role}`, "
+                    f"not `{request.role}`",
+                    templateID=template.template_id,
+                )
             spent = await self._ask_mission(mission_id, CheckMission(policy.mission_limits()))
             if spent:
                 raise SpawnDenied("spawn_mission_budget_exceeded", str(spent))
             home = self.engine.settings.environ.get("HOME")
-            skill_hash = await trio.to_thread.run_sync(lambda: compute_skill_hash(
-                template.skills, policy.skill_sources, workspace=self.engine.workspace,
-                home=Path(home) if home else None))
+            skill_hash = await trio.to_thread.run_sync(
+                lambda: compute_skill_hash(
+                    template.skills,
+                    policy.skill_sources,
+                    workspace=self.engine.workspace,
+                    home=Path(home) if home else None,
+                )
+            )
             budget = resolve_budget(
-                policy, request.role, template.default_budget.limits() if template.default_budget else None,
-                request.budget_override, parent_remaining=await self._remaining(parent) if parent else None,
+                policy,
+                request.role,
+                template.default_budget.limits() if template.default_budget else None,
+                request.budget_override,
+                parent_remaining=await self._remaining(parent) if parent else None,
             )
             instance = await self._new_instance(request, template, budget, skill_hash, parent)
             started = await self._start(mission_id, instance, request, config)
         return instance, started
 
-    async def _new_instance(self, request: SpawnRequest, template: AgentTemplate, budget: BudgetLimits,
-                            skill_hash: str, parent: Instance | None) -> Instance:
+    async def _new_instance(
+        self,
+        request: SpawnRequest,
+        template: AgentTemplate,
+        budget: BudgetLimits,
+        skill_hash: str,
+        parent: Instance | None,
+    ) -> Instance:
         from .records import DEFAULT_MISSION, Instance
 
         instance_id = f"ins_{uuid.uuid4().hex}"
         try:
             session = await self._child_session(request, template, instance_id, parent)
         except SvcError as exc:
-            raise SpawnDenied("spawn_session_failed", f"failed creating child session: {exc.message}") from None
+            raise SpawnDenied(
+                "spawn_session_failed", f"failed creating child session: {exc.message}"
+            ) from None
         now = self.engine.clock.now_ms()
         return Instance(
-            id=instance_id, mission_id=request.mission_id or DEFAULT_MISSION, role=template.role,
-            template_id=template.template_id, session_id=session.id, status="running", budget=budget,
-            skill_hash=skill_hash, capabilities=template.capabilities, source=request.source,
-            justification=request.justification, workspace_root=session.directory, created_at_ms=now,
-            updated_at_ms=now, parent_instance_id=parent.id if parent else None, prompt=request.prompt,
+            id=instance_id,
+            mission_id=request.mission_id or DEFAULT_MISSION,
+            role=template.role,
+            template_id=template.template_id,
+            session_id=session.id,
+            status="running",
+            budget=budget,
+            skill_hash=skill_hash,
+            capabilities=template.capabilities,
+            source=request.source,
+            justification=request.justification,
+            workspace_root=session.directory,
+            created_at_ms=now,
+            updated_at_ms=now,
+            parent_instance_id=parent.id if parent else None,
+            prompt=request.prompt,
             system_prompt=template.system_prompt,
         )
 
-    async def _child_session(self, request: SpawnRequest, template: AgentTemplate, instance_id: str,
-                             parent: Instance | None) -> Session:
+    async def _child_session(
+        self,
+        request: SpawnRequest,
+        template: AgentTemplate,
+        instance_id: str,
+        parent: Instance | None,
+    ) -> Session:
         model = template.default_model
-        return await self.engine.sessions.create(CreateSession(
-            title=f"Agent Team {template.template_id}", directory=str(self.engine.workspace),
-            parent_id=parent.session_id if parent else request.calling_session_id,
-            provider_id=model.provider_id if model else None, model_id=model.model_id if model else None,
-            source_kind="agent_team",
-            source_metadata={"missionID": request.mission_id, "instanceID": instance_id, "role": template.role,
-                             "templateID": template.template_id},
-        ))
+        return await self.engine.sessions.create(
+            CreateSession(
+                title=f"Agent Team {template.template_id}",
+                directory=str(self.engine.workspace),
+                parent_id=parent.session_id if parent else request.calling_session_id,
+                provider_id=model.provider_id if model else None,
+                model_id=model.model_id if model else None,
+                source_kind="agent_team",
+                source_metadata={
+                    "missionID": request.mission_id,
+                    "instanceID": instance_id,
+                    "role": template.role,
+                    "templateID": template.template_id,
+                },
+            )
+        )
 
-    async def _start(self, mission_id: str, instance: Instance, request: SpawnRequest,
-                     config: TeamConfig) -> StartedInstance:
+    async def _start(
+        self, mission_id: str, instance: Instance, request: SpawnRequest, config: TeamConfig
+    ) -> StartedInstance:
         from .mission import StartInstance
 
         assert config.policy is not None
-        message = StartInstance(instance=instance, runtime=await self._runtime_policy(config),
-                                limits=config.policy.mission_limits(), prompt=request.prompt, spawned_by=request)
+        message = StartInstance(
+            instance=instance,
+            runtime=await self._runtime_policy(config),
+            limits=config.policy.mission_limits(),
+            prompt=request.prompt,
+            spawned_by=request,
+        )
         return await self._ask_mission(mission_id, message)  # type: ignore[return-value]
 
     async def _ask_mission(self, mission_id: str, message: object) -> object:
@@ -378,13 +475,32 @@ class TeamsService:
             request, parent = await self._resolve(approval.request)
             instance, started = await self._spawn(request, parent, approved=True)
         except SpawnDenied as denied:
-            self._publish_request(ev.SPAWN_DENIED, approval.request, code=denied.code, error=denied.message,
-                                  requiresUserApproval=False, approvalID=approval_id)
-            return SpawnResult(False, {"ok": False, "code": denied.code, "error": denied.message,
-                                       "requiresUserApproval": False, "approvalID": approval_id})
+            self._publish_request(
+                ev.SPAWN_DENIED,
+                approval.request,
+                code=denied.code,
+                error=denied.message,
+                requiresUserApproval=False,
+                approvalID=approval_id,
+            )
+            return SpawnResult(
+                False,
+                {
+                    "ok": False,
+                    "code": denied.code,
+                    "error": denied.message,
+                    "requiresUserApproval": False,
+                    "approvalID": approval_id,
+                },
+            )
         success = self._success(instance, started)
-        body = {"ok": True, "approvalID": approval_id, "decision": "approved",
-                "reason": reason or "approved by user", **{k: v for k, v in success.body.items() if k != "ok"}}
+        body = {
+            "ok": True,
+            "approvalID": approval_id,
+            "decision": "approved",
+            "reason": reason or "approved by user",
+            **{k: v for k, v in success.body.items() if k != "ok"},
+        }
         return SpawnResult(True, body, instance)
 
     async def deny(self, approval_id: str, reason: str | None = None) -> dict[str, Any]:
@@ -392,15 +508,28 @@ class TeamsService:
         if approval is None:
             raise ApprovalNotFound(approvalID=approval_id)
         reason = reason or "denied by user"
-        self._publish_request(ev.SPAWN_DENIED, approval.request, code=approval.decision_code, error=reason,
-                              requiresUserApproval=False, approvalID=approval_id, decision="denied")
+        self._publish_request(
+            ev.SPAWN_DENIED,
+            approval.request,
+            code=approval.decision_code,
+            error=reason,
+            requiresUserApproval=False,
+            approvalID=approval_id,
+            decision="denied",
+        )
         return {"ok": True, "approvalID": approval_id, "decision": "denied", "reason": reason}
 
     # ------------------------------------------------------------------ instances
-    async def instances(self, *, mission_id: str | None = None, parent_instance_id: str | None = None,
-                        status: str | None = None) -> list[Instance]:
-        return await self.repo.instances(mission_id=mission_id, parent_instance_id=parent_instance_id,
-                                         status=status)
+    async def instances(
+        self,
+        *,
+        mission_id: str | None = None,
+        parent_instance_id: str | None = None,
+        status: str | None = None,
+    ) -> list[Instance]:
+        return await self.repo.instances(
+            mission_id=mission_id, parent_instance_id=parent_instance_id, status=status
+        )
 
     async def instance(self, instance_id: str) -> Instance:
         instance = await self.repo.get_instance(instance_id)
@@ -419,7 +548,9 @@ class TeamsService:
         try:
             return await ask(ref, PromptInstance(request))  # type: ignore[return-value]
         except ActorDead:
-            raise InstanceNotRunning(instanceID=instance_id, instanceStatus=(await self.instance(instance_id)).status) from None
+            raise InstanceNotRunning(
+                instanceID=instance_id, instanceStatus=(await self.instance(instance_id)).status
+            ) from None
 
     async def _delegate_prompt(self, session_id: str, request: RunRequest) -> RunStarted | None:
         # A request that brings its own budget is already governed (the
@@ -462,10 +593,19 @@ class TeamsService:
     async def _cancel_orphan(self, instance: Instance, reason: str) -> Instance:
         """A 'running' instance without an actor (its mission could not be restored): record the end."""
         now = self.engine.clock.now_ms()
-        cancelled = attrs.evolve(instance, status="cancelled", reason=reason, updated_at_ms=now, ended_at_ms=now)
+        cancelled = attrs.evolve(
+            instance, status="cancelled", reason=reason, updated_at_ms=now, ended_at_ms=now
+        )
         await self.repo.save_instance(cancelled)
-        self._publish_for(cancelled, ev.INSTANCE_CANCELLED, parentInstanceID=cancelled.parent_instance_id,
-                          role=cancelled.role, status="cancelled", reason=reason, **_workspace(cancelled))
+        self._publish_for(
+            cancelled,
+            ev.INSTANCE_CANCELLED,
+            parentInstanceID=cancelled.parent_instance_id,
+            role=cancelled.role,
+            status="cancelled",
+            reason=reason,
+            **_workspace(cancelled),
+        )
         return cancelled
 
     async def cancel_mission(self, mission_id: str, reason: str) -> int:
@@ -512,19 +652,34 @@ class TeamsService:
         from .records import DEFAULT_MISSION
 
         self.events.publish(
-            type, session_id=request.calling_session_id, message_id=request.calling_message_id,
-            mission_id=request.mission_id or DEFAULT_MISSION, parentInstanceID=request.parent_instance_id,
-            source=request.source, requestedRole=request.role, templateID=request.template_id, **extra,
+            type,
+            session_id=request.calling_session_id,
+            message_id=request.calling_message_id,
+            mission_id=request.mission_id or DEFAULT_MISSION,
+            parentInstanceID=request.parent_instance_id,
+            source=request.source,
+            requestedRole=request.role,
+            templateID=request.template_id,
+            **extra,
         )
 
     def _publish_for(self, instance: Instance, type: str, **extra: Any) -> None:
-        self.events.publish(type, session_id=instance.session_id, run_id=instance.run_id,
-                            mission_id=instance.mission_id, instance_id=instance.id, **extra)
+        self.events.publish(
+            type,
+            session_id=instance.session_id,
+            run_id=instance.run_id,
+            mission_id=instance.mission_id,
+            instance_id=instance.id,
+            **extra,
+        )
 
 
 def _workspace(instance: Instance) -> dict[str, Any]:
-    return {"workspaceRoot": instance.workspace_root, "workspaceRepoRoot": instance.workspace_root,
-            "managedWorktree": None}
+    return {
+        "workspaceRoot": instance.workspace_root,
+        "workspaceRepoRoot": instance.workspace_root,
+        "managedWorktree": None,
+    }
 
 
 __all__ = ["TERMINAL", "SpawnResult", "TeamsService"]

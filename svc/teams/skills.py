@@ -65,17 +65,25 @@ def _check_source(skill: SkillRef, sources: SkillSources) -> None:
         return
     if sources.mode == "project_only":
         if not skill.path:
-            raise SpawnDenied(SOURCE_DENIED, "skill source denied: project_only forbids skill IDs",
-                              skill=skill.to_wire())
+            raise SpawnDenied(
+                SOURCE_DENIED,
+                "skill source denied: project_only forbids skill IDs",
+                skill=skill.to_wire(),
+            )
         if Path(skill.path).is_absolute():
-            raise SpawnDenied(SOURCE_DENIED, "skill source denied: project_only requires a relative path",
-                              skill=skill.to_wire())
+            raise SpawnDenied(
+                SOURCE_DENIED,
+                "skill source denied: project_only requires a relative path",
+                skill=skill.to_wire(),
+            )
         return
     listed = (skill.id is not None and skill.id in sources.allowlist_ids) or (
         skill.path is not None and skill.path in sources.allowlist_paths
     )
     if not listed:
-        raise SpawnDenied(SOURCE_DENIED, "skill source denied: not present in allowlist", skill=skill.to_wire())
+        raise SpawnDenied(
+            SOURCE_DENIED, "skill source denied: not present in allowlist", skill=skill.to_wire()
+        )
 
 
 def _check_pin(skill: SkillRef, sources: SkillSources, digest: str) -> None:
@@ -87,20 +95,28 @@ def _check_pin(skill: SkillRef, sources: SkillSources, digest: str) -> None:
     if expected is None:
         return
     if expected.strip().lower().removeprefix("sha256:") != digest:
-        raise SpawnDenied(HASH_MISMATCH, "pinned hash mismatch for skill reference", skill=skill.to_wire())
+        raise SpawnDenied(
+            HASH_MISMATCH, "pinned hash mismatch for skill reference", skill=skill.to_wire()
+        )
 
 
 def _file_digest(workspace: Path, relative: str) -> str:
     try:
         data = (workspace / relative).read_bytes()
     except OSError:
-        raise SpawnDenied(MISSING, f"missing required skill path {relative}", skill={"path": relative}) from None
+        raise SpawnDenied(
+            MISSING, f"missing required skill path {relative}", skill={"path": relative}
+        ) from None
     return hashlib.sha256(data).hexdigest()
 
 
 def _skill_digest(skill_id: str, roots: list[Path]) -> str:
     # An id names a directory under a root; it must not climb out of it.
-    if not skill_id.strip() or any(part in ("", ".", "..") for part in skill_id.split("/")) or "\\" in skill_id:
+    if (
+        not skill_id.strip()
+        or any(part in ("", ".", "..") for part in skill_id.split("/"))
+        or "\\" in skill_id
+    ):
         raise SpawnDenied(MISSING, f"missing required skill id {skill_id}", skill={"id": skill_id})
     for root in roots:
         path = root / skill_id / "SKILL.md"
@@ -132,8 +148,10 @@ def is_skill_document(text: str) -> bool:
         return False
     return (
         isinstance(meta, dict)
-        and isinstance(meta.get("name"), str) and bool(meta["name"].strip())
-        and isinstance(meta.get("description"), str) and bool(meta["description"].strip())
+        and isinstance(meta.get("name"), str)
+        and bool(meta["name"].strip())
+        and isinstance(meta.get("description"), str)
+        and bool(meta["description"].strip())
     )
 
 

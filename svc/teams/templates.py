@@ -108,13 +108,18 @@ class AgentTemplate:
             "avatar_url": self.avatar_url,
             "system_prompt": self.system_prompt,
             "default_model": (
-                {"provider_id": self.default_model.provider_id, "model_id": self.default_model.model_id}
-                if self.default_model else None
+                {
+                    "provider_id": self.default_model.provider_id,
+                    "model_id": self.default_model.model_id,
+                }
+                if self.default_model
+                else None
             ),
             "skills": [s.to_wire() for s in self.skills],
             "default_budget": (
                 {k: v for k, v in unstructure(self.default_budget).items() if v is not None}
-                if self.default_budget else None
+                if self.default_budget
+                else None
             ),
             "capabilities": self.capabilities.to_wire(),
         }
@@ -137,7 +142,9 @@ def load_template_file(path: Path) -> AgentTemplate:
     data, node = read_yaml(path)
     template = structure_document(AgentTemplate, data, node, path)
     if not template.template_id.strip():
-        raise TeamConfigInvalid(f"{path}: `templateID` must not be empty", field="templateID", file=str(path))
+        raise TeamConfigInvalid(
+            f"{path}: `templateID` must not be empty", field="templateID", file=str(path)
+        )
     return template
 
 
@@ -145,7 +152,9 @@ def template_files(directory: Path) -> list[Path]:
     """The template files of ``directory``, in name order (a later file wins an id clash)."""
     if not directory.is_dir():
         return []
-    return sorted(p for p in directory.iterdir() if p.is_file() and p.suffix.lower() in TEMPLATE_SUFFIXES)
+    return sorted(
+        p for p in directory.iterdir() if p.is_file() and p.suffix.lower() in TEMPLATE_SUFFIXES
+    )
 
 
 def template_filename(template_id: str) -> str:

@@ -66,7 +66,10 @@ class SpawnAgentTool(Tool):
             "source": {"type": "string", "enum": ["tool_call"]},
             "justification": {"type": "string"},
             "budgetOverride": _BUDGET_SCHEMA,
-            "prompt": {"type": "string", "description": "The child's task; it starts working on it at once."},
+            "prompt": {
+                "type": "string",
+                "description": "The child's task; it starts working on it at once.",
+            },
         },
         "required": ["role", "justification"],
     }
@@ -77,32 +80,48 @@ class SpawnAgentTool(Tool):
 
     async def execute(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
         if ctx.source == "cli" or ctx.engine is None:
-            raise ToolFailed("spawn_agent must be executed through the engine runtime.",
-                             code="SPAWN_HOOK_UNAVAILABLE", ok=False)
+            raise ToolFailed(
+                "spawn_agent must be executed through the engine runtime.",
+                code="SPAWN_HOOK_UNAVAILABLE",
+                ok=False,
+            )
         try:
             parsed = structure(SpawnArgs, dict(args), what="spawn_agent arguments")
         except ValidationFailed as exc:
-            metadata = {"ok": False, "code": "SPAWN_INVALID_ARGS", "error": exc.message,
-                        "field": exc.extra.get("field")}
+            metadata = {
+                "ok": False,
+                "code": "SPAWN_INVALID_ARGS",
+                "error": exc.message,
+                "field": exc.extra.get("field"),
+            }
             return ToolResult(f"invalid spawn_agent arguments: {exc.message}", metadata)
         # Imported on first use: registration needs only the schema (docs/architecture.md,
         # "Start-up budget").
         from .records import SpawnRequest
 
-        caller = await self._service.repo.instance_by_session(ctx.session_id) if ctx.session_id else None
+        caller = (
+            await self._service.repo.instance_by_session(ctx.session_id) if ctx.session_id else None
+        )
         request = SpawnRequest(
-            role=parsed.role, source="tool_call", justification=parsed.justification,
-            mission_id=parsed.mission_id or (caller.mission_id if caller and not parsed.parent_instance_id else None),
+            role=parsed.role,
+            source="tool_call",
+            justification=parsed.justification,
+            mission_id=parsed.mission_id
+            or (caller.mission_id if caller and not parsed.parent_instance_id else None),
             parent_instance_id=parsed.parent_instance_id or (caller.id if caller else None),
             template_id=parsed.template_id,
             budget_override=parsed.budget_override.limits() if parsed.budget_override else None,
-            prompt=parsed.prompt, calling_session_id=ctx.session_id, calling_message_id=ctx.message_id,
+            prompt=parsed.prompt,
+            calling_session_id=ctx.session_id,
+            calling_message_id=ctx.message_id,
         )
         result = await self._service.spawn(request)
         body = result.body
         if result.ok:
-            text = f"spawned {result.instance.template_id if result.instance else 'agent'} as instance " \
-                   f"{body['instanceID']} (session {body['sessionID']})"
+            text = (
+                f"spawned {result.instance.template_id if result.instance else 'agent'} as instance "
+                f"{body['instanceID']} (session {body['sessionID']})"
+            )
         else:
             text = str(body.get("error") or body.get("code"))
         return ToolResult(text, dict(body))

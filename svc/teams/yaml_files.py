@@ -32,7 +32,9 @@ def read_yaml(path: Path) -> tuple[Any, yaml.Node | None]:
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
-        raise TeamConfigInvalid(f"{path}: cannot read the file: {exc.strerror}", file=str(path)) from None
+        raise TeamConfigInvalid(
+            f"{path}: cannot read the file: {exc.strerror}", file=str(path)
+        ) from None
     except UnicodeDecodeError:
         raise TeamConfigInvalid(f"{path}: the file is not UTF-8 text", file=str(path)) from None
     loader = yaml.SafeLoader(text)

@@ -39,7 +39,9 @@ def matches_any(patterns: Iterable[str], name: str) -> bool:
 class ToolView:
     """The registry as one run sees it."""
 
-    def __init__(self, registry: ToolRegistry, *, allow: Sequence[str] | None, deny: Sequence[str] = ()) -> None:
+    def __init__(
+        self, registry: ToolRegistry, *, allow: Sequence[str] | None, deny: Sequence[str] = ()
+    ) -> None:
         self.registry = registry
         self.allow = normalize_patterns(allow) if allow is not None else None
         self.deny = normalize_patterns(deny)
@@ -65,7 +67,9 @@ class ToolView:
 
 
 class _NestedView(ToolView):
-    def __init__(self, outer: ToolView, *, allow: Sequence[str] | None, deny: Sequence[str]) -> None:
+    def __init__(
+        self, outer: ToolView, *, allow: Sequence[str] | None, deny: Sequence[str]
+    ) -> None:
         super().__init__(outer.registry, allow=allow, deny=deny)
         self._outer = outer
 

@@ -117,7 +117,11 @@ class Tool(ABC):
 
     def schema(self) -> dict[str, Any]:
         """The ``GET /tool`` entry."""
-        return {"name": self.name, "description": self.description, "input_schema": dict(self.input_schema)}
+        return {
+            "name": self.name,
+            "description": self.description,
+            "input_schema": dict(self.input_schema),
+        }
 
     @abstractmethod
     async def execute(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:

@@ -24,8 +24,15 @@ from typing import Any, Literal
 import attrs
 
 ActionKind = Literal[
-    "approval_gate", "event_emit", "resource_put", "resource_patch", "resource_delete", "tool", "agent",
-    "capability", "workflow",
+    "approval_gate",
+    "event_emit",
+    "resource_put",
+    "resource_patch",
+    "resource_delete",
+    "tool",
+    "agent",
+    "capability",
+    "workflow",
 ]
 
 GATE_DECISIONS = ("approve", "rework", "cancel")
@@ -98,7 +105,7 @@ def parse_action(action: str) -> ParsedAction:
         return ParsedAction("approval_gate", "")
     for prefix, kind, label in _PREFIXED:
         if text.startswith(prefix):
-            target = text[len(prefix):].strip()
+            target = text[len(prefix) :].strip()
             if not target:
                 raise ActionInvalid(f"action `{text}` is missing {label}")
             return ParsedAction(kind, target)

@@ -15,7 +15,11 @@ from typing import Any
 from .actions import objective_for
 from .definitions import WorkflowSpec
 
-MANUAL_SCHEDULE: Mapping[str, Any] = {"type": "manual", "timezone": "UTC", "misfire_policy": {"type": "run_once"}}
+MANUAL_SCHEDULE: Mapping[str, Any] = {
+    "type": "manual",
+    "timezone": "UTC",
+    "misfire_policy": {"type": "run_once"},
+}
 
 
 def agent_id_for_role(role: str) -> str:
@@ -27,7 +31,10 @@ def display_name_for_role(role: str) -> str:
 
 
 def agent_profile(
-    role: str, *, allowlist: Sequence[str], allowed_servers: Sequence[str] = (),
+    role: str,
+    *,
+    allowlist: Sequence[str],
+    allowed_servers: Sequence[str] = (),
     model_policy: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     agent: dict[str, Any] = {
@@ -56,15 +63,20 @@ def workflow_automation_preview(spec: WorkflowSpec, *, workspace_root: str) -> d
     nodes = []
     previous: str | None = None
     for step in spec.steps:
-        nodes.append({
-            "node_id": step.step_id,
-            "agent_id": agent_id_for_role("operator"),
-            "objective": objective_for(step.action, step.with_),
-            "depends_on": [previous] if previous else [],
-            "input_refs": [],
-            "output_contract": {"kind": "generic_artifact", "validator": "generic_artifact"},
-            "metadata": {"workflow_action": step.action, **({"with": step.with_} if step.with_ is not None else {})},
-        })
+        nodes.append(
+            {
+                "node_id": step.step_id,
+                "agent_id": agent_id_for_role("operator"),
+                "objective": objective_for(step.action, step.with_),
+                "depends_on": [previous] if previous else [],
+                "input_refs": [],
+                "output_contract": {"kind": "generic_artifact", "validator": "generic_artifact"},
+                "metadata": {
+                    "workflow_action": step.action,
+                    **({"with": step.with_} if step.with_ is not None else {}),
+                },
+            }
+        )
         previous = step.step_id
     return {
         "automation_id": f"workflow-automation-{spec.workflow_id}",

@@ -41,11 +41,19 @@ class WorkflowsComponent(Component):
         children = [
             ChildSpec(id="workflow-runner", start=service.runner.run, restart=Restart.PERMANENT),
             ChildSpec(id="workflow-hooks", start=service.run_dispatcher, restart=Restart.PERMANENT),
-            ChildSpec(id="workflow-gate-expiry", start=service.run_gate_expiry, restart=Restart.PERMANENT),
+            ChildSpec(
+                id="workflow-gate-expiry", start=service.run_gate_expiry, restart=Restart.PERMANENT
+            ),
         ]
         if migration_available(engine):
-            children.append(ChildSpec(id="workflow-studio-migration", start=run_studio_migration,
-                                      args=(engine,), restart=Restart.PERMANENT))
+            children.append(
+                ChildSpec(
+                    id="workflow-studio-migration",
+                    start=run_studio_migration,
+                    args=(engine,),
+                    restart=Restart.PERMANENT,
+                )
+            )
         return children
 
     @property

@@ -40,7 +40,9 @@ NEGATIVE_TTL_MS = 1_000
 
 def normalize_workspace(raw: str | None) -> str:
     if raw is None or not raw.strip():
-        raise ValidationFailed("query parameter `workspace` (an absolute path) is required", field="workspace")
+        raise ValidationFailed(
+            "query parameter `workspace` (an absolute path) is required", field="workspace"
+        )
     path = Path(raw.strip()).expanduser()
     if not path.is_absolute():
         raise ValidationFailed("`workspace` must be an absolute path", field="workspace")
@@ -102,7 +104,11 @@ class ContextRuns:
         if automations is not None and hasattr(automations, "get_v2_run"):
             record = await automations.get_v2_run(run_id)
             if record is not None:
-                root = record.snapshot.get("workspace_root") if isinstance(record.snapshot, dict) else None
+                root = (
+                    record.snapshot.get("workspace_root")
+                    if isinstance(record.snapshot, dict)
+                    else None
+                )
                 return root or str(self.engine.workspace)
         return None
 
@@ -112,11 +118,19 @@ class ContextRuns:
             if found is None:
                 raise ValidationFailed(f"run `{run_id}` not found", field="run_ids", runID=run_id)
             if not within(found, workspace):
-                raise ValidationFailed(f"run `{run_id}` does not belong to workspace {workspace}", field="run_ids",
-                                       runID=run_id)
+                raise ValidationFailed(
+                    f"run `{run_id}` does not belong to workspace {workspace}",
+                    field="run_ids",
+                    runID=run_id,
+                )
 
     async def frames(
-        self, workspace: str, run_ids: Sequence[str], *, after_seq: int | None, tail: int | None,
+        self,
+        workspace: str,
+        run_ids: Sequence[str],
+        *,
+        after_seq: int | None,
+        tail: int | None,
     ) -> AsyncIterator[bytes]:
         """The SSE body (see the module docstring); the subscription ends when the client goes away."""
         log = self.engine.events
@@ -125,15 +139,23 @@ class ContextRuns:
         def wanted(event: Event) -> bool:
             return event.run_id is not None and (not subscribed or event.run_id in subscribed)
 
-        yield json_frame({"kind": "ready", "workspace": workspace, "subscribed_run_ids": sorted(subscribed),
-                          "timestamp_ms": self.engine.clock.now_ms()})
+        yield json_frame(
+            {
+                "kind": "ready",
+                "workspace": workspace,
+                "subscribed_run_ids": sorted(subscribed),
+                "timestamp_ms": self.engine.clock.now_ms(),
+            }
+        )
         if after_seq is None and tail and subscribed:
             # Everything up to `start` comes from the per-run tails, the rest
             # from the stream: the boundary is exact, so nothing repeats or drops.
             start = log.committed_seq
             replayed: list[Event] = []
             for run_id in sorted(subscribed):
-                replayed += await log.replay(EventFilter(run_id=run_id), before_seq=start + 1, limit=tail, tail=True)
+                replayed += await log.replay(
+                    EventFilter(run_id=run_id), before_seq=start + 1, limit=tail, tail=True
+                )
             replayed.sort(key=lambda e: e.seq)
             chunk = b"".join([await self._frame(e, workspace) or b"" for e in replayed])
             if chunk:
@@ -161,9 +183,17 @@ class ContextRuns:
         assert event.run_id is not None
         if not within(await self.workspace_of(event.run_id), workspace):
             return None
-        head = json.dumps({"kind": "context_run_event", "run_id": event.run_id, "workspace": workspace,
-                           "seq": event.seq, "ts_ms": event.occurred_at_ms}, separators=(",", ":"),
-                          ensure_ascii=False)
+        head = json.dumps(
+            {
+                "kind": "context_run_event",
+                "run_id": event.run_id,
+                "workspace": workspace,
+                "seq": event.seq,
+                "ts_ms": event.occurred_at_ms,
+            },
+            separators=(",", ":"),
+            ensure_ascii=False,
+        )
         body = head[:-1].encode() + b',"payload":' + event.data + b"}"
         return b"id: %d\ndata: %s\n\n" % (event.seq, body)
 

@@ -146,13 +146,16 @@ class WorkflowRegistry:
     def with_hook_overrides(self, overrides: Mapping[str, bool]) -> WorkflowRegistry:
         """Apply persisted ``enabled`` overrides and re-attach hooks to their workflows."""
         hooks = tuple(
-            attrs.evolve(h, enabled=overrides[h.binding_id]) if h.binding_id in overrides else h for h in self.hooks
+            attrs.evolve(h, enabled=overrides[h.binding_id]) if h.binding_id in overrides else h
+            for h in self.hooks
         )
         by_workflow: dict[str, list[WorkflowHook]] = {}
         for hook in hooks:
             by_workflow.setdefault(hook.workflow_id, []).append(hook)
         workflows = {
-            wid: attrs.evolve(spec, hooks=tuple(sorted(by_workflow.get(wid, ()), key=lambda h: h.binding_id)))
+            wid: attrs.evolve(
+                spec, hooks=tuple(sorted(by_workflow.get(wid, ()), key=lambda h: h.binding_id))
+            )
             for wid, spec in self.workflows.items()
         }
         return WorkflowRegistry(workflows=workflows, hooks=hooks)

@@ -84,8 +84,14 @@ class WorkflowExecutor:
 
         if run.status != "running":
             run = await self.save(run, status="running")
-            self.publish("workflow.run.started", run, triggerType=run.trigger_type, triggerEvent=run.trigger_event,
-                         sourceEventID=run.source_event_id, dryRun=False)
+            self.publish(
+                "workflow.run.started",
+                run,
+                triggerType=run.trigger_type,
+                triggerEvent=run.trigger_event,
+                sourceEventID=run.source_event_id,
+                dryRun=False,
+            )
         for action in run.actions:
             current = run.action(action.action_id) or action
             if current.status in ("completed", "skipped"):
@@ -97,18 +103,32 @@ class WorkflowExecutor:
             if parsed.kind == "approval_gate":
                 return await self.pause_at_gate(run, current)
             run = await self.save_action(run, current, status="running", detail=None, output=None)
-            self.publish("workflow.action.started", run, actionID=current.action_id, action=current.action)
+            self.publish(
+                "workflow.action.started", run, actionID=current.action_id, action=current.action
+            )
             try:
                 output = await self.execute(run, current, parsed)
             except ActionFailed as exc:
                 run = await self.refresh_links(run)
                 return await self.fail(run, run.action(current.action_id) or current, str(exc))
             run = await self.refresh_links(run)
-            run = await self.save_action(run, run.action(current.action_id) or current, status="completed",
-                                         output=output, detail=None)
-            self.publish("workflow.action.completed", run, actionID=current.action_id, action=current.action,
-                         output=output)
-        run = await self.save(run, status="completed", finished_at_ms=self.now(), awaiting_gate=None)
+            run = await self.save_action(
+                run,
+                run.action(current.action_id) or current,
+                status="completed",
+                output=output,
+                detail=None,
+            )
+            self.publish(
+                "workflow.action.completed",
+                run,
+                actionID=current.action_id,
+                action=current.action,
+                output=output,
+            )
+        run = await self.save(
+            run, status="completed", finished_at_ms=self.now(), awaiting_gate=None
+        )
         self.publish("workflow.run.completed", run)
         return run
 
@@ -122,21 +142,38 @@ class WorkflowExecutor:
         return attrs.evolve(run, automation_run_id=stored.automation_run_id)
 
     async def fail(self, run: WorkflowRun, action: ActionRun, detail: str) -> WorkflowRun:
-        run = run.with_action(attrs.evolve(action, status="failed", detail=detail, updated_at_ms=self.now()))
+        run = run.with_action(
+            attrs.evolve(action, status="failed", detail=detail, updated_at_ms=self.now())
+        )
         run = await self.save(run, status="failed", finished_at_ms=self.now(), detail=detail)
-        self.publish("workflow.action.failed", run, actionID=action.action_id, action=action.action, error=detail)
+        self.publish(
+            "workflow.action.failed",
+            run,
+            actionID=action.action_id,
+            action=action.action,
+            error=detail,
+        )
         self.publish("workflow.run.failed", run, actionID=action.action_id, error=detail)
         return run
 
     async def pause_at_gate(self, run: WorkflowRun, action: ActionRun) -> WorkflowRun:
         gate = self.gate_for(run, action)
-        run = run.with_action(attrs.evolve(action, status="pending", detail="awaiting human approval",
-                                           updated_at_ms=self.now()))
+        run = run.with_action(
+            attrs.evolve(
+                action, status="pending", detail="awaiting human approval", updated_at_ms=self.now()
+            )
+        )
         run = await self.save(run, status="awaiting_approval", awaiting_gate=gate)
         self.on_gate(gate)
-        self.publish("workflow.run.awaiting_approval", run, actionID=action.action_id, title=gate.title,
-                     instructions=gate.instructions, decisions=list(gate.decisions),
-                     expiresAtMs=gate.expires_at_ms)
+        self.publish(
+            "workflow.run.awaiting_approval",
+            run,
+            actionID=action.action_id,
+            title=gate.title,
+            instructions=gate.instructions,
+            decisions=list(gate.decisions),
+            expiresAtMs=gate.expires_at_ms,
+        )
         return run
 
     def gate_for(self, run: WorkflowRun, action: ActionRun) -> PendingGate:
@@ -154,10 +191,16 @@ class WorkflowExecutor:
         now = self.now()
         ttl = self.engine.settings.workflow_gate_ttl_ms
         return PendingGate(
-            action_id=action.action_id, decisions=decisions, rework_targets=targets, requested_at_ms=now,
-            expires_at_ms=now + ttl, nonce=uuid.uuid4().hex,
+            action_id=action.action_id,
+            decisions=decisions,
+            rework_targets=targets,
+            requested_at_ms=now,
+            expires_at_ms=now + ttl,
+            nonce=uuid.uuid4().hex,
             title=spec.get("title") if isinstance(spec.get("title"), str) else None,
-            instructions=spec.get("instructions") if isinstance(spec.get("instructions"), str) else None,
+            instructions=spec.get("instructions")
+            if isinstance(spec.get("instructions"), str)
+            else None,
         )
 
     # ------------------------------------------------------------ actions
@@ -166,8 +209,12 @@ class WorkflowExecutor:
         if run.automation_id is not None and action.action == f"automation:{run.automation_id}":
             return await self.run_automation(run, action)
         if parsed.kind == "event_emit":
-            props: dict[str, Any] = {**event_base(run), "actionID": action.action_id,
-                                     "triggerEvent": run.trigger_event, "payload": payload or {}}
+            props: dict[str, Any] = {
+                **event_base(run),
+                "actionID": action.action_id,
+                "triggerEvent": run.trigger_event,
+                "payload": payload or {},
+            }
             topic = TOPIC if parsed.target.startswith("workflow.") else None
             self.engine.events.publish(parsed.target, props, topic=topic)
             return {"eventType": parsed.target}
@@ -175,8 +222,11 @@ class WorkflowExecutor:
             if payload is not None and not isinstance(payload, Mapping):
                 raise ActionFailed("`with` must be an object")
             resource = await self.repo.put_resource(
-                parsed.target, payload if payload is not None else {}, merge=parsed.kind == "resource_patch",
-                now_ms=self.now(), by=f"workflow:{run.workflow_id}",
+                parsed.target,
+                payload if payload is not None else {},
+                merge=parsed.kind == "resource_patch",
+                now_ms=self.now(),
+                by=f"workflow:{run.workflow_id}",
             )
             return {"key": resource.key, "rev": resource.rev}
         if parsed.kind == "resource_delete":
@@ -203,12 +253,15 @@ class WorkflowExecutor:
         after = log.last_seq
         try:
             record = await automations.create_v2_run(
-                run.automation_id, trigger_type="workflow",
+                run.automation_id,
+                trigger_type="workflow",
                 trigger_reason=f"workflow `{run.workflow_id}` run {run.run_id}",
                 context={"workflowID": run.workflow_id, "workflowRunID": run.run_id},
             )
         except SvcError as exc:
-            raise ActionFailed(f"the automation run could not start ({exc.code}): {exc.message}") from None
+            raise ActionFailed(
+                f"the automation run could not start ({exc.code}): {exc.message}"
+            ) from None
         await self.save(run, automation_run_id=record.run_id)
         try:
             with EventStream(log, EventFilter(run_id=record.run_id), after_seq=after) as stream:
@@ -223,10 +276,16 @@ class WorkflowExecutor:
             raise
         except StreamEnded:
             raise ActionFailed("the engine stopped while the automation run was active") from None
-        output = {"automationID": run.automation_id, "automationRunID": record.run_id, "status": record.status,
-                  "nodeOutputs": dict(record.node_outputs)}
+        output = {
+            "automationID": run.automation_id,
+            "automationRunID": record.run_id,
+            "status": record.status,
+            "nodeOutputs": dict(record.node_outputs),
+        }
         if record.status != "completed":
-            raise ActionFailed(f"the automation run ended {record.status}: {record.detail or 'no detail'}")
+            raise ActionFailed(
+                f"the automation run ended {record.status}: {record.detail or 'no detail'}"
+            )
         return output
 
     def workspace(self, run: WorkflowRun) -> Path:
@@ -237,15 +296,27 @@ class WorkflowExecutor:
         if not isinstance(args, Mapping):
             raise ActionFailed("`with` must be an object of tool arguments")
         ctx = ToolContext(
-            workspace=self.workspace(run), source="automation", engine=self.engine, interactive=False,
-            run_id=run.run_id, metadata={"workflowID": run.workflow_id, "actionID": action.action_id},
+            workspace=self.workspace(run),
+            source="automation",
+            engine=self.engine,
+            interactive=False,
+            run_id=run.run_id,
+            metadata={"workflowID": run.workflow_id, "actionID": action.action_id},
         )
         outcome = await self.engine.dispatcher.dispatch(name, args, ctx)
         if not outcome.ok:
-            raise ActionFailed(f"tool `{outcome.tool}` {outcome.state} ({outcome.code}): {outcome.error}")
-        return {"tool": outcome.tool, "output": outcome.output or "", "metadata": _jsonable(outcome.metadata)}
+            raise ActionFailed(
+                f"tool `{outcome.tool}` {outcome.state} ({outcome.code}): {outcome.error}"
+            )
+        return {
+            "tool": outcome.tool,
+            "output": outcome.output or "",
+            "metadata": _jsonable(outcome.metadata),
+        }
 
-    async def run_agent(self, run: WorkflowRun, action: ActionRun, *, agent_id: str | None) -> dict[str, Any]:
+    async def run_agent(
+        self, run: WorkflowRun, action: ActionRun, *, agent_id: str | None
+    ) -> dict[str, Any]:
         from ..sessions.requests import RunRequest
         from ..sessions.service import CreateSession
         from .actions import objective_for
@@ -258,24 +329,38 @@ class WorkflowExecutor:
         prompt = self.agent_prompt(run, action, task)
         sessions = self.engine.sessions
         try:
-            session = await sessions.create(CreateSession(
-                title=f"Workflow {run.workflow_id} / {action.action_id}", directory=str(self.workspace(run)),
-                source_kind="workflow",
-                source_metadata={"workflowID": run.workflow_id, "workflowRunID": run.run_id,
-                                 "actionID": action.action_id},
-            ))
+            session = await sessions.create(
+                CreateSession(
+                    title=f"Workflow {run.workflow_id} / {action.action_id}",
+                    directory=str(self.workspace(run)),
+                    source_kind="workflow",
+                    source_metadata={
+                        "workflowID": run.workflow_id,
+                        "workflowRunID": run.run_id,
+                        "actionID": action.action_id,
+                    },
+                )
+            )
             tools = spec.get("tools")
             request = RunRequest(
                 parts=({"type": "text", "text": prompt},),
-                provider_id=spec.get("provider_id"), model_id=spec.get("model_id"),
+                provider_id=spec.get("provider_id"),
+                model_id=spec.get("model_id"),
                 tool_allowlist=tuple(tools) if isinstance(tools, list) else None,
                 system=spec.get("system") if isinstance(spec.get("system"), str) else None,
-                source="workflow", agent_id=agent_id,
-                metadata={"workflowID": run.workflow_id, "workflowRunID": run.run_id, "actionID": action.action_id},
+                source="workflow",
+                agent_id=agent_id,
+                metadata={
+                    "workflowID": run.workflow_id,
+                    "workflowRunID": run.run_id,
+                    "actionID": action.action_id,
+                },
             )
             started = await sessions.prompt(session.id, request)
         except SvcError as exc:
-            raise ActionFailed(f"the agent run could not start ({exc.code}): {exc.message}") from None
+            raise ActionFailed(
+                f"the agent run could not start ({exc.code}): {exc.message}"
+            ) from None
         try:
             finished = await sessions.wait(started)
         except trio.Cancelled:
@@ -284,15 +369,26 @@ class WorkflowExecutor:
             with trio.CancelScope(shield=True), trio.move_on_after(5):
                 await sessions.cancel(session.id, started.run.id, reason="workflow_cancelled")
             raise
-        output = {"agentID": agent_id, "sessionID": session.id, "sessionRunID": finished.id,
-                  "status": finished.status, "reply": await sessions.reply_text(finished)}
+        output = {
+            "agentID": agent_id,
+            "sessionID": session.id,
+            "sessionRunID": finished.id,
+            "status": finished.status,
+            "reply": await sessions.reply_text(finished),
+        }
         if finished.status != "completed":
             why = finished.error_message or finished.status
-            raise ActionFailed(f"the agent run ended {finished.status} ({finished.error_code or 'no code'}): {why}")
+            raise ActionFailed(
+                f"the agent run ended {finished.status} ({finished.error_code or 'no code'}): {why}"
+            )
         return output
 
     def agent_prompt(self, run: WorkflowRun, action: ActionRun, task: str) -> str:
-        lines = [task, "", f"This is step `{action.action_id}` of workflow `{run.workflow_id}` (run {run.run_id})."]
+        lines = [
+            task,
+            "",
+            f"This is step `{action.action_id}` of workflow `{run.workflow_id}` (run {run.run_id}).",
+        ]
         earlier = [a for a in run.actions if a.status == "completed" and a.output is not None]
         if earlier:
             lines.append("Results of the earlier steps of this run:")

@@ -122,7 +122,10 @@ def _line_loader() -> type[Any]:
         for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
     }
     LineLoader.add_implicit_resolver(
-        "tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF"))
+        "tag:yaml.org,2002:bool",
+        re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"),
+        list("tTfF"),
+    )
     return LineLoader
 
 
@@ -134,10 +137,14 @@ def _construct_mapping(loader: Any, node: yaml.MappingNode) -> _Map:
     for key_node, value_node in node.value:
         key = loader.construct_object(key_node, deep=True)
         if not isinstance(key, str | int | float | bool) and key is not None:
-            raise DefinitionError("mapping keys must be plain values", line=key_node.start_mark.line + 1)
+            raise DefinitionError(
+                "mapping keys must be plain values", line=key_node.start_mark.line + 1
+            )
         key = str(key)
         if key in result:
-            raise DefinitionError(f"duplicate key `{key}`", line=key_node.start_mark.line + 1, field=key)
+            raise DefinitionError(
+                f"duplicate key `{key}`", line=key_node.start_mark.line + 1, field=key
+            )
         result[key] = loader.construct_object(value_node, deep=True)
         result.key_lines[key] = key_node.start_mark.line + 1
     return result
@@ -200,24 +207,45 @@ def load_registry(sources: Iterable[LoadSource]) -> LoadResult:
                 text = path.read_text(encoding="utf-8")
                 spec, standalone = _workflow_file(parse_yaml(text), path, ref, role=role)
             except DefinitionError as exc:
-                messages.append(ValidationMessage(
-                    "error", f"{path}: {exc.message}", source_path=str(path), field=exc.field, line=exc.line,
-                    column=getattr(exc, "column", None),
-                ))
+                messages.append(
+                    ValidationMessage(
+                        "error",
+                        f"{path}: {exc.message}",
+                        source_path=str(path),
+                        field=exc.field,
+                        line=exc.line,
+                        column=getattr(exc, "column", None),
+                    )
+                )
                 continue
             except (OSError, UnicodeDecodeError) as exc:
-                messages.append(ValidationMessage("error", f"{path}: cannot read file: {exc}", source_path=str(path)))
+                messages.append(
+                    ValidationMessage(
+                        "error", f"{path}: cannot read file: {exc}", source_path=str(path)
+                    )
+                )
                 continue
             if spec is not None:
                 previous = workflows.get(spec.workflow_id)
                 if previous is not None:
                     # The replaced definition's own hooks go with it; standalone hook files stay.
-                    hooks = [h for h in hooks if not (h.workflow_id == spec.workflow_id and h.source is not None
-                                                      and h.source.path == previous.source_path)]
-                    messages.append(ValidationMessage(
-                        "info", f"workflow `{spec.workflow_id}` from {path} overrides {previous.source_path}",
-                        source_path=str(path), workflow_id=spec.workflow_id,
-                    ))
+                    hooks = [
+                        h
+                        for h in hooks
+                        if not (
+                            h.workflow_id == spec.workflow_id
+                            and h.source is not None
+                            and h.source.path == previous.source_path
+                        )
+                    ]
+                    messages.append(
+                        ValidationMessage(
+                            "info",
+                            f"workflow `{spec.workflow_id}` from {path} overrides {previous.source_path}",
+                            source_path=str(path),
+                            workflow_id=spec.workflow_id,
+                        )
+                    )
                 workflows[spec.workflow_id] = spec
                 hooks.extend(spec.hooks)
             hooks.extend(standalone)
@@ -266,23 +294,42 @@ def _workflow_file(
     if document is None:
         raise DefinitionError("the file is empty")
     if not isinstance(document, Mapping):
-        raise DefinitionError("the document must be a mapping with a `workflow` or `hooks` key", line=_line(document))
+        raise DefinitionError(
+            "the document must be a mapping with a `workflow` or `hooks` key", line=_line(document)
+        )
     unknown = sorted(set(document) - {"workflow", "hooks"})
     if unknown:
-        raise DefinitionError(f"unknown top-level key `{unknown[0]}` (expected `workflow` or `hooks`)",
-                              line=_key_line(document, unknown[0]), field=unknown[0])
+        raise DefinitionError(
+            f"unknown top-level key `{unknown[0]}` (expected `workflow` or `hooks`)",
+            line=_key_line(document, unknown[0]),
+            field=unknown[0],
+        )
     if role == "hooks" or (role == "any" and "workflow" not in document):
         if "workflow" in document:
-            raise DefinitionError("a hook file holds only `hooks`; put workflows under `workflows/`",
-                                  line=_key_line(document, "workflow"), field="workflow")
+            raise DefinitionError(
+                "a hook file holds only `hooks`; put workflows under `workflows/`",
+                line=_key_line(document, "workflow"),
+                field="workflow",
+            )
         if "hooks" not in document:
             raise DefinitionError("a hook file needs a `hooks` key", line=_line(document))
-        return None, _hooks(document["hooks"], default_workflow="", ref=ref, field="hooks",
-                            line=_key_line(document, "hooks"))
+        return None, _hooks(
+            document["hooks"],
+            default_workflow="",
+            ref=ref,
+            field="hooks",
+            line=_key_line(document, "hooks"),
+        )
     if "workflow" not in document:
         raise DefinitionError("missing `workflow` key", line=_line(document))
-    spec = _workflow(document["workflow"], path, ref, top_hooks=document.get("hooks"),
-                     line=_key_line(document, "workflow"), hooks_line=_key_line(document, "hooks"))
+    spec = _workflow(
+        document["workflow"],
+        path,
+        ref,
+        top_hooks=document.get("hooks"),
+        line=_key_line(document, "workflow"),
+        hooks_line=_key_line(document, "hooks"),
+    )
     return spec, []
 
 
@@ -290,44 +337,80 @@ _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]*$")
 
 
 def _workflow(
-    raw: Any, path: Path, ref: WorkflowSourceRef, *, top_hooks: Any, line: int | None, hooks_line: int | None,
+    raw: Any,
+    path: Path,
+    ref: WorkflowSourceRef,
+    *,
+    top_hooks: Any,
+    line: int | None,
+    hooks_line: int | None,
 ) -> WorkflowSpec:
     if not isinstance(raw, Mapping):
-        raise DefinitionError("`workflow` must be a mapping", line=_line(raw) or line, field="workflow")
-    allowed = {"id", "workflow_id", "name", "description", "enabled", "steps", "hooks", "automation_id"}
+        raise DefinitionError(
+            "`workflow` must be a mapping", line=_line(raw) or line, field="workflow"
+        )
+    allowed = {
+        "id",
+        "workflow_id",
+        "name",
+        "description",
+        "enabled",
+        "steps",
+        "hooks",
+        "automation_id",
+    }
     unknown = sorted(set(raw) - allowed)
     if unknown:
-        raise DefinitionError(f"unknown key `workflow.{unknown[0]}`", line=_key_line(raw, unknown[0]),
-                              field=f"workflow.{unknown[0]}")
-    workflow_id = _opt_str(raw, "workflow_id", "workflow") or _opt_str(raw, "id", "workflow") or path.stem
+        raise DefinitionError(
+            f"unknown key `workflow.{unknown[0]}`",
+            line=_key_line(raw, unknown[0]),
+            field=f"workflow.{unknown[0]}",
+        )
+    workflow_id = (
+        _opt_str(raw, "workflow_id", "workflow") or _opt_str(raw, "id", "workflow") or path.stem
+    )
     workflow_id = workflow_id.strip()
     if not _ID.match(workflow_id):
         raise DefinitionError(
             f"workflow id `{workflow_id}` must start with a letter or digit and use only letters, digits, `_`, `.`, `-`",
-            line=_key_line(raw, "workflow_id" if "workflow_id" in raw else "id"), field="workflow.id",
+            line=_key_line(raw, "workflow_id" if "workflow_id" in raw else "id"),
+            field="workflow.id",
         )
     name = (_opt_str(raw, "name", "workflow") or workflow_id).strip() or workflow_id
     description = _opt_str(raw, "description", "workflow")
     enabled = raw.get("enabled", True)
     if not isinstance(enabled, bool):
-        raise DefinitionError("`workflow.enabled` must be true or false", line=_key_line(raw, "enabled"),
-                              field="workflow.enabled")
+        raise DefinitionError(
+            "`workflow.enabled` must be true or false",
+            line=_key_line(raw, "enabled"),
+            field="workflow.enabled",
+        )
     automation_id = _opt_str(raw, "automation_id", "workflow")
     steps = _steps(raw.get("steps"), line=_key_line(raw, "steps"))
     if raw.get("hooks") is not None:
         hooks_raw, hooks_line = raw.get("hooks"), _key_line(raw, "hooks")
     else:
         hooks_raw = top_hooks
-    hooks = _hooks(hooks_raw, default_workflow=workflow_id, ref=ref, field="workflow.hooks", line=hooks_line)
+    hooks = _hooks(
+        hooks_raw, default_workflow=workflow_id, ref=ref, field="workflow.hooks", line=hooks_line
+    )
     for hook in hooks:
         if hook.workflow_id != workflow_id:
             raise DefinitionError(
                 f"hook `{hook.binding_id}` inside workflow `{workflow_id}` names another workflow "
-                f"`{hook.workflow_id}`; put it in a hook file instead", line=hook.line, field="workflow.hooks",
+                f"`{hook.workflow_id}`; put it in a hook file instead",
+                line=hook.line,
+                field="workflow.hooks",
             )
     return WorkflowSpec(
-        workflow_id=workflow_id, name=name, description=description, enabled=enabled, steps=tuple(steps),
-        hooks=tuple(hooks), source=ref, automation_id=automation_id.strip() if automation_id else None,
+        workflow_id=workflow_id,
+        name=name,
+        description=description,
+        enabled=enabled,
+        steps=tuple(steps),
+        hooks=tuple(hooks),
+        source=ref,
+        automation_id=automation_id.strip() if automation_id else None,
         line=_line(raw),
     )
 
@@ -337,7 +420,9 @@ def _opt_str(raw: Mapping[str, Any], key: str, where: str) -> str | None:
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, str | int | float):
-        raise DefinitionError(f"`{where}.{key}` must be a string", line=_key_line(raw, key), field=f"{where}.{key}")
+        raise DefinitionError(
+            f"`{where}.{key}` must be a string", line=_key_line(raw, key), field=f"{where}.{key}"
+        )
     return str(value)
 
 
@@ -345,28 +430,47 @@ def _steps(raw: Any, *, line: int | None) -> list[WorkflowStep]:
     if raw is None:
         return []
     if not isinstance(raw, list):
-        raise DefinitionError("`workflow.steps` must be a list", line=_line(raw) or line, field="workflow.steps")
+        raise DefinitionError(
+            "`workflow.steps` must be a list", line=_line(raw) or line, field="workflow.steps"
+        )
     steps = []
     for index, item in enumerate(raw):
         field = f"workflow.steps[{index}]"
         default_id = f"step_{index + 1}"
         if isinstance(item, str):
-            steps.append(WorkflowStep(step_id=default_id, action=item.strip(), line=_item_line(raw, index)))
+            steps.append(
+                WorkflowStep(step_id=default_id, action=item.strip(), line=_item_line(raw, index))
+            )
             continue
         if not isinstance(item, Mapping):
-            raise DefinitionError(f"`{field}` must be an action name or a mapping", line=_item_line(raw, index),
-                                  field=field)
+            raise DefinitionError(
+                f"`{field}` must be an action name or a mapping",
+                line=_item_line(raw, index),
+                field=field,
+            )
         unknown = sorted(set(item) - {"id", "step_id", "action", "with"})
         if unknown:
-            raise DefinitionError(f"unknown key `{field}.{unknown[0]}`", line=_key_line(item, unknown[0]),
-                                  field=f"{field}.{unknown[0]}")
+            raise DefinitionError(
+                f"unknown key `{field}.{unknown[0]}`",
+                line=_key_line(item, unknown[0]),
+                field=f"{field}.{unknown[0]}",
+            )
         action = item.get("action")
         if not isinstance(action, str):
-            raise DefinitionError(f"`{field}.action` is required and must be a string",
-                                  line=_key_line(item, "action"), field=f"{field}.action")
+            raise DefinitionError(
+                f"`{field}.action` is required and must be a string",
+                line=_key_line(item, "action"),
+                field=f"{field}.action",
+            )
         step_id = _opt_str(item, "step_id", field) or _opt_str(item, "id", field) or default_id
-        steps.append(WorkflowStep(step_id=step_id.strip(), action=action.strip(), with_=_plain(item.get("with")),
-                                  line=_line(item)))
+        steps.append(
+            WorkflowStep(
+                step_id=step_id.strip(),
+                action=action.strip(),
+                with_=_plain(item.get("with")),
+                line=_line(item),
+            )
+        )
     return steps
 
 
@@ -374,15 +478,23 @@ def _action(item: Any, field: str, line: int | None) -> WorkflowAction:
     if isinstance(item, str):
         return WorkflowAction(item.strip())
     if not isinstance(item, Mapping):
-        raise DefinitionError(f"`{field}` must be an action name or a mapping", line=line, field=field)
+        raise DefinitionError(
+            f"`{field}` must be an action name or a mapping", line=line, field=field
+        )
     unknown = sorted(set(item) - {"action", "with"})
     if unknown:
-        raise DefinitionError(f"unknown key `{field}.{unknown[0]}`", line=_key_line(item, unknown[0]),
-                              field=f"{field}.{unknown[0]}")
+        raise DefinitionError(
+            f"unknown key `{field}.{unknown[0]}`",
+            line=_key_line(item, unknown[0]),
+            field=f"{field}.{unknown[0]}",
+        )
     action = item.get("action")
     if not isinstance(action, str):
-        raise DefinitionError(f"`{field}.action` is required and must be a string", line=_key_line(item, "action"),
-                              field=f"{field}.action")
+        raise DefinitionError(
+            f"`{field}.action` is required and must be a string",
+            line=_key_line(item, "action"),
+            field=f"{field}.action",
+        )
     return WorkflowAction(action.strip(), _plain(item.get("with")))
 
 
@@ -390,7 +502,9 @@ def _actions(raw: Any, field: str, line: int | None) -> tuple[WorkflowAction, ..
     if raw is None:
         return ()
     if not isinstance(raw, list):
-        raise DefinitionError(f"`{field}` must be a list of actions", line=_line(raw) or line, field=field)
+        raise DefinitionError(
+            f"`{field}` must be a list of actions", line=_line(raw) or line, field=field
+        )
     return tuple(_action(item, f"{field}[{i}]", _item_line(raw, i)) for i, item in enumerate(raw))
 
 
@@ -399,7 +513,12 @@ def normalize_ident(text: str) -> str:
 
 
 def _hooks(
-    raw: Any, *, default_workflow: str, ref: WorkflowSourceRef, field: str, line: int | None = None,
+    raw: Any,
+    *,
+    default_workflow: str,
+    ref: WorkflowSourceRef,
+    field: str,
+    line: int | None = None,
 ) -> list[WorkflowHook]:
     if raw is None:
         return []
@@ -410,42 +529,82 @@ def _hooks(
             event = str(key).strip()
             event_line = _key_line(raw, key)
             if not event:
-                raise DefinitionError(f"`{field}` has an empty event name", line=event_line, field=field)
-            hooks.append(WorkflowHook(
-                binding_id=f"{prefix}.{normalize_ident(event)}", workflow_id=default_workflow, event=event,
-                enabled=True, actions=_actions(actions, f"{field}.{event}", event_line), source=ref, line=event_line,
-            ))
+                raise DefinitionError(
+                    f"`{field}` has an empty event name", line=event_line, field=field
+                )
+            hooks.append(
+                WorkflowHook(
+                    binding_id=f"{prefix}.{normalize_ident(event)}",
+                    workflow_id=default_workflow,
+                    event=event,
+                    enabled=True,
+                    actions=_actions(actions, f"{field}.{event}", event_line),
+                    source=ref,
+                    line=event_line,
+                )
+            )
         return hooks
     if not isinstance(raw, list):
-        raise DefinitionError(f"`{field}` must be a mapping of event to actions or a list of bindings",
-                              line=_line(raw) or line, field=field)
+        raise DefinitionError(
+            f"`{field}` must be a mapping of event to actions or a list of bindings",
+            line=_line(raw) or line,
+            field=field,
+        )
     for index, item in enumerate(raw):
         where = f"{field}[{index}]"
         if not isinstance(item, Mapping):
-            raise DefinitionError(f"`{where}` must be a mapping", line=_item_line(raw, index), field=where)
+            raise DefinitionError(
+                f"`{where}` must be a mapping", line=_item_line(raw, index), field=where
+            )
         allowed = {"id", "binding_id", "workflow", "workflow_id", "event", "enabled", "actions"}
         unknown = sorted(set(item) - allowed)
         if unknown:
-            raise DefinitionError(f"unknown key `{where}.{unknown[0]}`", line=_key_line(item, unknown[0]),
-                                  field=f"{where}.{unknown[0]}")
+            raise DefinitionError(
+                f"unknown key `{where}.{unknown[0]}`",
+                line=_key_line(item, unknown[0]),
+                field=f"{where}.{unknown[0]}",
+            )
         event = item.get("event")
         if not isinstance(event, str) or not event.strip():
-            raise DefinitionError(f"`{where}.event` is required", line=_key_line(item, "event"), field=f"{where}.event")
-        workflow_id = (_opt_str(item, "workflow_id", where) or _opt_str(item, "workflow", where)
-                       or default_workflow).strip()
+            raise DefinitionError(
+                f"`{where}.event` is required",
+                line=_key_line(item, "event"),
+                field=f"{where}.event",
+            )
+        workflow_id = (
+            _opt_str(item, "workflow_id", where)
+            or _opt_str(item, "workflow", where)
+            or default_workflow
+        ).strip()
         if not workflow_id:
-            raise DefinitionError(f"`{where}.workflow` is required in a hook file", line=_line(item),
-                                  field=f"{where}.workflow")
+            raise DefinitionError(
+                f"`{where}.workflow` is required in a hook file",
+                line=_line(item),
+                field=f"{where}.workflow",
+            )
         enabled = item.get("enabled", True)
         if not isinstance(enabled, bool):
-            raise DefinitionError(f"`{where}.enabled` must be true or false", line=_key_line(item, "enabled"),
-                                  field=f"{where}.enabled")
-        binding_id = (_opt_str(item, "binding_id", where) or _opt_str(item, "id", where)
-                      or f"{workflow_id}.{normalize_ident(event)}").strip()
-        hooks.append(WorkflowHook(
-            binding_id=binding_id, workflow_id=workflow_id, event=event.strip(), enabled=enabled,
-            actions=_actions(item.get("actions"), f"{where}.actions", _line(item)), source=ref, line=_line(item),
-        ))
+            raise DefinitionError(
+                f"`{where}.enabled` must be true or false",
+                line=_key_line(item, "enabled"),
+                field=f"{where}.enabled",
+            )
+        binding_id = (
+            _opt_str(item, "binding_id", where)
+            or _opt_str(item, "id", where)
+            or f"{workflow_id}.{normalize_ident(event)}"
+        ).strip()
+        hooks.append(
+            WorkflowHook(
+                binding_id=binding_id,
+                workflow_id=workflow_id,
+                event=event.strip(),
+                enabled=enabled,
+                actions=_actions(item.get("actions"), f"{where}.actions", _line(item)),
+                source=ref,
+                line=_line(item),
+            )
+        )
     return hooks
 
 

@@ -22,7 +22,12 @@ MAX_PARALLEL_AGENTS = 16
 def model_policy_of(preferences: Mapping[str, Any] | None) -> dict[str, Any] | None:
     prefs = preferences or {}
     provider_id, model_id = prefs.get("model_provider"), prefs.get("model_id")
-    if isinstance(provider_id, str) and provider_id.strip() and isinstance(model_id, str) and model_id.strip():
+    if (
+        isinstance(provider_id, str)
+        and provider_id.strip()
+        and isinstance(model_id, str)
+        and model_id.strip()
+    ):
         return {"default_model": {"provider_id": provider_id.strip(), "model_id": model_id.strip()}}
     return None
 
@@ -45,20 +50,35 @@ def max_parallel_of(preferences: Mapping[str, Any] | None) -> int:
 
 
 def plan_to_automation(
-    plan: WorkflowPlan, *, revision: int, package: Mapping[str, Any], schedule: Mapping[str, Any], status: str,
+    plan: WorkflowPlan,
+    *,
+    revision: int,
+    package: Mapping[str, Any],
+    schedule: Mapping[str, Any],
+    status: str,
     creator_id: str | None,
 ) -> dict[str, Any]:
     allowlist = tool_allowlist_of(plan)
     policy = model_policy_of(plan.operator_preferences)
     roles = list(dict.fromkeys(s.agent_role for s in plan.steps))
-    agents = [agent_profile(role, allowlist=allowlist, allowed_servers=plan.allowed_mcp_servers, model_policy=policy)
-              for role in roles]
+    agents = [
+        agent_profile(
+            role, allowlist=allowlist, allowed_servers=plan.allowed_mcp_servers, model_policy=policy
+        )
+        for role in roles
+    ]
     nodes = []
     for step in plan.steps:
         node: dict[str, Any] = {
-            "node_id": step.step_id, "agent_id": agent_id_for_role(step.agent_role), "objective": step.objective,
-            "depends_on": list(step.depends_on), "input_refs": [r.to_wire() for r in step.input_refs],
-            "metadata": {**(dict(step.metadata) if step.metadata else {}), "plan_step_kind": step.kind},
+            "node_id": step.step_id,
+            "agent_id": agent_id_for_role(step.agent_role),
+            "objective": step.objective,
+            "depends_on": list(step.depends_on),
+            "input_refs": [r.to_wire() for r in step.input_refs],
+            "metadata": {
+                **(dict(step.metadata) if step.metadata else {}),
+                "plan_step_kind": step.kind,
+            },
         }
         if step.output_contract:
             node["output_contract"] = dict(step.output_contract)

@@ -23,8 +23,19 @@ from .schedule import normalize_schedule
 
 PLANNER_VERSION = "workflow_planner_v1"
 EXECUTION_TARGET = "automation_v2"
-OUTPUT_KINDS = ("structured_json", "report_markdown", "text_summary", "urls", "citations", "brief", "review",
-                "review_summary", "approval_gate", "code_patch", "generic_artifact")
+OUTPUT_KINDS = (
+    "structured_json",
+    "report_markdown",
+    "text_summary",
+    "urls",
+    "citations",
+    "brief",
+    "review",
+    "review_summary",
+    "approval_gate",
+    "code_patch",
+    "generic_artifact",
+)
 
 
 # ---------------------------------------------------------------- records
@@ -50,8 +61,11 @@ class PlanStep:
 
     def to_wire(self) -> dict[str, Any]:
         wire: dict[str, Any] = {
-            "step_id": self.step_id, "kind": self.kind, "objective": self.objective,
-            "depends_on": list(self.depends_on), "agent_role": self.agent_role,
+            "step_id": self.step_id,
+            "kind": self.kind,
+            "objective": self.objective,
+            "depends_on": list(self.depends_on),
+            "agent_role": self.agent_role,
             "input_refs": [r.to_wire() for r in self.input_refs],
         }
         if self.output_contract is not None:
@@ -85,12 +99,20 @@ class WorkflowPlan:
 
     def to_wire(self) -> dict[str, Any]:
         wire: dict[str, Any] = {
-            "plan_id": self.plan_id, "planner_version": self.planner_version, "plan_source": self.plan_source,
-            "original_prompt": self.original_prompt, "normalized_prompt": self.normalized_prompt,
-            "confidence": self.confidence, "title": self.title, "schedule": dict(self.schedule),
-            "execution_target": self.execution_target, "workspace_root": self.workspace_root,
-            "steps": [s.to_wire() for s in self.steps], "requires_integrations": list(self.requires_integrations),
-            "allowed_mcp_servers": list(self.allowed_mcp_servers), "save_options": dict(self.save_options),
+            "plan_id": self.plan_id,
+            "planner_version": self.planner_version,
+            "plan_source": self.plan_source,
+            "original_prompt": self.original_prompt,
+            "normalized_prompt": self.normalized_prompt,
+            "confidence": self.confidence,
+            "title": self.title,
+            "schedule": dict(self.schedule),
+            "execution_target": self.execution_target,
+            "workspace_root": self.workspace_root,
+            "steps": [s.to_wire() for s in self.steps],
+            "requires_integrations": list(self.requires_integrations),
+            "allowed_mcp_servers": list(self.allowed_mcp_servers),
+            "save_options": dict(self.save_options),
         }
         if self.description is not None:
             wire["description"] = self.description
@@ -217,9 +239,12 @@ def normalize_plan(body: PlanBody, ctx: PlanContext, *, field: str = "plan") -> 
     if not body.steps:
         raise PlanInvalid("a plan needs at least one step", field=f"{field}.steps")
     if len(body.steps) > ctx.max_steps:
-        raise PlanInvalid(f"a drafted plan holds at most {ctx.max_steps} steps (got {len(body.steps)}); author "
-                          "larger workflows as an automation or import a bundle", field=f"{field}.steps",
-                          maxSteps=ctx.max_steps)
+        raise PlanInvalid(
+            f"a drafted plan holds at most {ctx.max_steps} steps (got {len(body.steps)}); author "
+            "larger workflows as an automation or import a bundle",
+            field=f"{field}.steps",
+            maxSteps=ctx.max_steps,
+        )
     ids: list[str] = []
     renamed: dict[str, str] = {}
     for index, step in enumerate(body.steps):
@@ -239,23 +264,35 @@ def normalize_plan(body: PlanBody, ctx: PlanContext, *, field: str = "plan") -> 
         where = f"{field}.steps[{index}]"
         objective = (step.objective or "").strip()
         if not objective:
-            raise PlanInvalid(f"step `{step_id}` needs an objective", field=f"{where}.objective", stepID=step_id)
+            raise PlanInvalid(
+                f"step `{step_id}` needs an objective", field=f"{where}.objective", stepID=step_id
+            )
         depends: list[str] = []
         for dep in step.depends_on:
             target = renamed.get(dep.strip(), dep.strip())
             if target not in known:
-                raise PlanInvalid(f"step `{step_id}` depends on unknown step `{dep}`", field=f"{where}.depends_on",
-                                  stepID=step_id)
+                raise PlanInvalid(
+                    f"step `{step_id}` depends on unknown step `{dep}`",
+                    field=f"{where}.depends_on",
+                    stepID=step_id,
+                )
             if target == step_id:
-                raise PlanInvalid(f"step `{step_id}` depends on itself", field=f"{where}.depends_on", stepID=step_id)
+                raise PlanInvalid(
+                    f"step `{step_id}` depends on itself",
+                    field=f"{where}.depends_on",
+                    stepID=step_id,
+                )
             if target not in depends:
                 depends.append(target)
         refs: list[InputRef] = []
         for ref_index, ref in enumerate(step.input_refs):
             source = renamed.get(ref.from_step_id.strip(), ref.from_step_id.strip())
             if source not in known or source == step_id:
-                raise PlanInvalid(f"step `{step_id}` takes input from unknown step `{ref.from_step_id}`",
-                                  field=f"{where}.input_refs[{ref_index}].from_step_id", stepID=step_id)
+                raise PlanInvalid(
+                    f"step `{step_id}` takes input from unknown step `{ref.from_step_id}`",
+                    field=f"{where}.input_refs[{ref_index}].from_step_id",
+                    stepID=step_id,
+                )
             refs.append(InputRef(source, slug(ref.alias or "") or source))
             if source not in depends:
                 # A data hand-off is also a scheduling dependency.
@@ -263,32 +300,56 @@ def normalize_plan(body: PlanBody, ctx: PlanContext, *, field: str = "plan") -> 
         contract = step.output_contract
         if contract is not None and contract.get("kind") not in OUTPUT_KINDS:
             contract = {**contract, "kind": "generic_artifact"}
-        steps.append(PlanStep(
-            step_id=step_id, objective=objective, kind=slug(step.kind or "") or "task",
-            agent_role=slug(step.agent_role or "") or "worker", depends_on=tuple(depends), input_refs=tuple(refs),
-            output_contract=contract, metadata=step.metadata,
-        ))
+        steps.append(
+            PlanStep(
+                step_id=step_id,
+                objective=objective,
+                kind=slug(step.kind or "") or "task",
+                agent_role=slug(step.agent_role or "") or "worker",
+                depends_on=tuple(depends),
+                input_refs=tuple(refs),
+                output_contract=contract,
+                metadata=step.metadata,
+            )
+        )
     cycle = find_cycle(steps)
     if cycle:
         first = cycle[0]
-        raise PlanInvalid(f"steps form a cycle: {' -> '.join(cycle)}",
-                          field=f"{field}.steps[{ids.index(first)}].depends_on", cycle=cycle)
+        raise PlanInvalid(
+            f"steps form a cycle: {' -> '.join(cycle)}",
+            field=f"{field}.steps[{ids.index(first)}].depends_on",
+            cycle=cycle,
+        )
     workspace_root = ctx.workspace_root or (body.workspace_root or "")
     if not Path(workspace_root).is_absolute():
-        raise PlanInvalid("`workspace_root` must be an absolute path", field=f"{field}.workspace_root")
-    schedule = normalize_schedule(ctx.schedule if ctx.schedule is not None else body.schedule,
-                                  field="schedule" if ctx.schedule is not None else f"{field}.schedule")
+        raise PlanInvalid(
+            "`workspace_root` must be an absolute path", field=f"{field}.workspace_root"
+        )
+    schedule = normalize_schedule(
+        ctx.schedule if ctx.schedule is not None else body.schedule,
+        field="schedule" if ctx.schedule is not None else f"{field}.schedule",
+    )
     servers = _unique([*ctx.allowed_mcp_servers, *body.allowed_mcp_servers])
     prompt = ctx.prompt or body.original_prompt or ""
     title = clip(body.title or prompt or "Workflow plan", 80) or "Workflow plan"
     return WorkflowPlan(
-        plan_id=ctx.plan_id, title=title, original_prompt=prompt, workspace_root=workspace_root,
-        steps=tuple(steps), schedule=schedule, planner_version=body.planner_version or PLANNER_VERSION,
-        plan_source=ctx.plan_source if ctx.plan_source != "unknown" else (body.plan_source or "unknown"),
-        normalized_prompt=normalize_prompt(prompt), confidence=body.confidence or ctx.confidence,
-        description=body.description, requires_integrations=tuple(_unique(body.requires_integrations)),
+        plan_id=ctx.plan_id,
+        title=title,
+        original_prompt=prompt,
+        workspace_root=workspace_root,
+        steps=tuple(steps),
+        schedule=schedule,
+        planner_version=body.planner_version or PLANNER_VERSION,
+        plan_source=ctx.plan_source
+        if ctx.plan_source != "unknown"
+        else (body.plan_source or "unknown"),
+        normalized_prompt=normalize_prompt(prompt),
+        confidence=body.confidence or ctx.confidence,
+        description=body.description,
+        requires_integrations=tuple(_unique(body.requires_integrations)),
         allowed_mcp_servers=tuple(servers),
-        operator_preferences=ctx.operator_preferences if ctx.operator_preferences is not None
+        operator_preferences=ctx.operator_preferences
+        if ctx.operator_preferences is not None
         else body.operator_preferences,
         save_options=body.save_options or {},
     )
@@ -309,7 +370,7 @@ def dependency_cycle(deps: Mapping[str, Sequence[str]]) -> list[str]:
         path.append(node)
         for dep in deps.get(node, ()):
             if state.get(dep) == 1:
-                return [*path[path.index(dep):], dep]
+                return [*path[path.index(dep) :], dep]
             if state.get(dep) is None:
                 found = visit(dep)
                 if found:
@@ -337,36 +398,62 @@ def _unique(values: Sequence[str]) -> list[str]:
 def plan_from_wire(data: Mapping[str, Any]) -> WorkflowPlan:
     """A stored plan back into its record (stored plans were normalized when saved)."""
     return WorkflowPlan(
-        plan_id=data["plan_id"], title=data["title"], original_prompt=data.get("original_prompt", ""),
+        plan_id=data["plan_id"],
+        title=data["title"],
+        original_prompt=data.get("original_prompt", ""),
         workspace_root=data["workspace_root"],
-        steps=tuple(PlanStep(
-            step_id=s["step_id"], objective=s["objective"], kind=s.get("kind", "task"),
-            agent_role=s.get("agent_role", "worker"), depends_on=tuple(s.get("depends_on", ())),
-            input_refs=tuple(InputRef(r["from_step_id"], r["alias"]) for r in s.get("input_refs", ())),
-            output_contract=s.get("output_contract"), metadata=s.get("metadata"),
-        ) for s in data.get("steps", ())),
-        schedule=data["schedule"], planner_version=data.get("planner_version", PLANNER_VERSION),
-        plan_source=data.get("plan_source", "unknown"), normalized_prompt=data.get("normalized_prompt", ""),
-        confidence=data.get("confidence", "medium"), description=data.get("description"),
+        steps=tuple(
+            PlanStep(
+                step_id=s["step_id"],
+                objective=s["objective"],
+                kind=s.get("kind", "task"),
+                agent_role=s.get("agent_role", "worker"),
+                depends_on=tuple(s.get("depends_on", ())),
+                input_refs=tuple(
+                    InputRef(r["from_step_id"], r["alias"]) for r in s.get("input_refs", ())
+                ),
+                output_contract=s.get("output_contract"),
+                metadata=s.get("metadata"),
+            )
+            for s in data.get("steps", ())
+        ),
+        schedule=data["schedule"],
+        planner_version=data.get("planner_version", PLANNER_VERSION),
+        plan_source=data.get("plan_source", "unknown"),
+        normalized_prompt=data.get("normalized_prompt", ""),
+        confidence=data.get("confidence", "medium"),
+        description=data.get("description"),
         execution_target=data.get("execution_target", EXECUTION_TARGET),
         requires_integrations=tuple(data.get("requires_integrations", ())),
         allowed_mcp_servers=tuple(data.get("allowed_mcp_servers", ())),
-        operator_preferences=data.get("operator_preferences"), save_options=data.get("save_options") or {},
+        operator_preferences=data.get("operator_preferences"),
+        save_options=data.get("save_options") or {},
     )
 
 
 def fallback_plan(ctx: PlanContext, *, reason: str) -> WorkflowPlan:
     """A one-step draft used when the model gave nothing usable: the operator can refine it in chat."""
-    step = PlanStep(step_id="execute_goal", objective=ctx.prompt.strip() or "Carry out the requested work.",
-                    kind="execute", agent_role="worker",
-                    output_contract={"kind": "generic_artifact", "validator": "generic_artifact"})
+    step = PlanStep(
+        step_id="execute_goal",
+        objective=ctx.prompt.strip() or "Carry out the requested work.",
+        kind="execute",
+        agent_role="worker",
+        output_contract={"kind": "generic_artifact", "validator": "generic_artifact"},
+    )
     return WorkflowPlan(
-        plan_id=ctx.plan_id, title=clip(ctx.prompt or "Workflow plan", 80), original_prompt=ctx.prompt,
-        workspace_root=ctx.workspace_root, steps=(step,),
-        schedule=normalize_schedule(ctx.schedule), plan_source=ctx.plan_source,
-        normalized_prompt=normalize_prompt(ctx.prompt), confidence="low",
-        description=f"Planner fallback draft ({reason}).", allowed_mcp_servers=tuple(ctx.allowed_mcp_servers),
-        operator_preferences=ctx.operator_preferences, save_options={"fallback_reason": reason},
+        plan_id=ctx.plan_id,
+        title=clip(ctx.prompt or "Workflow plan", 80),
+        original_prompt=ctx.prompt,
+        workspace_root=ctx.workspace_root,
+        steps=(step,),
+        schedule=normalize_schedule(ctx.schedule),
+        plan_source=ctx.plan_source,
+        normalized_prompt=normalize_prompt(ctx.prompt),
+        confidence="low",
+        description=f"Planner fallback draft ({reason}).",
+        allowed_mcp_servers=tuple(ctx.allowed_mcp_servers),
+        operator_preferences=ctx.operator_preferences,
+        save_options={"fallback_reason": reason},
     )
 
 

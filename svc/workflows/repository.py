@@ -26,8 +26,13 @@ class Resource:
     updated_by: str | None = None
 
     def to_wire(self) -> dict[str, Any]:
-        return {"key": self.key, "value": self.value, "rev": self.rev, "updated_at_ms": self.updated_at_ms,
-                "updated_by": self.updated_by}
+        return {
+            "key": self.key,
+            "value": self.value,
+            "rev": self.rev,
+            "updated_at_ms": self.updated_at_ms,
+            "updated_by": self.updated_by,
+        }
 
 
 def _run(doc: str) -> WorkflowRun:
@@ -47,34 +52,50 @@ class WorkflowRepository:
                 "INSERT INTO workflow_runs(run_id, workflow_id, status, workspace_root, created_at_ms, updated_at_ms,"
                 " doc) VALUES (?,?,?,?,?,?,?) ON CONFLICT(run_id) DO UPDATE SET status = excluded.status,"
                 " updated_at_ms = excluded.updated_at_ms, doc = excluded.doc",
-                (run.run_id, run.workflow_id, run.status, run.workspace_root, run.created_at_ms, run.updated_at_ms,
-                 dumps(run.to_doc())),
+                (
+                    run.run_id,
+                    run.workflow_id,
+                    run.status,
+                    run.workspace_root,
+                    run.created_at_ms,
+                    run.updated_at_ms,
+                    dumps(run.to_doc()),
+                ),
             )
 
         await self._db.write(q)
 
-    async def replace_run_if(self, run: WorkflowRun, *, status: str, nonce: str | None = None) -> bool:
+    async def replace_run_if(
+        self, run: WorkflowRun, *, status: str, nonce: str | None = None
+    ) -> bool:
         """Save ``run`` only if the stored run still has ``status`` (and, if given, its gate ``nonce``).
 
         The compare-and-set that makes a gate decision happen exactly once.
         """
+
         def q(conn: apsw.Connection) -> bool:
-            row = conn.execute("SELECT status, doc FROM workflow_runs WHERE run_id = ?", (run.run_id,)).fetchone()
+            row = conn.execute(
+                "SELECT status, doc FROM workflow_runs WHERE run_id = ?", (run.run_id,)
+            ).fetchone()
             if row is None or row[0] != status:
                 return False
             if nonce is not None:
                 gate = (loads(row[1], {}) or {}).get("awaiting_gate") or {}
                 if gate.get("nonce") != nonce:
                     return False
-            conn.execute("UPDATE workflow_runs SET status = ?, updated_at_ms = ?, doc = ? WHERE run_id = ?",
-                         (run.status, run.updated_at_ms, dumps(run.to_doc()), run.run_id))
+            conn.execute(
+                "UPDATE workflow_runs SET status = ?, updated_at_ms = ?, doc = ? WHERE run_id = ?",
+                (run.status, run.updated_at_ms, dumps(run.to_doc()), run.run_id),
+            )
             return True
 
         return await self._db.write(q)
 
     async def get_run(self, run_id: str) -> WorkflowRun | None:
         def q(conn: apsw.Connection) -> str | None:
-            row = conn.execute("SELECT doc FROM workflow_runs WHERE run_id = ?", (run_id,)).fetchone()
+            row = conn.execute(
+                "SELECT doc FROM workflow_runs WHERE run_id = ?", (run_id,)
+            ).fetchone()
             return row[0] if row else None
 
         doc = await self._db.read(q)
@@ -101,10 +122,13 @@ class WorkflowRepository:
 
     async def run_workspaces(self, run_ids: list[str]) -> dict[str, str | None]:
         """``run_id -> workspace_root`` for the workflow runs among ``run_ids``."""
+
         def q(conn: apsw.Connection) -> dict[str, str | None]:
             found: dict[str, str | None] = {}
             for run_id in run_ids:
-                row = conn.execute("SELECT workspace_root FROM workflow_runs WHERE run_id = ?", (run_id,)).fetchone()
+                row = conn.execute(
+                    "SELECT workspace_root FROM workflow_runs WHERE run_id = ?", (run_id,)
+                ).fetchone()
                 if row is not None:
                     found[run_id] = row[0]
             return found
@@ -113,17 +137,23 @@ class WorkflowRepository:
 
     async def runs_in_workspace(self, workspace_root: str, *, limit: int) -> list[str]:
         def q(conn: apsw.Connection) -> list[str]:
-            return [row[0] for row in conn.execute(
-                "SELECT run_id FROM workflow_runs WHERE workspace_root = ? ORDER BY created_at_ms DESC LIMIT ?",
-                (workspace_root, limit))]
+            return [
+                row[0]
+                for row in conn.execute(
+                    "SELECT run_id FROM workflow_runs WHERE workspace_root = ? ORDER BY created_at_ms DESC LIMIT ?",
+                    (workspace_root, limit),
+                )
+            ]
 
         return await self._db.read(q)
 
     # ------------------------------------------------------------ hook overrides
     async def hook_overrides(self) -> dict[str, bool]:
         def q(conn: apsw.Connection) -> dict[str, bool]:
-            return {row[0]: bool(row[1]) for row in conn.execute(
-                "SELECT binding_id, enabled FROM workflow_hook_overrides")}
+            return {
+                row[0]: bool(row[1])
+                for row in conn.execute("SELECT binding_id, enabled FROM workflow_hook_overrides")
+            }
 
         return await self._db.read(q)
 
@@ -141,16 +171,24 @@ class WorkflowRepository:
     # ------------------------------------------------------------ shared resources
     async def get_resource(self, key: str) -> Resource | None:
         def q(conn: apsw.Connection) -> Resource | None:
-            row = conn.execute("SELECT key, value, rev, updated_at_ms, updated_by FROM workflow_resources"
-                               " WHERE key = ?", (key,)).fetchone()
+            row = conn.execute(
+                "SELECT key, value, rev, updated_at_ms, updated_by FROM workflow_resources"
+                " WHERE key = ?",
+                (key,),
+            ).fetchone()
             return Resource(row[0], loads(row[1]), row[2], row[3], row[4]) if row else None
 
         return await self._db.read(q)
 
-    async def put_resource(self, key: str, value: Any, *, merge: bool, now_ms: int, by: str | None) -> Resource:
+    async def put_resource(
+        self, key: str, value: Any, *, merge: bool, now_ms: int, by: str | None
+    ) -> Resource:
         """Store ``value`` (or shallow-merge an object into the stored object); the revision goes up by one."""
+
         def q(conn: apsw.Connection) -> Resource:
-            row = conn.execute("SELECT value, rev FROM workflow_resources WHERE key = ?", (key,)).fetchone()
+            row = conn.execute(
+                "SELECT value, rev FROM workflow_resources WHERE key = ?", (key,)
+            ).fetchone()
             current = loads(row[0]) if row else None
             rev = (row[1] if row else 0) + 1
             new = value

@@ -43,4 +43,10 @@ def requester_from_headers(headers: Mapping[str, str]) -> Requester:
     return requester_from(headers.get(AGENT_ID_HEADER), headers.get(REQUEST_SOURCE_HEADER))
 
 
-__all__ = ["AGENT_ID_HEADER", "REQUEST_SOURCE_HEADER", "Requester", "requester_from", "requester_from_headers"]
+__all__ = [
+    "AGENT_ID_HEADER",
+    "REQUEST_SOURCE_HEADER",
+    "Requester",
+    "requester_from",
+    "requester_from_headers",
+]

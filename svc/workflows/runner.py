@@ -56,7 +56,9 @@ class WorkflowRunner:
     def submit(self, run: WorkflowRun) -> None:
         """Start driving ``run`` (a new run, or one resumed after a gate decision)."""
         if self._nursery is None:
-            raise EngineStarting("workflow runs are not accepted yet: the engine is starting or stopping")
+            raise EngineStarting(
+                "workflow runs are not accepted yet: the engine is starting or stopping"
+            )
         scope = trio.CancelScope()
         done = trio.Event()
         self._scopes[run.run_id] = scope
@@ -105,10 +107,18 @@ class WorkflowRunner:
         if latest is None or latest.terminal:
             return
         now = self.executor.now()
-        actions = tuple(a if a.status in ("completed", "failed", "skipped")
-                        else _skipped(a, now) for a in latest.actions)
-        cancelled = await self.executor.save(latest, status="cancelled", finished_at_ms=now, actions=actions,
-                                             awaiting_gate=None, detail="cancelled")
+        actions = tuple(
+            a if a.status in ("completed", "failed", "skipped") else _skipped(a, now)
+            for a in latest.actions
+        )
+        cancelled = await self.executor.save(
+            latest,
+            status="cancelled",
+            finished_at_ms=now,
+            actions=actions,
+            awaiting_gate=None,
+            detail="cancelled",
+        )
         self.executor.publish("workflow.run.cancelled", cancelled, reason="cancelled")
 
     async def _settle_error(self, run_id: str, detail: str) -> None:
@@ -116,8 +126,9 @@ class WorkflowRunner:
             latest = await self.repo.get_run(run_id)
             if latest is None or latest.terminal:
                 return
-            failed = await self.executor.save(latest, status="failed", finished_at_ms=self.executor.now(),
-                                              detail=detail)
+            failed = await self.executor.save(
+                latest, status="failed", finished_at_ms=self.executor.now(), detail=detail
+            )
             self.executor.publish("workflow.run.failed", failed, error=detail)
         except Exception:
             log.exception("could not record the failure of workflow run %s", run_id)

@@ -12,7 +12,9 @@ from typing import Any, Literal
 
 import attrs
 
-RunStatus = Literal["queued", "running", "awaiting_approval", "completed", "failed", "cancelled", "dry_run"]
+RunStatus = Literal[
+    "queued", "running", "awaiting_approval", "completed", "failed", "cancelled", "dry_run"
+]
 ActionStatus = Literal["pending", "running", "completed", "failed", "skipped"]
 TriggerType = Literal["manual", "hook"]
 
@@ -30,8 +32,12 @@ class ActionRun:
     updated_at_ms: int = 0
 
     def to_wire(self) -> dict[str, Any]:
-        wire: dict[str, Any] = {"action_id": self.action_id, "action": self.action, "status": self.status,
-                                "updated_at_ms": self.updated_at_ms}
+        wire: dict[str, Any] = {
+            "action_id": self.action_id,
+            "action": self.action,
+            "status": self.status,
+            "updated_at_ms": self.updated_at_ms,
+        }
         if self.with_ is not None:
             wire["with"] = self.with_
         if self.detail is not None:
@@ -42,9 +48,15 @@ class ActionRun:
 
     @classmethod
     def from_wire(cls, data: Mapping[str, Any]) -> ActionRun:
-        return cls(action_id=data["action_id"], action=data["action"], with_=data.get("with"),
-                   status=data.get("status", "pending"), detail=data.get("detail"), output=data.get("output"),
-                   updated_at_ms=data.get("updated_at_ms", 0))
+        return cls(
+            action_id=data["action_id"],
+            action=data["action"],
+            with_=data.get("with"),
+            status=data.get("status", "pending"),
+            detail=data.get("detail"),
+            output=data.get("output"),
+            updated_at_ms=data.get("updated_at_ms", 0),
+        )
 
 
 @attrs.frozen
@@ -62,9 +74,12 @@ class PendingGate:
 
     def to_wire(self) -> dict[str, Any]:
         wire: dict[str, Any] = {
-            "action_id": self.action_id, "decisions": list(self.decisions),
-            "rework_targets": list(self.rework_targets), "requested_at_ms": self.requested_at_ms,
-            "expires_at_ms": self.expires_at_ms, "nonce": self.nonce,
+            "action_id": self.action_id,
+            "decisions": list(self.decisions),
+            "rework_targets": list(self.rework_targets),
+            "requested_at_ms": self.requested_at_ms,
+            "expires_at_ms": self.expires_at_ms,
+            "nonce": self.nonce,
         }
         if self.title is not None:
             wire["title"] = self.title
@@ -74,10 +89,16 @@ class PendingGate:
 
     @classmethod
     def from_wire(cls, data: Mapping[str, Any]) -> PendingGate:
-        return cls(action_id=data["action_id"], decisions=tuple(data.get("decisions", ())),
-                   rework_targets=tuple(data.get("rework_targets", ())), requested_at_ms=data["requested_at_ms"],
-                   expires_at_ms=data.get("expires_at_ms", 0), nonce=data.get("nonce", ""),
-                   title=data.get("title"), instructions=data.get("instructions"))
+        return cls(
+            action_id=data["action_id"],
+            decisions=tuple(data.get("decisions", ())),
+            rework_targets=tuple(data.get("rework_targets", ())),
+            requested_at_ms=data["requested_at_ms"],
+            expires_at_ms=data.get("expires_at_ms", 0),
+            nonce=data.get("nonce", ""),
+            title=data.get("title"),
+            instructions=data.get("instructions"),
+        )
 
 
 @attrs.frozen
@@ -90,13 +111,25 @@ class GateDecision:
     decided_by: Mapping[str, Any] = attrs.field(factory=dict)
 
     def to_wire(self) -> dict[str, Any]:
-        return {"action_id": self.action_id, "decision": self.decision, "reason": self.reason,
-                "decided_at_ms": self.decided_at_ms, "nonce": self.nonce, "decided_by": dict(self.decided_by)}
+        return {
+            "action_id": self.action_id,
+            "decision": self.decision,
+            "reason": self.reason,
+            "decided_at_ms": self.decided_at_ms,
+            "nonce": self.nonce,
+            "decided_by": dict(self.decided_by),
+        }
 
     @classmethod
     def from_wire(cls, data: Mapping[str, Any]) -> GateDecision:
-        return cls(action_id=data["action_id"], decision=data["decision"], decided_at_ms=data["decided_at_ms"],
-                   nonce=data.get("nonce", ""), reason=data.get("reason"), decided_by=data.get("decided_by") or {})
+        return cls(
+            action_id=data["action_id"],
+            decision=data["decision"],
+            decided_at_ms=data["decided_at_ms"],
+            nonce=data.get("nonce", ""),
+            reason=data.get("reason"),
+            decided_by=data.get("decided_by") or {},
+        )
 
 
 @attrs.frozen
@@ -131,8 +164,10 @@ class WorkflowRun:
         return next((a for a in self.actions if a.action_id == action_id), None)
 
     def with_action(self, updated: ActionRun) -> WorkflowRun:
-        return attrs.evolve(self, actions=tuple(updated if a.action_id == updated.action_id else a
-                                                for a in self.actions))
+        return attrs.evolve(
+            self,
+            actions=tuple(updated if a.action_id == updated.action_id else a for a in self.actions),
+        )
 
     def to_wire(self) -> dict[str, Any]:
         wire: dict[str, Any] = {
@@ -170,17 +205,25 @@ class WorkflowRun:
     def from_doc(cls, doc: Mapping[str, Any]) -> WorkflowRun:
         gate = doc.get("awaiting_gate")
         return cls(
-            run_id=doc["run_id"], workflow_id=doc["workflow_id"], status=doc["status"],
-            created_at_ms=doc["created_at_ms"], updated_at_ms=doc["updated_at_ms"],
+            run_id=doc["run_id"],
+            workflow_id=doc["workflow_id"],
+            status=doc["status"],
+            created_at_ms=doc["created_at_ms"],
+            updated_at_ms=doc["updated_at_ms"],
             trigger_type=doc.get("trigger_type", "manual"),
             actions=tuple(ActionRun.from_wire(a) for a in doc.get("actions", ())),
             finished_at_ms=doc.get("finished_at_ms"),
             awaiting_gate=PendingGate.from_wire(gate) if gate else None,
             gate_history=tuple(GateDecision.from_wire(g) for g in doc.get("gate_history", ())),
-            binding_id=doc.get("binding_id"), trigger_event=doc.get("trigger_event"),
-            source_event_id=doc.get("source_event_id"), task_id=doc.get("task_id"),
-            workspace_root=doc.get("workspace_root"), automation_id=doc.get("automation_id"),
-            automation_run_id=doc.get("automation_run_id"), source=doc.get("source"), detail=doc.get("detail"),
+            binding_id=doc.get("binding_id"),
+            trigger_event=doc.get("trigger_event"),
+            source_event_id=doc.get("source_event_id"),
+            task_id=doc.get("task_id"),
+            workspace_root=doc.get("workspace_root"),
+            automation_id=doc.get("automation_id"),
+            automation_run_id=doc.get("automation_run_id"),
+            source=doc.get("source"),
+            detail=doc.get("detail"),
             hook_chain=tuple(doc.get("hook_chain", ())),
         )
 

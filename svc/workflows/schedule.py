@@ -16,8 +16,13 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from .errors import PlanInvalid
 
 MISFIRE_KINDS = ("run_once", "skip", "catch_up")
-_CAMEL = {"intervalSeconds": "interval_seconds", "cronExpression": "cron_expression",
-          "misfirePolicy": "misfire_policy", "timeZone": "timezone", "maxRuns": "max_runs"}
+_CAMEL = {
+    "intervalSeconds": "interval_seconds",
+    "cronExpression": "cron_expression",
+    "misfirePolicy": "misfire_policy",
+    "timeZone": "timezone",
+    "maxRuns": "max_runs",
+}
 
 
 def manual_schedule(timezone: str = "UTC") -> dict[str, Any]:
@@ -42,17 +47,23 @@ def normalize_schedule(raw: Any, *, field: str = "schedule") -> dict[str, Any]:
     try:
         ZoneInfo(timezone)
     except (ZoneInfoNotFoundError, ValueError):
-        raise PlanInvalid(f"`{field}.timezone` `{timezone}` is not a known time zone",
-                          field=f"{field}.timezone") from None
-    schedule: dict[str, Any] = {"type": kind, "timezone": timezone,
-                                "misfire_policy": _misfire(data.get("misfire_policy"), f"{field}.misfire_policy")}
+        raise PlanInvalid(
+            f"`{field}.timezone` `{timezone}` is not a known time zone", field=f"{field}.timezone"
+        ) from None
+    schedule: dict[str, Any] = {
+        "type": kind,
+        "timezone": timezone,
+        "misfire_policy": _misfire(data.get("misfire_policy"), f"{field}.misfire_policy"),
+    }
     if kind == "interval":
         seconds = data.get("interval_seconds")
         if isinstance(seconds, Mapping):
             seconds = seconds.get("seconds")
         if isinstance(seconds, bool) or not isinstance(seconds, int) or seconds < 1:
-            raise PlanInvalid(f"`{field}.interval_seconds` must be a positive integer",
-                              field=f"{field}.interval_seconds")
+            raise PlanInvalid(
+                f"`{field}.interval_seconds` must be a positive integer",
+                field=f"{field}.interval_seconds",
+            )
         schedule["interval_seconds"] = seconds
     elif kind == "cron":
         expression = data.get("cron_expression")
@@ -61,8 +72,10 @@ def normalize_schedule(raw: Any, *, field: str = "schedule") -> dict[str, Any]:
         from croniter import croniter
 
         if not isinstance(expression, str) or not croniter.is_valid(expression.strip()):
-            raise PlanInvalid(f"`{field}.cron_expression` must be a valid cron expression",
-                              field=f"{field}.cron_expression")
+            raise PlanInvalid(
+                f"`{field}.cron_expression` must be a valid cron expression",
+                field=f"{field}.cron_expression",
+            )
         schedule["cron_expression"] = expression.strip()
     return schedule
 
@@ -78,7 +91,9 @@ def _misfire(raw: Any, field: str) -> dict[str, Any]:
     if raw["type"] == "catch_up":
         max_runs = raw.get("max_runs", raw.get("maxRuns", 1))
         if isinstance(max_runs, bool) or not isinstance(max_runs, int) or max_runs < 1:
-            raise PlanInvalid(f"`{field}.max_runs` must be a positive integer", field=f"{field}.max_runs")
+            raise PlanInvalid(
+                f"`{field}.max_runs` must be a positive integer", field=f"{field}.max_runs"
+            )
         policy["max_runs"] = max_runs
     return policy
 

@@ -80,7 +80,9 @@ class WorkflowService:
     # ------------------------------------------------------------ registry
     def sources(self) -> list[LoadSource]:
         return [
-            LoadSource(self.engine.state_dir / "builtin_workflows", "built_in", top_level_files=True),
+            LoadSource(
+                self.engine.state_dir / "builtin_workflows", "built_in", top_level_files=True
+            ),
             LoadSource(self.engine.workspace / ".svc", "workspace"),
         ]
 
@@ -100,10 +102,15 @@ class WorkflowService:
             self.load_messages = result.messages
             self._install(result.registry.with_hook_overrides(self._overrides))
         if announce:
-            self.engine.events.publish("workflow.registry.reloaded", {
-                "workflowCount": len(self.registry.workflows), "hookCount": len(self.registry.hooks),
-                "errorCount": sum(1 for m in self.load_messages if m.severity == "error"),
-            }, topic=TOPIC)
+            self.engine.events.publish(
+                "workflow.registry.reloaded",
+                {
+                    "workflowCount": len(self.registry.workflows),
+                    "hookCount": len(self.registry.hooks),
+                    "errorCount": sum(1 for m in self.load_messages if m.severity == "error"),
+                },
+                topic=TOPIC,
+            )
         return self.load_messages
 
     async def ensure_fresh(self) -> None:
@@ -156,19 +163,28 @@ class WorkflowService:
     async def set_hook_enabled(self, binding_id: str, enabled: bool) -> WorkflowHook:
         await self.ensure_fresh()
         if self.registry.hook(binding_id) is None:
-            raise WorkflowHookNotFound(f"workflow hook `{binding_id}` not found", bindingID=binding_id)
+            raise WorkflowHookNotFound(
+                f"workflow hook `{binding_id}` not found", bindingID=binding_id
+            )
         await self.repo.set_hook_override(binding_id, enabled, now_ms=self.engine.clock.now_ms())
         self._overrides[binding_id] = enabled
         self._install(self.registry.with_hook_overrides(self._overrides))
         hook = self.registry.hook(binding_id)
         assert hook is not None
-        self.engine.events.publish("workflow.hook.updated", {
-            "bindingID": binding_id, "workflowID": hook.workflow_id, "enabled": enabled}, topic=TOPIC)
+        self.engine.events.publish(
+            "workflow.hook.updated",
+            {"bindingID": binding_id, "workflowID": hook.workflow_id, "enabled": enabled},
+            topic=TOPIC,
+        )
         return hook
 
     # ------------------------------------------------------------ runs
     async def start_run(
-        self, workflow_id: str, *, dry_run: bool = False, workspace_root: str | None = None,
+        self,
+        workflow_id: str,
+        *,
+        dry_run: bool = False,
+        workspace_root: str | None = None,
     ) -> WorkflowRun:
         from .runs import ActionRun
 
@@ -176,34 +192,61 @@ class WorkflowService:
         if not spec.enabled:
             raise WorkflowDisabled(f"workflow `{workflow_id}` is disabled", workflowID=workflow_id)
         if spec.automation_id is not None:
-            return await self._start_automation_run(spec, workspace_root=workspace_root, dry_run=dry_run)
+            return await self._start_automation_run(
+                spec, workspace_root=workspace_root, dry_run=dry_run
+            )
         actions = tuple(ActionRun(step.step_id, step.action, step.with_) for step in spec.steps)
-        return await self._start(spec, actions, trigger_type="manual", dry_run=dry_run,
-                                 workspace_root=workspace_root, trigger_event="manual")
+        return await self._start(
+            spec,
+            actions,
+            trigger_type="manual",
+            dry_run=dry_run,
+            workspace_root=workspace_root,
+            trigger_event="manual",
+        )
 
     async def _start(
-        self, spec: WorkflowSpec, actions: tuple[ActionRun, ...], *, trigger_type: str, dry_run: bool = False,
-        workspace_root: str | None = None, **fields: Any,
+        self,
+        spec: WorkflowSpec,
+        actions: tuple[ActionRun, ...],
+        *,
+        trigger_type: str,
+        dry_run: bool = False,
+        workspace_root: str | None = None,
+        **fields: Any,
     ) -> WorkflowRun:
         from .runs import WorkflowRun
 
         now = self.engine.clock.now_ms()
         if dry_run:
-            actions = tuple(attrs.evolve(a, status="skipped", detail="dry run", updated_at_ms=now) for a in actions)
+            actions = tuple(
+                attrs.evolve(a, status="skipped", detail="dry run", updated_at_ms=now)
+                for a in actions
+            )
         else:
             actions = tuple(attrs.evolve(a, updated_at_ms=now) for a in actions)
         run = WorkflowRun(
-            run_id=f"workflow-run-{uuid.uuid4()}", workflow_id=spec.workflow_id,
-            status="dry_run" if dry_run else "queued", created_at_ms=now, updated_at_ms=now,
+            run_id=f"workflow-run-{uuid.uuid4()}",
+            workflow_id=spec.workflow_id,
+            status="dry_run" if dry_run else "queued",
+            created_at_ms=now,
+            updated_at_ms=now,
             trigger_type=trigger_type,  # type: ignore[arg-type]
-            actions=actions, finished_at_ms=now if dry_run else None,
+            actions=actions,
+            finished_at_ms=now if dry_run else None,
             workspace_root=workspace_root or str(self.engine.workspace),
-            source=spec.source.to_wire() if spec.source else None, **fields,
+            source=spec.source.to_wire() if spec.source else None,
+            **fields,
         )
         await self.repo.save_run(run)
         if dry_run:
-            self.executor.publish("workflow.run.started", run, triggerType=trigger_type, dryRun=True,
-                                  triggerEvent=run.trigger_event)
+            self.executor.publish(
+                "workflow.run.started",
+                run,
+                triggerType=trigger_type,
+                dryRun=True,
+                triggerEvent=run.trigger_event,
+            )
             return run
         self.runner.submit(run)
         return run
@@ -217,26 +260,45 @@ class WorkflowService:
         if automations is None or not hasattr(automations, "create_v2_run"):
             raise AutomationsUnavailable(
                 f"workflow `{spec.workflow_id}` maps to automation `{spec.automation_id}`, but automations "
-                "are not available in this engine")
+                "are not available in this engine"
+            )
         action = ActionRun(f"automation:{spec.automation_id}", f"automation:{spec.automation_id}")
-        return await self._start(spec, (action,), trigger_type="manual", dry_run=dry_run,
-                                 workspace_root=workspace_root, trigger_event="manual",
-                                 automation_id=spec.automation_id)
+        return await self._start(
+            spec,
+            (action,),
+            trigger_type="manual",
+            dry_run=dry_run,
+            workspace_root=workspace_root,
+            trigger_event="manual",
+            automation_id=spec.automation_id,
+        )
 
     async def start_hook_run(self, hook: WorkflowHook, event: Event) -> WorkflowRun:
         from .runs import ActionRun
 
         spec = self.registry.workflows.get(hook.workflow_id)
         if spec is None:
-            raise WorkflowNotFound(f"workflow `{hook.workflow_id}` not found", workflowID=hook.workflow_id)
-        actions = tuple(ActionRun(f"action_{i + 1}", a.action, a.with_) for i, a in enumerate(hook.actions))
+            raise WorkflowNotFound(
+                f"workflow `{hook.workflow_id}` not found", workflowID=hook.workflow_id
+            )
+        actions = tuple(
+            ActionRun(f"action_{i + 1}", a.action, a.with_) for i, a in enumerate(hook.actions)
+        )
         chain = (*_chain(event.properties), hook.binding_id)
         return await self._start(
-            spec, actions, trigger_type="hook", binding_id=hook.binding_id, trigger_event=event.type,
-            source_event_id=event.event_id, task_id=_task_id(event.properties), hook_chain=chain,
+            spec,
+            actions,
+            trigger_type="hook",
+            binding_id=hook.binding_id,
+            trigger_event=event.type,
+            source_event_id=event.event_id,
+            task_id=_task_id(event.properties),
+            hook_chain=chain,
         )
 
-    async def list_runs(self, *, workflow_id: str | None = None, limit: int = 50) -> list[WorkflowRun]:
+    async def list_runs(
+        self, *, workflow_id: str | None = None, limit: int = 50
+    ) -> list[WorkflowRun]:
         return await self.repo.list_runs(workflow_id=workflow_id, limit=limit)
 
     async def get_run(self, run_id: str) -> WorkflowRun:
@@ -248,20 +310,35 @@ class WorkflowService:
     async def cancel_run(self, run_id: str, *, reason: str | None = None) -> WorkflowRun:
         run = await self.get_run(run_id)
         if run.terminal:
-            raise WorkflowRunNotActive(f"workflow run `{run_id}` already ended ({run.status})", runID=run_id,
-                                       currentStatus=run.status)
+            raise WorkflowRunNotActive(
+                f"workflow run `{run_id}` already ended ({run.status})",
+                runID=run_id,
+                currentStatus=run.status,
+            )
         if self.runner.cancel(run_id):
             await self.runner.wait_settled(run_id)
             return await self.get_run(run_id)
         # Not executing (awaiting approval, or left queued): settle it here.
         now = self.engine.clock.now_ms()
-        actions = tuple(a if a.status in ("completed", "failed", "skipped")
-                        else attrs.evolve(a, status="skipped", detail="run cancelled", updated_at_ms=now)
-                        for a in run.actions)
-        cancelled = attrs.evolve(run, status="cancelled", finished_at_ms=now, updated_at_ms=now, actions=actions,
-                                 awaiting_gate=None, detail=reason or "cancelled")
+        actions = tuple(
+            a
+            if a.status in ("completed", "failed", "skipped")
+            else attrs.evolve(a, status="skipped", detail="run cancelled", updated_at_ms=now)
+            for a in run.actions
+        )
+        cancelled = attrs.evolve(
+            run,
+            status="cancelled",
+            finished_at_ms=now,
+            updated_at_ms=now,
+            actions=actions,
+            awaiting_gate=None,
+            detail=reason or "cancelled",
+        )
         if not await self.repo.replace_run_if(cancelled, status=run.status):
-            raise WorkflowRunNotActive(f"workflow run `{run_id}` changed state; retry", runID=run_id)
+            raise WorkflowRunNotActive(
+                f"workflow run `{run_id}` changed state; retry", runID=run_id
+            )
         self.executor.publish("workflow.run.cancelled", cancelled, reason=reason or "cancelled")
         return cancelled
 
@@ -279,30 +356,57 @@ class WorkflowService:
             raise RunNotAwaitingApproval(runID=run_id, currentStatus=run.status, decidedGate=last)
         decision = decision.strip().lower()
         if decision not in gate.decisions:
-            raise GateInvalidDecision(f"decision must be one of {', '.join(gate.decisions)}", field="decision",
-                                      decisions=list(gate.decisions))
+            raise GateInvalidDecision(
+                f"decision must be one of {', '.join(gate.decisions)}",
+                field="decision",
+                decisions=list(gate.decisions),
+            )
         now = self.engine.clock.now_ms()
         if now >= gate.expires_at_ms:
             await self._expire_gate(run)
             raise GateExpired(runID=run_id, expiresAtMs=gate.expires_at_ms)
-        record = GateDecision(action_id=gate.action_id, decision=decision, decided_at_ms=now, nonce=gate.nonce,
-                              reason=reason, decided_by=requester.to_wire())
+        record = GateDecision(
+            action_id=gate.action_id,
+            decision=decision,
+            decided_at_ms=now,
+            nonce=gate.nonce,
+            reason=reason,
+            decided_by=requester.to_wire(),
+        )
         updated = _apply_decision(run, record, gate.rework_targets, now)
-        if not await self.repo.replace_run_if(updated, status="awaiting_approval", nonce=gate.nonce):
+        if not await self.repo.replace_run_if(
+            updated, status="awaiting_approval", nonce=gate.nonce
+        ):
             raise GateReplayed(runID=run_id)
-        self.executor.publish("workflow.gate.decided", updated, actionID=gate.action_id, decision=decision,
-                              reason=reason, decidedBy=requester.to_wire())
+        self.executor.publish(
+            "workflow.gate.decided",
+            updated,
+            actionID=gate.action_id,
+            decision=decision,
+            reason=reason,
+            decidedBy=requester.to_wire(),
+        )
         if updated.status == "cancelled":
-            self.executor.publish("workflow.run.cancelled", updated, reason=reason or "gate cancelled")
+            self.executor.publish(
+                "workflow.run.cancelled", updated, reason=reason or "gate cancelled"
+            )
         else:
-            self.executor.publish("workflow.run.resumed", updated, actionID=gate.action_id, decision=decision)
+            self.executor.publish(
+                "workflow.run.resumed", updated, actionID=gate.action_id, decision=decision
+            )
             self.runner.submit(updated)
         return updated
 
     async def _expire_gate(self, run: WorkflowRun) -> None:
         now = self.engine.clock.now_ms()
-        expired = attrs.evolve(run, status="cancelled", finished_at_ms=now, updated_at_ms=now, awaiting_gate=None,
-                               detail="the approval gate expired before a decision")
+        expired = attrs.evolve(
+            run,
+            status="cancelled",
+            finished_at_ms=now,
+            updated_at_ms=now,
+            awaiting_gate=None,
+            detail="the approval gate expired before a decision",
+        )
         if await self.repo.replace_run_if(expired, status="awaiting_approval"):
             self.executor.publish("workflow.run.cancelled", expired, reason="gate_expired")
 
@@ -312,14 +416,23 @@ class WorkflowService:
         for status in ("queued", "running"):
             for run in await self.repo.list_runs(status=status, limit=100_000):
                 now = self.engine.clock.now_ms()
-                failed = attrs.evolve(run, status="failed", finished_at_ms=now, updated_at_ms=now,
-                                      detail="the engine stopped while this run was active")
+                failed = attrs.evolve(
+                    run,
+                    status="failed",
+                    finished_at_ms=now,
+                    updated_at_ms=now,
+                    detail="the engine stopped while this run was active",
+                )
                 await self.repo.save_run(failed)
-                self.executor.publish("workflow.run.failed", failed, error=failed.detail, code="ENGINE_RESTARTED")
+                self.executor.publish(
+                    "workflow.run.failed", failed, error=failed.detail, code="ENGINE_RESTARTED"
+                )
                 settled += 1
         return settled
 
-    async def run_gate_expiry(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
+    async def run_gate_expiry(
+        self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED
+    ) -> None:
         """Cancel runs whose approval gate expired undecided (a long-running child of the engine).
 
         It sleeps until the earliest pending expiry, or until a new gate opens.
@@ -347,7 +460,9 @@ class WorkflowService:
     def _might_trigger(self, event: Event) -> bool:
         return bool(self.index.match(event.type))
 
-    async def run_dispatcher(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
+    async def run_dispatcher(
+        self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED
+    ) -> None:
         """Run the hooks every new event matches (a long-running child of the engine).
 
         The dispatcher reads the event log only while at least one hook is
@@ -360,7 +475,9 @@ class WorkflowService:
                 continue
             with trio.CancelScope() as scope:
                 self._stream_scope = scope
-                with EventStream(self.engine.events, EventFilter(predicate=self._might_trigger)) as stream:
+                with EventStream(
+                    self.engine.events, EventFilter(predicate=self._might_trigger)
+                ) as stream:
                     while True:
                         try:
                             batch = await stream.receive()
@@ -407,26 +524,68 @@ def _task_id(properties: Mapping[str, Any]) -> str | None:
     return None
 
 
-def _apply_decision(run: WorkflowRun, record: GateDecision, targets: tuple[str, ...], now: int) -> WorkflowRun:
+def _apply_decision(
+    run: WorkflowRun, record: GateDecision, targets: tuple[str, ...], now: int
+) -> WorkflowRun:
     history = (*run.gate_history, record)
     if record.decision == "approve":
         actions = tuple(
-            attrs.evolve(a, status="completed", detail="gate approved",
-                         output={"decision": "approve", "reason": record.reason}, updated_at_ms=now)
-            if a.action_id == record.action_id else a for a in run.actions)
-        return attrs.evolve(run, status="running", awaiting_gate=None, gate_history=history, actions=actions,
-                            updated_at_ms=now)
+            attrs.evolve(
+                a,
+                status="completed",
+                detail="gate approved",
+                output={"decision": "approve", "reason": record.reason},
+                updated_at_ms=now,
+            )
+            if a.action_id == record.action_id
+            else a
+            for a in run.actions
+        )
+        return attrs.evolve(
+            run,
+            status="running",
+            awaiting_gate=None,
+            gate_history=history,
+            actions=actions,
+            updated_at_ms=now,
+        )
     if record.decision == "rework":
         actions = tuple(
-            attrs.evolve(a, status="pending", detail="re-queued by gate rework", output=None, updated_at_ms=now)
-            if a.action_id in targets else a for a in run.actions)
-        return attrs.evolve(run, status="running", awaiting_gate=None, gate_history=history, actions=actions,
-                            updated_at_ms=now)
+            attrs.evolve(
+                a,
+                status="pending",
+                detail="re-queued by gate rework",
+                output=None,
+                updated_at_ms=now,
+            )
+            if a.action_id in targets
+            else a
+            for a in run.actions
+        )
+        return attrs.evolve(
+            run,
+            status="running",
+            awaiting_gate=None,
+            gate_history=history,
+            actions=actions,
+            updated_at_ms=now,
+        )
     actions = tuple(
         attrs.evolve(a, status="skipped", detail="gate cancelled", updated_at_ms=now)
-        if a.status in ("pending", "running") else a for a in run.actions)
-    return attrs.evolve(run, status="cancelled", awaiting_gate=None, gate_history=history, actions=actions,
-                        finished_at_ms=now, updated_at_ms=now, detail="cancelled at the approval gate")
+        if a.status in ("pending", "running")
+        else a
+        for a in run.actions
+    )
+    return attrs.evolve(
+        run,
+        status="cancelled",
+        awaiting_gate=None,
+        gate_history=history,
+        actions=actions,
+        finished_at_ms=now,
+        updated_at_ms=now,
+        detail="cancelled at the approval gate",
+    )
 
 
 __all__ = ["MAX_HOOK_CHAIN", "WorkflowService"]

@@ -60,7 +60,9 @@ def hook_active(registry: WorkflowRegistry, hook: WorkflowHook) -> bool:
 class HookIndex:
     """Active hooks by lowercased event name, plus the wildcard ones: a cheap per-event lookup."""
 
-    def __init__(self, hooks: Iterable[WorkflowHook], registry: WorkflowRegistry | None = None) -> None:
+    def __init__(
+        self, hooks: Iterable[WorkflowHook], registry: WorkflowRegistry | None = None
+    ) -> None:
         self.exact: dict[str, list[WorkflowHook]] = {}
         self.wildcard: list[WorkflowHook] = []
         self._by_type: dict[str, tuple[WorkflowHook, ...]] = {}
@@ -133,4 +135,11 @@ def simulate(registry: WorkflowRegistry, event_type: str) -> Simulation:
     )
 
 
-__all__ = ["HookIndex", "Simulation", "canonical_event_names", "hook_active", "hook_matches", "simulate"]
+__all__ = [
+    "HookIndex",
+    "Simulation",
+    "canonical_event_names",
+    "hook_active",
+    "hook_matches",
+    "simulate",
+]

@@ -39,9 +39,16 @@ _STAGE_TOOLS = {
     "local-source": ["read"],
     "external-research": ["websearch", "webfetch", "read"],
 }
-_STAGE_SUFFIX = {"discover": "discover", "local-source": "local-sources", "external-research": "external-research"}
-_HANDOFF = {"discover": "source_inventory", "local-source": "local_source_notes",
-            "external-research": "external_research"}
+_STAGE_SUFFIX = {
+    "discover": "discover",
+    "local-source": "local-sources",
+    "external-research": "external-research",
+}
+_HANDOFF = {
+    "discover": "source_inventory",
+    "local-source": "local_source_notes",
+    "external-research": "external_research",
+}
 
 
 def structure_version(spec: Mapping[str, Any]) -> int | None:
@@ -65,8 +72,12 @@ def _is_research_node(node: Mapping[str, Any], template_node: str | None) -> boo
     builder = metadata.get("builder") if isinstance(metadata.get("builder"), Mapping) else {}
     if studio.get("research_stage") in RESEARCH_STAGES:
         return False  # already split
-    return (studio.get("research") is True or studio.get("kind") == "research" or builder.get("kind") == "research"
-            or (template_node is not None and node.get("node_id") == template_node))
+    return (
+        studio.get("research") is True
+        or studio.get("kind") == "research"
+        or builder.get("kind") == "research"
+        or (template_node is not None and node.get("node_id") == template_node)
+    )
 
 
 def migrate_studio_workflow(spec: Mapping[str, Any]) -> tuple[dict[str, Any], bool]:
@@ -84,7 +95,10 @@ def migrate_studio_workflow(spec: Mapping[str, Any]) -> tuple[dict[str, Any], bo
     existing_ids = {n.get("node_id") for n in nodes}
     new_nodes: list[dict[str, Any]] = []
     for node in nodes:
-        if not _is_research_node(node, template_node) or f"{node.get('node_id')}-discover" in existing_ids:
+        if (
+            not _is_research_node(node, template_node)
+            or f"{node.get('node_id')}-discover" in existing_ids
+        ):
             new_nodes.append(dict(node))
             continue
         stage_nodes, stage_agents = _split(node, agents)
@@ -100,7 +114,9 @@ def migrate_studio_workflow(spec: Mapping[str, Any]) -> tuple[dict[str, Any], bo
     return migrated, True
 
 
-def _split(node: Mapping[str, Any], agents: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+def _split(
+    node: Mapping[str, Any], agents: list[dict[str, Any]]
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     node_id = str(node.get("node_id"))
     agent_id = str(node.get("agent_id"))
     base_agent = next((a for a in agents if a.get("agent_id") == agent_id), {"agent_id": agent_id})
@@ -108,34 +124,49 @@ def _split(node: Mapping[str, Any], agents: list[dict[str, Any]]) -> tuple[list[
     stage_ids = {stage: f"{node_id}-{_STAGE_SUFFIX[stage]}" for stage in _STAGE_SUFFIX}
     prompts = {
         "discover": f"Enumerate the workspace and identify the source corpus relevant to: {objective} Return a "
-                    "structured hand-off with the discovered and prioritized paths; read only enough to decide.",
+        "structured hand-off with the discovered and prioritized paths; read only enough to decide.",
         "local-source": "Read the prioritized local sources from the `source_inventory` hand-off and return the facts "
-                        "they support, with the files reviewed and not reviewed. Do not invent facts from file names.",
+        "they support, with the files reviewed and not reviewed. Do not invent facts from file names.",
         "external-research": "Guided by `source_inventory` and `local_source_notes`, do targeted external research "
-                             "and return the sources reviewed with citations, or state plainly that search was "
-                             "unavailable.",
+        "and return the sources reviewed with citations, or state plainly that search was "
+        "unavailable.",
     }
     stage_nodes: list[dict[str, Any]] = []
     stage_agents: list[dict[str, Any]] = []
     upstream: list[str] = []
     for stage in ("discover", "local-source", "external-research"):
         stage_agent_id = f"{agent_id}-{_STAGE_SUFFIX[stage]}"
-        stage_nodes.append({
-            "node_id": stage_ids[stage],
-            "agent_id": stage_agent_id,
-            "objective": prompts[stage],
-            # The first stage takes over the research node's own dependencies.
-            "depends_on": list(upstream) if upstream else list(node.get("depends_on") or ()),
-            "input_refs": [{"from_step_id": stage_ids[s], "alias": _HANDOFF[s]} for s in _STAGES_BEFORE[stage]]
-            if upstream else list(node.get("input_refs") or ()),
-            "output_contract": {"kind": "structured_json", "validator": "structured_json"},
-            "metadata": {"studio": {"research_stage": stage}, "builder": {"required_tools": _STAGE_TOOLS[stage]}},
-        })
+        stage_nodes.append(
+            {
+                "node_id": stage_ids[stage],
+                "agent_id": stage_agent_id,
+                "objective": prompts[stage],
+                # The first stage takes over the research node's own dependencies.
+                "depends_on": list(upstream) if upstream else list(node.get("depends_on") or ()),
+                "input_refs": [
+                    {"from_step_id": stage_ids[s], "alias": _HANDOFF[s]}
+                    for s in _STAGES_BEFORE[stage]
+                ]
+                if upstream
+                else list(node.get("input_refs") or ()),
+                "output_contract": {"kind": "structured_json", "validator": "structured_json"},
+                "metadata": {
+                    "studio": {"research_stage": stage},
+                    "builder": {"required_tools": _STAGE_TOOLS[stage]},
+                },
+            }
+        )
         agent = copy.deepcopy(base_agent)
-        agent.update({"agent_id": stage_agent_id,
-                      "display_name": f"{base_agent.get('display_name') or agent_id} ({stage})"})
-        agent["tool_policy"] = {"allowlist": list(_STAGE_TOOLS[stage]),
-                                "denylist": list((base_agent.get("tool_policy") or {}).get("denylist") or ())}
+        agent.update(
+            {
+                "agent_id": stage_agent_id,
+                "display_name": f"{base_agent.get('display_name') or agent_id} ({stage})",
+            }
+        )
+        agent["tool_policy"] = {
+            "allowlist": list(_STAGE_TOOLS[stage]),
+            "denylist": list((base_agent.get("tool_policy") or {}).get("denylist") or ()),
+        }
         agent.pop("template_id", None)
         stage_agents.append(agent)
         upstream.append(stage_ids[stage])
@@ -143,17 +174,25 @@ def _split(node: Mapping[str, Any], agents: list[dict[str, Any]]) -> tuple[list[
     metadata = dict(final.get("metadata") or {})
     metadata["studio"] = {**(metadata.get("studio") or {}), "research_stage": "finalize"}
     metadata["studio"].pop("research", None)
-    final.update({
-        "depends_on": list(upstream),
-        "input_refs": [{"from_step_id": stage_ids[s], "alias": _HANDOFF[s]} for s in _STAGE_SUFFIX],
-        "metadata": metadata,
-        "objective": f"{objective} Use the `source_inventory`, `local_source_notes` and `external_research` "
-                     "hand-offs as the source of truth instead of repeating discovery or research.".strip(),
-    })
+    final.update(
+        {
+            "depends_on": list(upstream),
+            "input_refs": [
+                {"from_step_id": stage_ids[s], "alias": _HANDOFF[s]} for s in _STAGE_SUFFIX
+            ],
+            "metadata": metadata,
+            "objective": f"{objective} Use the `source_inventory`, `local_source_notes` and `external_research` "
+            "hand-offs as the source of truth instead of repeating discovery or research.".strip(),
+        }
+    )
     stage_nodes.append(final)
     return stage_nodes, stage_agents
 
 
-_STAGES_BEFORE = {"discover": (), "local-source": ("discover",), "external-research": ("discover", "local-source")}
+_STAGES_BEFORE = {
+    "discover": (),
+    "local-source": ("discover",),
+    "external-research": ("discover", "local-source"),
+}
 
 __all__ = ["RESEARCH_STAGES", "STRUCTURE_VERSION", "migrate_studio_workflow", "structure_version"]

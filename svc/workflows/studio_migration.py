@@ -63,10 +63,16 @@ async def migrate_stored_studio_workflow(engine: Engine, automation_id: str) -> 
         log.exception("studio workflow %s could not be migrated", automation_id)
         return False
     nodes_before = automation.spec.get("flow", {}).get("nodes") or ()
-    engine.events.publish("workflow.studio.migrated", {
-        "automationID": automation_id, "fromVersion": before, "toVersion": STRUCTURE_VERSION,
-        "addedNodeCount": len(spec["flow"]["nodes"]) - len(nodes_before),
-    }, topic=TOPIC)
+    engine.events.publish(
+        "workflow.studio.migrated",
+        {
+            "automationID": automation_id,
+            "fromVersion": before,
+            "toVersion": STRUCTURE_VERSION,
+            "addedNodeCount": len(spec["flow"]["nodes"]) - len(nodes_before),
+        },
+        topic=TOPIC,
+    )
     log.info("studio workflow migrated to structure version 2", extra={"automation": automation_id})
     return True
 
@@ -83,8 +89,9 @@ async def migrate_stored_studio_workflows(engine: Engine) -> int:
     return migrated
 
 
-async def run_studio_migration(engine: Engine, *,
-                               task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
+async def run_studio_migration(
+    engine: Engine, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED
+) -> None:
     """A long-running child: migrate what is stored, then every studio workflow saved later."""
     flt = EventFilter(topic="automations/v2", types=SAVED_EVENTS)
     while True:
@@ -105,5 +112,9 @@ async def run_studio_migration(engine: Engine, *,
         # Fell behind the log: subscribe again and rescan everything.
 
 
-__all__ = ["migrate_stored_studio_workflow", "migrate_stored_studio_workflows", "migration_available",
-           "run_studio_migration"]
+__all__ = [
+    "migrate_stored_studio_workflow",
+    "migrate_stored_studio_workflows",
+    "migration_available",
+    "run_studio_migration",
+]

@@ -28,8 +28,17 @@ async def hammer(url: str, path: str, *, connections: int = 32, seconds: float =
                     if head_end >= 0:
                         head = buffer[:head_end].lower()
                         start = head.find(b"content-length:")
-                        length = int(head[start + 15:head.find(b"\r\n", start) if head.find(b"\r\n", start) > 0
-                                          else len(head)].strip()) if start >= 0 else 0
+                        length = (
+                            int(
+                                head[
+                                    start + 15 : head.find(b"\r\n", start)
+                                    if head.find(b"\r\n", start) > 0
+                                    else len(head)
+                                ].strip()
+                            )
+                            if start >= 0
+                            else 0
+                        )
                         total = head_end + 4 + length
                         if len(buffer) >= total:
                             buffer = buffer[total:]

@@ -9,8 +9,13 @@ import time
 from collections.abc import Sequence
 
 
-def start_server(argv: Sequence[str], *, env: dict[str, str] | None = None, cpu: int | None = None,
-                 timeout: float = 60.0) -> tuple[subprocess.Popen[bytes], str, float]:
+def start_server(
+    argv: Sequence[str],
+    *,
+    env: dict[str, str] | None = None,
+    cpu: int | None = None,
+    timeout: float = 60.0,
+) -> tuple[subprocess.Popen[bytes], str, float]:
     """Returns (process, url, seconds from spawn to the listening line)."""
     started = time.perf_counter()
 
@@ -18,8 +23,13 @@ def start_server(argv: Sequence[str], *, env: dict[str, str] | None = None, cpu:
         if cpu is not None and hasattr(os, "sched_setaffinity"):
             os.sched_setaffinity(0, {cpu})
 
-    process = subprocess.Popen(list(argv), stderr=subprocess.PIPE, stdout=subprocess.DEVNULL,
-                               env={**os.environ, **(env or {})}, preexec_fn=pin)
+    process = subprocess.Popen(
+        list(argv),
+        stderr=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        env={**os.environ, **(env or {})},
+        preexec_fn=pin,
+    )
     assert process.stderr is not None
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:

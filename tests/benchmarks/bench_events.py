@@ -37,18 +37,34 @@ async def appends(tmp: pathlib.Path) -> float:
         for _ in range(5):
             started = time.perf_counter()
             for i in range(BURST):
-                log.publish("bench.event", {"sessionID": "s1", "runID": "r1", "i": i, "text": "some delta text"})
+                log.publish(
+                    "bench.event",
+                    {"sessionID": "s1", "runID": "r1", "i": i, "text": "some delta text"},
+                )
             await log.flush()
             best = max(best, BURST / (time.perf_counter() - started))
     return best
 
 
 async def sse_fanout(tmp: pathlib.Path, subscribers: int) -> tuple[float, list[int]]:
-    settings = svc.Settings.load({"state_dir": tmp / f"state-{subscribers}", "workspace": str(tmp), "port": 0,
-                                  "global_config": tmp / "none.json"}, environ={})
-    async with svc.open_engine(settings, serve_http=True) as engine, httpx.AsyncClient(
-        base_url=engine.url, trust_env=False, timeout=120, limits=httpx.Limits(max_connections=subscribers + 10)
-    ) as client:
+    settings = svc.Settings.load(
+        {
+            "state_dir": tmp / f"state-{subscribers}",
+            "workspace": str(tmp),
+            "port": 0,
+            "global_config": tmp / "none.json",
+        },
+        environ={},
+    )
+    async with (
+        svc.open_engine(settings, serve_http=True) as engine,
+        httpx.AsyncClient(
+            base_url=engine.url,
+            trust_env=False,
+            timeout=120,
+            limits=httpx.Limits(max_connections=subscribers + 10),
+        ) as client,
+    ):
         received = [0] * subscribers
         all_done = trio.Event()
         finished = 0
@@ -65,7 +81,7 @@ async def sse_fanout(tmp: pathlib.Path, subscribers: int) -> tuple[float, list[i
                         *frames, buffer = buffer.split("\n\n")
                         for frame in frames:
                             if frame.startswith("id: "):
-                                seq = int(frame[4:frame.index("\n")])
+                                seq = int(frame[4 : frame.index("\n")])
                                 if first_seq <= seq <= last_seq:
                                     received[index] += 1
                                 if seq == last_seq:
@@ -94,10 +110,14 @@ async def main() -> None:
         single, _ = await sse_fanout(tmp, 1)
         elapsed, received = await sse_fanout(tmp, SUBSCRIBERS)
         complete = sum(1 for r in received if r == BURST)
-        print(f"fan-out of {BURST:,} events to {SUBSCRIBERS} SSE clients: {elapsed:.2f} s; "
-              f"{complete}/{SUBSCRIBERS} clients received all {BURST:,} (none lost: {complete == SUBSCRIBERS})")
-        print(f"baseline, the same burst to 1 SSE client: {single:.2f} s "
-              f"({SUBSCRIBERS} clients cost {elapsed / single:.1f}x one client, {elapsed / single / SUBSCRIBERS:.2f}x per client)")
+        print(
+            f"fan-out of {BURST:,} events to {SUBSCRIBERS} SSE clients: {elapsed:.2f} s; "
+            f"{complete}/{SUBSCRIBERS} clients received all {BURST:,} (none lost: {complete == SUBSCRIBERS})"
+        )
+        print(
+            f"baseline, the same burst to 1 SSE client: {single:.2f} s "
+            f"({SUBSCRIBERS} clients cost {elapsed / single:.1f}x one client, {elapsed / single / SUBSCRIBERS:.2f}x per client)"
+        )
 
 
 if __name__ == "__main__":

@@ -34,20 +34,29 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         bare, bare_url, _ = start_server([sys.executable, str(HERE / "_bare_health_app.py")], cpu=0)
         engine, engine_url, _ = start_server(
-            [ENGINE, "serve", "--port", "0", "--state-dir", tmp], cpu=0,
+            [ENGINE, "serve", "--port", "0", "--state-dir", tmp],
+            cpu=0,
             env={"SVC_WORKSPACE": tmp, "XDG_CONFIG_HOME": tmp, "SVC_LOG_LEVEL": "warning"},
         )
         try:
             bare_rps, engine_rps = [], []
             for _ in range(ROUNDS):
-                bare_rps.append(trio.run(lambda: hammer(bare_url, "/global/health", seconds=SECONDS)))
-                engine_rps.append(trio.run(lambda: hammer(engine_url, "/global/health", seconds=SECONDS)))
+                bare_rps.append(
+                    trio.run(lambda: hammer(bare_url, "/global/health", seconds=SECONDS))
+                )
+                engine_rps.append(
+                    trio.run(lambda: hammer(engine_url, "/global/health", seconds=SECONDS))
+                )
         finally:
             stop(bare)
             stop(engine)
     b, e = max(bare_rps), max(engine_rps)
-    print(f"bare quart-trio app: {b:,.0f} req/s   (rounds: {', '.join(f'{x:,.0f}' for x in bare_rps)})")
-    print(f"engine:              {e:,.0f} req/s   (rounds: {', '.join(f'{x:,.0f}' for x in engine_rps)})")
+    print(
+        f"bare quart-trio app: {b:,.0f} req/s   (rounds: {', '.join(f'{x:,.0f}' for x in bare_rps)})"
+    )
+    print(
+        f"engine:              {e:,.0f} req/s   (rounds: {', '.join(f'{x:,.0f}' for x in engine_rps)})"
+    )
     print(f"ratio engine/bare = {e / b:.2f}   (target >= 0.8)")
 
 

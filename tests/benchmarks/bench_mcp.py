@@ -75,15 +75,22 @@ async def sequential(call: Call) -> Timing:
 
 async def main(json_response: bool) -> None:
     with tempfile.TemporaryDirectory() as tmp:
-        settings = svc.Settings.load({"state_dir": pathlib.Path(tmp) / "state", "workspace": tmp, "port": 0},
-                                     environ={"HOME": tmp})
+        settings = svc.Settings.load(
+            {"state_dir": pathlib.Path(tmp) / "state", "workspace": tmp, "port": 0},
+            environ={"HOME": tmp},
+        )
         async with (
             open_mcp_server(workbench_server(), json_response=json_response) as server,
             svc.open_engine(settings) as engine,
             # The same pool settings as a connector's own client (see svc/mcp/client.py).
-            httpx2.AsyncClient(timeout=httpx2.Timeout(10.0, read=None),
-                               limits=httpx2.Limits(max_connections=512, max_keepalive_connections=128,
-                                                    keepalive_expiry=KEEPALIVE_EXPIRY_S)) as http,
+            httpx2.AsyncClient(
+                timeout=httpx2.Timeout(10.0, read=None),
+                limits=httpx2.Limits(
+                    max_connections=512,
+                    max_keepalive_connections=128,
+                    keepalive_expiry=KEEPALIVE_EXPIRY_S,
+                ),
+            ) as http,
             streamable_http_client(server.url, http_client=http) as (read, write),
             ClientSession(read, write) as session,
         ):
@@ -104,7 +111,11 @@ async def main(json_response: bool) -> None:
             async def through_registry(i: int) -> str:
                 return (await tool.execute({"a": i, "b": 7}, ctx)).output
 
-            paths: dict[str, Call] = {"sdk": direct, "engine": through_engine, "registry": through_registry}
+            paths: dict[str, Call] = {
+                "sdk": direct,
+                "engine": through_engine,
+                "registry": through_registry,
+            }
             times: dict[tuple[str, str], list[Timing]] = {}
             for call in paths.values():  # warm-up: connections, caches
                 await concurrent(call)
@@ -122,13 +133,17 @@ async def main(json_response: bool) -> None:
             series = [v[axis] for v in values]
             best[(name, kind, axis)] = min(series) / count
             label = "wall" if axis == 0 else "cpu "
-            print(f"  {name:9s} {kind:10s} {label} {count:4d} calls: {min(series) * 1000:8.1f} ms"
-                  f"  = {best[(name, kind, axis)] * 1e6:7.0f} µs/call ({statistics.median(series) * 1000:.1f} ms)")
+            print(
+                f"  {name:9s} {kind:10s} {label} {count:4d} calls: {min(series) * 1000:8.1f} ms"
+                f"  = {best[(name, kind, axis)] * 1e6:7.0f} µs/call ({statistics.median(series) * 1000:.1f} ms)"
+            )
     for kind in ("concurrent", "sequential"):
         for axis, label in ((0, "wall"), (1, "cpu ")):
             sdk = best[("sdk", kind, axis)]
-            print(f"  ratio {kind:10s} {label}: engine/sdk {best[('engine', kind, axis)] / sdk:.2f}"
-                  f"   registry/sdk {best[('registry', kind, axis)] / sdk:.2f}")
+            print(
+                f"  ratio {kind:10s} {label}: engine/sdk {best[('engine', kind, axis)] / sdk:.2f}"
+                f"   registry/sdk {best[('registry', kind, axis)] / sdk:.2f}"
+            )
 
 
 def run(argv: list[str]) -> Any:

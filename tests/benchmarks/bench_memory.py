@@ -54,7 +54,9 @@ def vocabulary(rng: random.Random, size: int) -> tuple[list[str], list[float]]:
     rng.shuffle(words)
     seen = set(words)
     while len(words) < size:
-        word = "".join(rng.choice("bcdfghjklmnprstvwz") + rng.choice("aeiou") for _ in range(rng.randint(2, 4)))
+        word = "".join(
+            rng.choice("bcdfghjklmnprstvwz") + rng.choice("aeiou") for _ in range(rng.randint(2, 4))
+        )
         if word not in seen:
             seen.add(word)
             words.append(word)
@@ -73,8 +75,9 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(len(ordered) * q))]
 
 
-async def fill(store: MemoryStore, rng: random.Random, words: list[str], cumulative: list[float],
-               count: int) -> list[tuple[str, str | None, str | None]]:
+async def fill(
+    store: MemoryStore, rng: random.Random, words: list[str], cumulative: list[float], count: int
+) -> list[tuple[str, str | None, str | None]]:
     """Insert ``count`` records; returns (content, session, project) of each."""
     made: list[tuple[str, str | None, str | None]] = []
     batch = []
@@ -87,10 +90,22 @@ async def fill(store: MemoryStore, rng: random.Random, words: list[str], cumulat
             tier, session, project_id = "project", None, project
         else:
             tier, session, project_id = "session", f"session-{rng.randrange(500)}", project
-        content = " ".join(sentence(rng, words, cumulative, rng.randint(8, 20)) for _ in range(rng.randint(2, 4)))
-        tags = (rng.choice(("ops", "billing", "deploy", "design", "people")),) if rng.random() < 0.3 else ()
-        batch.append(build_record(NewRecord(content=content, tier=tier, session_id=session, project_id=project_id,
-                                            tags=tags), now_ms=1_700_000_000_000 + i))
+        content = " ".join(
+            sentence(rng, words, cumulative, rng.randint(8, 20)) for _ in range(rng.randint(2, 4))
+        )
+        tags = (
+            (rng.choice(("ops", "billing", "deploy", "design", "people")),)
+            if rng.random() < 0.3
+            else ()
+        )
+        batch.append(
+            build_record(
+                NewRecord(
+                    content=content, tier=tier, session_id=session, project_id=project_id, tags=tags
+                ),
+                now_ms=1_700_000_000_000 + i,
+            )
+        )
         made.append((content, session, project_id))
         if len(batch) == 5_000:
             await store.insert(batch)
@@ -123,7 +138,9 @@ async def bench_search(root: pathlib.Path, records: int) -> bool:
         made = await fill(store, rng, words, cumulative, records)
         print(f"inserted {records:,} records in {time.perf_counter() - start:.1f} s")
         samples = [made[rng.randrange(len(made))] for _ in range(QUERIES)]
-        queries = [(query_for(rng, content), session, project) for content, session, project in samples]
+        queries = [
+            (query_for(rng, content), session, project) for content, session, project in samples
+        ]
         everything = MemoryScope.everything()
 
         async def floor(_: object) -> None:
@@ -131,9 +148,15 @@ async def bench_search(root: pathlib.Path, records: int) -> bool:
 
         async def sqlite_rank(item: tuple[str, str | None, str | None]) -> None:
             match = fts_query(terms(item[0]))
-            await db.read(lambda conn: list(conn.execute(
-                "SELECT rowid FROM memory_fts WHERE memory_fts MATCH ? AND rank MATCH 'bm25(1.0, 0.5, 0.0)' "
-                "ORDER BY rank LIMIT 8", (match,))))
+            await db.read(
+                lambda conn: list(
+                    conn.execute(
+                        "SELECT rowid FROM memory_fts WHERE memory_fts MATCH ? AND rank MATCH 'bm25(1.0, 0.5, 0.0)' "
+                        "ORDER BY rank LIMIT 8",
+                        (match,),
+                    )
+                )
+            )
 
         async def unscoped(item: tuple[str, str | None, str | None]) -> None:
             hits = await store.search(item[0], everything, limit=8)
@@ -148,19 +171,29 @@ async def bench_search(root: pathlib.Path, records: int) -> bool:
         results = {}
         for name, fn in (("f", floor), ("s", sqlite_rank), ("a", unscoped), ("b", scoped)):
             results[name] = await timed(fn, queries)
-    labels = {"f": "floor: empty round trip", "s": "SQLite bm25, index only",
-              "a": "search, unscoped", "b": "search, run scope"}
+    labels = {
+        "f": "floor: empty round trip",
+        "s": "SQLite bm25, index only",
+        "a": "search, unscoped",
+        "b": "search, run scope",
+    }
     for key in ("f", "s", "a", "b"):
         values = results[key]
-        print(f"({key}) {labels[key]:<26} p50 {statistics.median(values):6.3f} ms   "
-              f"p95 {percentile(values, 0.95):6.3f} ms")
+        print(
+            f"({key}) {labels[key]:<26} p50 {statistics.median(values):6.3f} ms   "
+            f"p95 {percentile(values, 0.95):6.3f} ms"
+        )
     for key in ("a", "b"):
         p50 = statistics.median(results[key])
-        print(f"({key}) p50 / (f) = {p50 / statistics.median(results['f']):5.1f}x   "
-              f"p50 / (s) = {p50 / statistics.median(results['s']):4.2f}x")
+        print(
+            f"({key}) p50 / (f) = {p50 / statistics.median(results['f']):5.1f}x   "
+            f"p50 / (s) = {p50 / statistics.median(results['s']):4.2f}x"
+        )
     worst = max(statistics.median(results["a"]), statistics.median(results["b"]))
     ok = worst <= 5.0
-    print(f"target: search p50 <= 5 ms over {records:,} records: {'PASS' if ok else 'FAIL'} ({worst:.3f} ms)")
+    print(
+        f"target: search p50 <= 5 ms over {records:,} records: {'PASS' if ok else 'FAIL'} ({worst:.3f} ms)"
+    )
     return ok
 
 
@@ -171,8 +204,10 @@ def write_notes(root: pathlib.Path, count: int) -> int:
     for i in range(count):
         sections = []
         for s in range(rng.randint(1, 6)):
-            paragraphs = "\n\n".join(sentence(rng, words, cumulative, rng.randint(20, 60))
-                                     for _ in range(rng.randint(1, 5)))
+            paragraphs = "\n\n".join(
+                sentence(rng, words, cumulative, rng.randint(20, 60))
+                for _ in range(rng.randint(1, 5))
+            )
             sections.append(f"## Section {s + 1}\n\n{paragraphs}")
         text = f"# Note {i}\n\n" + "\n\n".join(sections) + "\n"
         path = root / f"area-{i % 25}" / f"note-{i:04}.md"
@@ -199,11 +234,15 @@ async def bench_import(root: pathlib.Path, files: int) -> bool:
         second = await importer.run(ImportRequest(notes))
         again_s = time.perf_counter() - start
     print(f"{files:,} files, {size / 1e6:.1f} MB: read {read_s:.3f} s (baseline)")
-    print(f"import: {import_s:.2f} s, {first.chunks_created:,} chunks "
-          f"({import_s / read_s:.0f}x the bare read); re-import unchanged: {again_s:.2f} s "
-          f"({second.skipped_files} skipped)")
+    print(
+        f"import: {import_s:.2f} s, {first.chunks_created:,} chunks "
+        f"({import_s / read_s:.0f}x the bare read); re-import unchanged: {again_s:.2f} s "
+        f"({second.skipped_files} skipped)"
+    )
     ok = import_s <= 10.0 and first.indexed_files == files and second.skipped_files == files
-    print(f"target: importing {files:,} Markdown files <= 10 s: {'PASS' if ok else 'FAIL'} ({import_s:.2f} s)")
+    print(
+        f"target: importing {files:,} Markdown files <= 10 s: {'PASS' if ok else 'FAIL'} ({import_s:.2f} s)"
+    )
     return ok
 
 

@@ -35,8 +35,12 @@ from tests.fakes import Turn, open_fake_openai
 
 DELTAS = 5_000
 ROUNDS = 5
-RAW_BODY = {"model": "fake-model", "messages": [{"role": "user", "content": "stream please"}], "stream": True,
-            "stream_options": {"include_usage": True}}
+RAW_BODY = {
+    "model": "fake-model",
+    "messages": [{"role": "user", "content": "stream please"}],
+    "stream": True,
+    "stream_options": {"include_usage": True},
+}
 
 
 async def plain_read(http: httpx.AsyncClient, url: str) -> int:
@@ -82,8 +86,11 @@ async def engine_run(client: httpx.AsyncClient, *, expect_chars: int) -> tuple[f
         nursery.start_soon(watch)
         await subscribed.wait()
         started = time.perf_counter()
-        response = await client.post(f"/session/{sid}/prompt_async", params={"return": "run"},
-                                     json={"parts": [{"type": "text", "text": "go"}]})
+        response = await client.post(
+            f"/session/{sid}/prompt_async",
+            params={"return": "run"},
+            json={"parts": [{"type": "text", "text": "go"}]},
+        )
         assert response.status_code == 202, response.text
         await done.wait()
         elapsed = time.perf_counter() - started
@@ -93,18 +100,39 @@ async def engine_run(client: httpx.AsyncClient, *, expect_chars: int) -> tuple[f
 
 async def main(sessions: int) -> None:
     with tempfile.TemporaryDirectory() as tmp:
-        async with open_fake_openai() as fake, httpx.AsyncClient(trust_env=False, timeout=60) as http:
+        async with (
+            open_fake_openai() as fake,
+            httpx.AsyncClient(trust_env=False, timeout=60) as http,
+        ):
             settings = svc.Settings.load(
-                {"state_dir": pathlib.Path(tmp) / "state", "workspace": tmp, "port": 0,
-                 "default_provider": "openai", "global_config": pathlib.Path(tmp) / "none.json",
-                 "providers": {"openai": {"url": fake.url, "api_key": "sk-bench", "default_model": "fake-model"}}},
+                {
+                    "state_dir": pathlib.Path(tmp) / "state",
+                    "workspace": tmp,
+                    "port": 0,
+                    "default_provider": "openai",
+                    "global_config": pathlib.Path(tmp) / "none.json",
+                    "providers": {
+                        "openai": {
+                            "url": fake.url,
+                            "api_key": "sk-bench",
+                            "default_model": "fake-model",
+                        }
+                    },
+                },
                 environ={},
             )
             turn = Turn(chunks=["x"] * DELTAS)
-            async with svc.open_engine(settings, serve_http=True) as engine, httpx.AsyncClient(
-                base_url=engine.url, trust_env=False, timeout=120,
-                limits=httpx.Limits(max_connections=None),  # an SSE stream and a prompt per session
-            ) as client:
+            async with (
+                svc.open_engine(settings, serve_http=True) as engine,
+                httpx.AsyncClient(
+                    base_url=engine.url,
+                    trust_env=False,
+                    timeout=120,
+                    limits=httpx.Limits(
+                        max_connections=None
+                    ),  # an SSE stream and a prompt per session
+                ) as client,
+            ):
                 fake.default = lambda request: turn  # every request streams the same answer
                 await plain_read(http, fake.url)
                 await engine_run(client, expect_chars=DELTAS)  # warm up
@@ -132,8 +160,10 @@ async def main(sessions: int) -> None:
                         nursery.start_soon(one)
                 wall = time.perf_counter() - started
                 lost = sum(1 for _, chars in results if chars != DELTAS)
-                print(f"{sessions} concurrent sessions x {DELTAS} deltas: {wall:.2f} s wall, "
-                      f"{len(results)} finished, {lost} with lost text")
+                print(
+                    f"{sessions} concurrent sessions x {DELTAS} deltas: {wall:.2f} s wall, "
+                    f"{len(results)} finished, {lost} with lost text"
+                )
 
 
 if __name__ == "__main__":

@@ -91,8 +91,11 @@ async def drain(engine: svc.Engine, count: int, after_seq: int) -> float:
         await engine.automations.journal.drained()
         materialized = (time.perf_counter() - t0) * 1000
         await nursery.start(engine.automations.routine_pool.run)
-        with EventStream(engine.events, EventFilter(topic="automations", types={"run.completed"}),
-                         after_seq=after_seq) as stream:
+        with EventStream(
+            engine.events,
+            EventFilter(topic="automations", types={"run.completed"}),
+            after_seq=after_seq,
+        ) as stream:
             while seen < count:
                 seen += len(await stream.receive())
         nursery.cancel_scope.cancel()
@@ -106,19 +109,33 @@ async def main(routines: int) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         root = pathlib.Path(tmp)
         (root / "ws").mkdir()
-        settings = svc.Settings.load({
-            "state_dir": root / "state", "workspace": root / "ws", "global_config": root / "none.json",
-            "automation_scheduler_enabled": False, "automation_max_concurrent_runs": routines,
-        }, environ={"HOME": str(root)})
+        settings = svc.Settings.load(
+            {
+                "state_dir": root / "state",
+                "workspace": root / "ws",
+                "global_config": root / "none.json",
+                "automation_scheduler_enabled": False,
+                "automation_max_concurrent_runs": routines,
+            },
+            environ={"HOME": str(root)},
+        )
         clock = TrioClock(epoch_ms=EPOCH_MS)
-        components = [HeldAutomations() if isinstance(c, AutomationsComponent) else c
-                      for c in default_components()]
+        components = [
+            HeldAutomations() if isinstance(c, AutomationsComponent) else c
+            for c in default_components()
+        ]
         async with svc.open_engine(settings, clock=clock, components=components) as engine:
             service = engine.automations.routines
             started = time.perf_counter()
             for index in range(routines):
-                await service.create({"routine_id": f"r{index:05d}", "name": f"r{index}", "entrypoint": "bench.noop",
-                                      "schedule": {"interval_seconds": {"seconds": 1}}})
+                await service.create(
+                    {
+                        "routine_id": f"r{index:05d}",
+                        "name": f"r{index}",
+                        "entrypoint": "bench.noop",
+                        "schedule": {"interval_seconds": {"seconds": 1}},
+                    }
+                )
             print(f"setup: {routines:,} routines created in {time.perf_counter() - started:.1f} s")
             scheduler = engine.automations.scheduler
             scheduler.load()
@@ -201,8 +218,10 @@ async def main(routines: int) -> None:
             baseline: list[float] = []
             for _ in range(ROUNDS):
                 t0 = time.perf_counter()
-                plans: list[Any] = [plan_fires(e.schedule, e.misfire, e.next_fire_at_ms, now, grace_ms=grace)
-                                    for e in entries]
+                plans: list[Any] = [
+                    plan_fires(e.schedule, e.misfire, e.next_fire_at_ms, now, grace_ms=grace)
+                    for e in entries
+                ]
                 baseline.append((time.perf_counter() - t0) * 1000)
                 assert len(plans) == routines
 
@@ -213,20 +232,29 @@ async def main(routines: int) -> None:
     floor_ms = statistics.median(floor)
     print(f"baseline 1  naive scan+plan of {routines:,} routines (no writes): {base:7.2f} ms")
     print(f"baseline 2  store floor, {routines:,} run rows in one transaction:  {floor_ms:7.2f} ms")
-    for label, samples in (("(a) nothing due", idle), (f"(b) {routines // 10:,} due", tenth),
-                           (f"(c) all {routines:,} due", everything)):
+    for label, samples in (
+        ("(a) nothing due", idle),
+        (f"(b) {routines // 10:,} due", tenth),
+        (f"(c) all {routines:,} due", everything),
+    ):
         median = statistics.median(samples)
         verdict = "within" if median <= BUDGET_MS else "OVER"
-        print(f"{label:<20} tick {median:8.2f} ms  x{median / base:5.2f} baseline 1  x{median / floor_ms:5.2f} "
-              f"baseline 2  {verdict} the {BUDGET_MS:.0f} ms budget  "
-              f"(rounds: {', '.join(f'{s:.1f}' for s in samples)})")
+        print(
+            f"{label:<20} tick {median:8.2f} ms  x{median / base:5.2f} baseline 1  x{median / floor_ms:5.2f} "
+            f"baseline 2  {verdict} the {BUDGET_MS:.0f} ms budget  "
+            f"(rounds: {', '.join(f'{s:.1f}' for s in samples)})"
+        )
     for created, samples in sorted(materializing.items()):
         if created:
-            print(f"after the tick: materializing {created:,} runs from the journal took "
-                  f"{statistics.median(samples):7.2f} ms (median; not part of the tick)")
+            print(
+                f"after the tick: materializing {created:,} runs from the journal took "
+                f"{statistics.median(samples):7.2f} ms (median; not part of the tick)"
+            )
     verdict = "within" if max(loop_blocked) <= BUDGET_MS else "OVER"
-    print(f"longest stretch any tick of (b)/(c) held the event loop (slices of {TICK_SLICE}): "
-          f"{max(loop_blocked):.2f} ms, {verdict} the {BUDGET_MS:.0f} ms budget")
+    print(
+        f"longest stretch any tick of (b)/(c) held the event loop (slices of {TICK_SLICE}): "
+        f"{max(loop_blocked):.2f} ms, {verdict} the {BUDGET_MS:.0f} ms budget"
+    )
 
 
 def store_floor(path: pathlib.Path, count: int) -> float:
@@ -236,14 +264,45 @@ def store_floor(path: pathlib.Path, count: int) -> float:
         conn.execute("PRAGMA journal_mode=WAL")
         conn.execute("PRAGMA synchronous=NORMAL")
         apply_migrations(conn)
-        snapshot = ('{"allowed_tools":[],"args":{},"entrypoint":"bench.noop","external_integrations_allowed":false,'
-                    '"name":"r","output_targets":[],"requires_approval":false}')
-        rows = [(f"routine-run-{i:036d}", f"r{i:05d}", "queued", "scheduled", 1, EPOCH_MS, EPOCH_MS, EPOCH_MS,
-                 EPOCH_MS, None, None, 0, None, None, None, None, snapshot, "[]", "[]", None, None, 0, 0, 0, 0.0)
-                for i in range(count)]
+        snapshot = (
+            '{"allowed_tools":[],"args":{},"entrypoint":"bench.noop","external_integrations_allowed":false,'
+            '"name":"r","output_targets":[],"requires_approval":false}'
+        )
+        rows = [
+            (
+                f"routine-run-{i:036d}",
+                f"r{i:05d}",
+                "queued",
+                "scheduled",
+                1,
+                EPOCH_MS,
+                EPOCH_MS,
+                EPOCH_MS,
+                EPOCH_MS,
+                None,
+                None,
+                0,
+                None,
+                None,
+                None,
+                None,
+                snapshot,
+                "[]",
+                "[]",
+                None,
+                None,
+                0,
+                0,
+                0,
+                0.0,
+            )
+            for i in range(count)
+        ]
         t0 = time.perf_counter()
         with conn:
-            conn.executemany(f"INSERT INTO automations_routine_runs VALUES ({','.join('?' * 25)})", rows)
+            conn.executemany(
+                f"INSERT INTO automations_routine_runs VALUES ({','.join('?' * 25)})", rows
+            )
         return (time.perf_counter() - t0) * 1000
     finally:
         conn.close()

@@ -36,15 +36,21 @@ from tests.fakes import FakeOpenAI, Turn, open_fake_openai
 DELTAS = 5_000
 ROUNDS = 7
 REQUEST = ChatRequest(model="gpt-4o", messages=(ChatMessage("user", "stream please"),))
-RAW_BODY = {"model": "gpt-4o", "messages": [{"role": "user", "content": "stream please"}], "stream": True,
-            "stream_options": {"include_usage": True}}
+RAW_BODY = {
+    "model": "gpt-4o",
+    "messages": [{"role": "user", "content": "stream please"}],
+    "stream": True,
+    "stream_options": {"include_usage": True},
+}
 
 
 def noop(event: StreamEvent) -> None:
     return None
 
 
-async def raw_read(server: FakeOpenAI, http: httpx.AsyncClient, *, decode: bool = False) -> list[str]:
+async def raw_read(
+    server: FakeOpenAI, http: httpx.AsyncClient, *, decode: bool = False
+) -> list[str]:
     lines: list[str] = []
     async with http.stream("POST", server.url + "/chat/completions", json=RAW_BODY) as response:
         async for line in response.aiter_lines():
@@ -92,12 +98,25 @@ async def main() -> None:
             parse_times.append(time.perf_counter() - started)
             assert parser.finished and len(parser.completion().text) == DELTAS
 
-    raw, decoded, prov, parse = min(raw_times), min(json_times), min(provider_times), min(parse_times)
+    raw, decoded, prov, parse = (
+        min(raw_times),
+        min(json_times),
+        min(provider_times),
+        min(parse_times),
+    )
     print(f"{DELTAS} deltas, best of {ROUNDS} (median in parentheses)")
-    print(f"  (a) raw httpx aiter_lines:     {raw * 1000:8.1f} ms ({statistics.median(raw_times) * 1000:.1f})")
-    print(f"  (a2) raw + json.loads:         {decoded * 1000:8.1f} ms ({statistics.median(json_times) * 1000:.1f})")
-    print(f"  (b) OpenAICompatProvider.chat: {prov * 1000:8.1f} ms ({statistics.median(provider_times) * 1000:.1f})")
-    print(f"  (c) parser only, no I/O:       {parse * 1000:8.1f} ms ({parse / DELTAS * 1e6:.2f} µs/delta)")
+    print(
+        f"  (a) raw httpx aiter_lines:     {raw * 1000:8.1f} ms ({statistics.median(raw_times) * 1000:.1f})"
+    )
+    print(
+        f"  (a2) raw + json.loads:         {decoded * 1000:8.1f} ms ({statistics.median(json_times) * 1000:.1f})"
+    )
+    print(
+        f"  (b) OpenAICompatProvider.chat: {prov * 1000:8.1f} ms ({statistics.median(provider_times) * 1000:.1f})"
+    )
+    print(
+        f"  (c) parser only, no I/O:       {parse * 1000:8.1f} ms ({parse / DELTAS * 1e6:.2f} µs/delta)"
+    )
     print(f"  ratio (b)/(a): {prov / raw:.2f}   (b)/(a2): {prov / decoded:.2f}")
 
 

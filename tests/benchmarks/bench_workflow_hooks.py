@@ -35,14 +35,25 @@ DISPATCHED = 1_000
 def settings_for(tmp: pathlib.Path, name: str) -> svc.Settings:
     workspace = tmp / name
     workspace.mkdir()
-    return svc.Settings.load({"state_dir": tmp / f"state-{name}", "workspace": str(workspace), "port": 0,
-                              "global_config": tmp / "none.json"}, environ={})
+    return svc.Settings.load(
+        {
+            "state_dir": tmp / f"state-{name}",
+            "workspace": str(workspace),
+            "port": 0,
+            "global_config": tmp / "none.json",
+        },
+        environ={},
+    )
 
 
 def write_hooks(workspace: pathlib.Path, events: list[str]) -> None:
     lines = ["workflow:", "  id: bench", "  steps: []", "  hooks:"]
     for event in events:
-        lines += [f"    {event}:", "      - action: resource:patch:bench", "        with: {seen: true}"]
+        lines += [
+            f"    {event}:",
+            "      - action: resource:patch:bench",
+            "        with: {seen: true}",
+        ]
     path = workspace / ".svc" / "workflows" / "bench.yaml"
     path.parent.mkdir(parents=True)
     path.write_text("\n".join(lines) + "\n")
@@ -53,7 +64,9 @@ async def burst(engine: svc.Engine) -> float:
     for _ in range(3):
         started = time.perf_counter()
         for i in range(BURST):
-            engine.events.publish("bench.delta", {"sessionID": "s", "runID": "r", "i": i, "text": "token "})
+            engine.events.publish(
+                "bench.delta", {"sessionID": "s", "runID": "r", "i": i, "text": "token "}
+            )
         await engine.events.flush()
         best = min(best, time.perf_counter() - started)
     return best
@@ -62,7 +75,9 @@ async def burst(engine: svc.Engine) -> float:
 async def overhead(tmp: pathlib.Path) -> tuple[float, float]:
     """Best burst time without hooks and with them; the engines alternate so warm-up favours neither."""
     hooked_settings = settings_for(tmp, "hooked")
-    write_hooks(hooked_settings.resolved_workspace, [f"bench.other.{i}" for i in range(UNRELATED_HOOKS)])
+    write_hooks(
+        hooked_settings.resolved_workspace, [f"bench.other.{i}" for i in range(UNRELATED_HOOKS)]
+    )
     plain_settings = settings_for(tmp, "plain")
     baseline = hooked = float("inf")
     for _ in range(2):
@@ -95,11 +110,15 @@ async def main() -> None:
     with tempfile.TemporaryDirectory() as name:
         tmp = pathlib.Path(name)
         baseline, hooked = await overhead(tmp)
-        print(f"{BURST:,} events committed: {baseline * 1000:.0f} ms without hooks (baseline), "
-              f"{hooked * 1000:.0f} ms with {UNRELATED_HOOKS} unrelated hooks active ({hooked / baseline:.2f}x)")
+        print(
+            f"{BURST:,} events committed: {baseline * 1000:.0f} ms without hooks (baseline), "
+            f"{hooked * 1000:.0f} ms with {UNRELATED_HOOKS} unrelated hooks active ({hooked / baseline:.2f}x)"
+        )
         elapsed = await dispatch(tmp)
-        print(f"{DISPATCHED:,} matching events -> {DISPATCHED:,} completed hook runs in {elapsed:.2f} s "
-              f"({DISPATCHED / elapsed:,.0f} runs/s)")
+        print(
+            f"{DISPATCHED:,} matching events -> {DISPATCHED:,} completed hook runs in {elapsed:.2f} s "
+            f"({DISPATCHED / elapsed:,.0f} runs/s)"
+        )
 
 
 if __name__ == "__main__":

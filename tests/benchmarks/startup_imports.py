@@ -60,20 +60,30 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         env = {**os.environ, "PYTHONPATH": str(ROOT)}
-        done = subprocess.run([sys.executable, "-X", "importtime", "-c", CHILD, tmp], cwd=ROOT, env=env,
-                              capture_output=True, text=True, check=True)
+        done = subprocess.run(
+            [sys.executable, "-X", "importtime", "-c", CHILD, tmp],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
     ran: dict[str, bool] = json.loads(done.stdout.strip().splitlines()[-1])
     own: dict[str, int] = {}
     for line in done.stderr.splitlines():
         if line.startswith("import time:") and "self [us]" not in line:
             self_us, _, name = line.split(":", 1)[1].split("|")
             own[name.strip()] = int(self_us)
-    rows = sorted(((own.get(name, 0), name, ran[name]) for name in ran if name.startswith(args.package)),
-                  reverse=True)
+    rows = sorted(
+        ((own.get(name, 0), name, ran[name]) for name in ran if name.startswith(args.package)),
+        reverse=True,
+    )
     idle = [row for row in rows if not row[2]]
-    print(f"{len(rows)} modules of ours imported at start-up, {len(idle)} of them ran no code; "
-          f"own import time {sum(r[0] for r in rows) / 1000:.1f} ms, of which idle modules "
-          f"{sum(r[0] for r in idle) / 1000:.1f} ms")
+    print(
+        f"{len(rows)} modules of ours imported at start-up, {len(idle)} of them ran no code; "
+        f"own import time {sum(r[0] for r in rows) / 1000:.1f} ms, of which idle modules "
+        f"{sum(r[0] for r in idle) / 1000:.1f} ms"
+    )
     for self_us, name, used in rows if args.all else idle:
         print(f"{self_us / 1000:7.1f} ms  {'ran ' if used else 'idle'}  {name}")
 

@@ -34,12 +34,22 @@ def cli_env(tmp_path: Path) -> dict[str, str]:
 
 @pytest.fixture
 def run_cli(cli_env: dict[str, str], tmp_path: Path) -> Callable[..., trio.Process]:
-    async def run(*args: str, env: dict[str, str] | None = None, stdin: bytes = b"", check: bool = False,
-                  cwd: Path | None = None) -> subprocess.CompletedProcess[bytes]:
+    async def run(
+        *args: str,
+        env: dict[str, str] | None = None,
+        stdin: bytes = b"",
+        check: bool = False,
+        cwd: Path | None = None,
+    ) -> subprocess.CompletedProcess[bytes]:
         with trio.fail_after(120):
             return await trio.run_process(
-                [SCRIPT, *args], env={**cli_env, **(env or {})}, stdin=stdin, capture_stdout=True,
-                capture_stderr=True, check=check, cwd=str(cwd or tmp_path / "ws"),
+                [SCRIPT, *args],
+                env={**cli_env, **(env or {})},
+                stdin=stdin,
+                capture_stdout=True,
+                capture_stderr=True,
+                check=check,
+                cwd=str(cwd or tmp_path / "ws"),
             )
 
     return run
@@ -60,8 +70,11 @@ async def served(cli_env: dict[str, str], tmp_path: Path) -> AsyncIterator[Calla
 
     async def start(*args: str, env: dict[str, str] | None = None) -> Server:
         process = await trio.lowlevel.open_process(
-            [SCRIPT, "serve", "--port", "0", *args], env={**cli_env, **(env or {})},
-            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=str(tmp_path / "ws"),
+            [SCRIPT, "serve", "--port", "0", *args],
+            env={**cli_env, **(env or {})},
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            cwd=str(tmp_path / "ws"),
         )
         lines: list[str] = []
         buffer = b""
@@ -73,8 +86,14 @@ async def served(cli_env: dict[str, str], tmp_path: Path) -> AsyncIterator[Calla
                 buffer += chunk
                 *complete, buffer = buffer.split(b"\n")
                 lines.extend(line.decode() for line in complete)
-                match = next((re.search(r"listening on (http://\S+)", line) for line in lines
-                              if "listening on" in line), None)
+                match = next(
+                    (
+                        re.search(r"listening on (http://\S+)", line)
+                        for line in lines
+                        if "listening on" in line
+                    ),
+                    None,
+                )
                 if match:
                     break
         url = match.group(1)

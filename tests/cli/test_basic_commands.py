@@ -30,8 +30,18 @@ async def test_providers_lists_the_twelve_ids(run_cli: Callable) -> None:
     out = (await run_cli("providers")).stdout.decode().splitlines()
     assert out[0] == "Supported providers:"
     assert [line.strip(" -") for line in out[1:]] == [
-        "openai", "openrouter", "anthropic", "ollama", "groq", "mistral", "together", "azure", "bedrock",
-        "vertex", "copilot", "cohere",
+        "openai",
+        "openrouter",
+        "anthropic",
+        "ollama",
+        "groq",
+        "mistral",
+        "together",
+        "azure",
+        "bedrock",
+        "vertex",
+        "copilot",
+        "cohere",
     ]
 
 
@@ -53,7 +63,9 @@ async def test_serve_refuses_a_public_bind_without_a_token(run_cli: Callable) ->
     assert "without an API token" in result.stderr.decode()
 
 
-async def test_serve_then_status_then_sigterm_exits_zero(served: Callable, run_cli: Callable) -> None:
+async def test_serve_then_status_then_sigterm_exits_zero(
+    served: Callable, run_cli: Callable
+) -> None:
     server = await served()
     status = await run_cli("status", "--port", str(server.port))
     assert status.returncode == 0, status.stderr
@@ -92,8 +104,13 @@ async def test_sigint_also_shuts_down_cleanly(served: Callable) -> None:
 async def test_the_embedding_example_runs(cli_env: dict[str, str]) -> None:
     example = Path(__file__).resolve().parents[2] / "examples" / "embed.py"
     with trio.fail_after(120):
-        result = await trio.run_process([sys.executable, str(example)], env=cli_env, capture_stdout=True,
-                                        capture_stderr=True, check=False)
+        result = await trio.run_process(
+            [sys.executable, str(example)],
+            env=cli_env,
+            capture_stdout=True,
+            capture_stderr=True,
+            check=False,
+        )
     assert result.returncode == 0, result.stderr.decode()
     out = result.stdout.decode()
     assert "in-process events: ['example.hello']" in out

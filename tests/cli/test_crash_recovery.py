@@ -19,10 +19,14 @@ async def test_sigkill_mid_run_then_restart_keeps_the_transcript(
 ) -> None:
     workspace = tmp_path / "ws"
     (workspace / ".svc").mkdir(parents=True, exist_ok=True)
-    (workspace / ".svc" / "config.json").write_text(json.dumps({
-        "default_provider": "openai",
-        "providers": {"openai": {"url": fake_model.url, "default_model": "fake-model"}},
-    }))
+    (workspace / ".svc" / "config.json").write_text(
+        json.dumps(
+            {
+                "default_provider": "openai",
+                "providers": {"openai": {"url": fake_model.url, "default_model": "fake-model"}},
+            }
+        )
+    )
     (workspace / "notes.txt").write_text("remember the milk")
     gate = trio.Event()
     fake_model.enqueue(
@@ -33,8 +37,13 @@ async def test_sigkill_mid_run_then_restart_keeps_the_transcript(
     first = await served(env=env)
     async with httpx.AsyncClient(base_url=first.url, timeout=30) as client:
         sid = (await client.post("/session", json={"title": "crash"})).json()["id"]
-        run_id = (await client.post(f"/session/{sid}/prompt_async", params={"return": "run"},
-                                    json={"parts": [{"type": "text", "text": "read my notes"}]})).json()["runID"]
+        run_id = (
+            await client.post(
+                f"/session/{sid}/prompt_async",
+                params={"return": "run"},
+                json={"parts": [{"type": "text", "text": "read my notes"}]},
+            )
+        ).json()["runID"]
         # The second model call only starts after the tool step was committed.
         with trio.fail_after(30):
             await fake_model.wait_for_requests(2)
@@ -56,5 +65,7 @@ async def test_sigkill_mid_run_then_restart_keeps_the_transcript(
         assert finished[0]["payload"]["error"]["code"] == "ENGINE_RESTARTED"
         assert (await client.get(f"/session/{sid}/run")).json() == {"active": None}
         # The session works again after the restart.
-        again = await client.post(f"/session/{sid}/prompt_sync", json={"parts": [{"type": "text", "text": "ok?"}]})
+        again = await client.post(
+            f"/session/{sid}/prompt_sync", json={"parts": [{"type": "text", "text": "ok?"}]}
+        )
         assert again.json()["status"] == "completed"

@@ -39,15 +39,23 @@ def test_settle_freezes_what_was_built_and_resumes_once(collector: None) -> None
 def test_the_entry_point_imports_nothing_before_pausing() -> None:
     # The console script imports cli.main before calling main(): anything heavy
     # imported there would be built with the collector still running.
-    probe = ("import sys, cli, cli.main; "
-             "print(sorted({m.split('.')[0] for m in sys.modules} & {'svc', 'asyncclick', 'trio', 'httpx'}))")
-    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True,
-                         cwd=Path(__file__).resolve().parents[2])
+    probe = (
+        "import sys, cli, cli.main; "
+        "print(sorted({m.split('.')[0] for m in sys.modules} & {'svc', 'asyncclick', 'trio', 'httpx'}))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", probe],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=Path(__file__).resolve().parents[2],
+    )
     assert out.stdout.strip() == "[]"
 
 
 async def test_serve_keeps_collection_paused_until_the_engine_is_ready(
-        collector: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    collector: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from cli.commands import cli
 
     seen: list[bool] = []
@@ -63,8 +71,12 @@ async def test_serve_keeps_collection_paused_until_the_engine_is_ready(
     monkeypatch.setenv("SVC_WORKSPACE", str(tmp_path))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
     async with trio.open_nursery() as nursery:
-        nursery.start_soon(lambda: cli.main(["serve", "--port", "0", "--state-dir", str(tmp_path / "state")],
-                                            standalone_mode=False))
+        nursery.start_soon(
+            lambda: cli.main(
+                ["serve", "--port", "0", "--state-dir", str(tmp_path / "state")],
+                standalone_mode=False,
+            )
+        )
         await settled.wait()
         assert seen == [False] and gc.isenabled()
         nursery.cancel_scope.cancel()

@@ -16,10 +16,14 @@ from tests.fakes.turns import Turn
 def model_config(tmp_path: Path, fake_model: Any) -> Path:
     config = tmp_path / "ws" / ".svc" / "config.json"
     config.parent.mkdir(parents=True, exist_ok=True)
-    config.write_text(json.dumps({
-        "default_provider": "openai",
-        "providers": {"openai": {"url": fake_model.url, "default_model": "fake-model"}},
-    }))
+    config.write_text(
+        json.dumps(
+            {
+                "default_provider": "openai",
+                "providers": {"openai": {"url": fake_model.url, "default_model": "fake-model"}},
+            }
+        )
+    )
     return config
 
 
@@ -31,19 +35,23 @@ async def test_run_prints_the_reply(run_cli: Callable, model_config: Path, fake_
     assert fake_model.requests[0].headers["authorization"] == "Bearer sk-cli-test-1"
 
 
-async def test_run_api_key_flag_applies_to_this_invocation(run_cli: Callable, model_config: Path,
-                                                           fake_model: Any) -> None:
+async def test_run_api_key_flag_applies_to_this_invocation(
+    run_cli: Callable, model_config: Path, fake_model: Any
+) -> None:
     result = await run_cli("run", "hi", "--api-key", "sk-flag-only")
     assert result.returncode == 0, result.stderr
     assert fake_model.requests[0].headers["authorization"] == "Bearer sk-flag-only"
     assert "sk-flag-only" not in model_config.read_text()
 
 
-async def test_unknown_provider_fails_fast_listing_configured_ones(run_cli: Callable, model_config: Path,
-                                                                   fake_model: Any) -> None:
+async def test_unknown_provider_fails_fast_listing_configured_ones(
+    run_cli: Callable, model_config: Path, fake_model: Any
+) -> None:
     result = await run_cli("run", "hi", "--provider", "groq")
     assert result.returncode != 0
-    assert "provider `groq` is not configured. configured providers: openai" in result.stderr.decode()
+    assert (
+        "provider `groq` is not configured. configured providers: openai" in result.stderr.decode()
+    )
     assert fake_model.requests == []
 
 
@@ -53,19 +61,39 @@ async def test_run_works_offline_with_the_local_model(run_cli: Callable) -> None
     assert result.stdout.decode().strip() == "echo me"
 
 
-async def test_parallel_summary_and_exit_code(run_cli: Callable, model_config: Path, fake_model: Any,
-                                              tmp_path: Path) -> None:
+async def test_parallel_summary_and_exit_code(
+    run_cli: Callable, model_config: Path, fake_model: Any, tmp_path: Path
+) -> None:
     tasks = tmp_path / "tasks.json"
-    tasks.write_text(json.dumps({"tasks": [{"id": "a", "prompt": "first"}, "second",
-                                           {"prompt": "third", "provider": "nope"}]}))
-    result = await run_cli("parallel", "--json", f"@{tasks}", "--concurrency", "2",
-                           env={"OPENAI_API_KEY": "sk-x-1234"})
+    tasks.write_text(
+        json.dumps(
+            {
+                "tasks": [
+                    {"id": "a", "prompt": "first"},
+                    "second",
+                    {"prompt": "third", "provider": "nope"},
+                ]
+            }
+        )
+    )
+    result = await run_cli(
+        "parallel", "--json", f"@{tasks}", "--concurrency", "2", env={"OPENAI_API_KEY": "sk-x-1234"}
+    )
     assert result.returncode == 1
     summary = json.loads(result.stdout)
     assert summary["concurrency"] == 2 and summary["total"] == 3 and summary["failures"] == 1
     assert [r["id"] for r in summary["results"]] == ["a", "task-2", "task-3"]
-    assert summary["results"][0] == {"id": "a", "provider": None, "status": "ok", "output": "first", "error": None}
-    assert summary["results"][2]["status"] == "error" and "not configured" in summary["results"][2]["error"]
+    assert summary["results"][0] == {
+        "id": "a",
+        "provider": None,
+        "status": "ok",
+        "output": "first",
+        "error": None,
+    }
+    assert (
+        summary["results"][2]["status"] == "error"
+        and "not configured" in summary["results"][2]["error"]
+    )
     assert "1 failed task" in result.stderr.decode()
 
 
@@ -86,7 +114,9 @@ async def test_tool_runs_allowed_tools_and_fails_closed(run_cli: Callable, tmp_p
     assert ok.returncode == 0, ok.stderr
     body = json.loads(ok.stdout)
     assert "cli read" in body["output"] and isinstance(body["metadata"], dict)
-    ask = await run_cli("tool", "--json", json.dumps({"tool": "write", "args": {"path": "b.txt", "content": "x"}}))
+    ask = await run_cli(
+        "tool", "--json", json.dumps({"tool": "write", "args": {"path": "b.txt", "content": "x"}})
+    )
     assert ask.returncode != 0
     assert "requires approval; non-interactive CLI dispatch fails closed" in ask.stderr.decode()
     assert not (tmp_path / "ws" / "b.txt").exists()

@@ -75,13 +75,20 @@ class StreamWriter:
         self._sent = 0
         self._gated = turn.gate is None
 
-    async def start(self, *, content_type: str = "text/event-stream",
-                    headers: Iterable[tuple[str, str]] = ()) -> None:
-        await self._send({
-            "type": "http.response.start", "status": 200,
-            "headers": [(b"content-type", content_type.encode()), (b"cache-control", b"no-cache"),
-                        *((k.encode(), v.encode()) for k, v in headers)],
-        })
+    async def start(
+        self, *, content_type: str = "text/event-stream", headers: Iterable[tuple[str, str]] = ()
+    ) -> None:
+        await self._send(
+            {
+                "type": "http.response.start",
+                "status": 200,
+                "headers": [
+                    (b"content-type", content_type.encode()),
+                    (b"cache-control", b"no-cache"),
+                    *((k.encode(), v.encode()) for k, v in headers),
+                ],
+            }
+        )
 
     async def preamble(self, frame: bytes) -> None:
         """A frame before the content (role chunk, ``message_start``): never delayed or dropped."""
@@ -110,12 +117,16 @@ class StreamWriter:
 
     async def finish(self) -> None:
         await self._checkpoint()
-        await self._send({"type": "http.response.body", "body": bytes(self._buffer), "more_body": False})
+        await self._send(
+            {"type": "http.response.body", "body": bytes(self._buffer), "more_body": False}
+        )
         self._buffer.clear()
 
     async def flush(self) -> None:
         if self._buffer:
-            await self._send({"type": "http.response.body", "body": bytes(self._buffer), "more_body": True})
+            await self._send(
+                {"type": "http.response.body", "body": bytes(self._buffer), "more_body": True}
+            )
             self._buffer.clear()
 
     async def _checkpoint(self) -> None:
@@ -139,6 +150,7 @@ async def _first_of(*events: trio.Event) -> None:
     """Return once any of ``events`` is set."""
     async with trio.open_nursery() as nursery:
         for event in events:
+
             async def wait(event: trio.Event = event) -> None:
                 await event.wait()
                 nursery.cancel_scope.cancel()
@@ -153,13 +165,21 @@ def sse(data: Any, event: str | None = None) -> bytes:
     return f"{prefix}data: {text}\n\n".encode()
 
 
-async def send_json(send: Send, status: int, body: Any, headers: Iterable[tuple[str, str]] = ()) -> None:
+async def send_json(
+    send: Send, status: int, body: Any, headers: Iterable[tuple[str, str]] = ()
+) -> None:
     payload = json.dumps(body).encode()
-    await send({
-        "type": "http.response.start", "status": status,
-        "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(payload)).encode()),
-                    *((k.encode(), v.encode()) for k, v in headers)],
-    })
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(payload)).encode()),
+                *((k.encode(), v.encode()) for k, v in headers),
+            ],
+        }
+    )
     await send({"type": "http.response.body", "body": payload, "more_body": False})
 
 
@@ -301,8 +321,12 @@ def _record(scope: Scope, raw: bytes) -> RecordedRequest:
     except ValueError:
         body = None
     return RecordedRequest(
-        method=scope["method"], path=scope["path"], query=scope.get("query_string", b"").decode("latin-1"),
-        headers=headers, body=body, raw=raw,
+        method=scope["method"],
+        path=scope["path"],
+        query=scope.get("query_string", b"").decode("latin-1"),
+        headers=headers,
+        body=body,
+        raw=raw,
     )
 
 
@@ -323,7 +347,9 @@ async def serve_fake(server: ServerT) -> AsyncIterator[ServerT]:
     config.graceful_timeout = 2.0
     shutdown = trio.Event()
     async with trio.open_nursery() as nursery:
-        binds = await nursery.start(partial(hypercorn.trio.serve, server, config, shutdown_trigger=shutdown.wait))
+        binds = await nursery.start(
+            partial(hypercorn.trio.serve, server, config, shutdown_trigger=shutdown.wait)
+        )
         server.root_url = binds[0]
         server.url = binds[0] + server.prefix
         try:

@@ -63,8 +63,10 @@ class FakeCohere(FakeServer):
             return
         body: dict[str, Any] = request.body if isinstance(request.body, dict) else {}
         offered = [t.get("function", {}).get("name", "") for t in body.get("tools") or []]
-        calls = [(call, wire_tool_name(call.name, offered), call.id or f"fake_call_{next(self._ids)}")
-                 for call in turn.tool_calls]
+        calls = [
+            (call, wire_tool_name(call.name, offered), call.id or f"fake_call_{next(self._ids)}")
+            for call in turn.tool_calls
+        ]
         usage = resolve_usage(turn, body.get("messages"))
         finish = turn.finish_reason or ("TOOL_CALL" if calls else "COMPLETE")
         if not body.get("stream"):
@@ -72,8 +74,11 @@ class FakeCohere(FakeServer):
             if calls:
                 message["tool_plan"] = turn.text
                 message["tool_calls"] = [
-                    {"id": call_id, "type": "function",
-                     "function": {"name": name, "arguments": call.arguments_text()}}
+                    {
+                        "id": call_id,
+                        "type": "function",
+                        "function": {"name": name, "arguments": call.arguments_text()},
+                    }
                     for call, name, call_id in calls
                 ]
             else:
@@ -86,24 +91,79 @@ class FakeCohere(FakeServer):
 
         writer = StreamWriter(send, turn, stop)
         await writer.start()
-        await writer.preamble(_event({"type": "message-start", "id": "fake", "delta": {"message": {
-            "role": "assistant", "content": [], "tool_plan": "", "tool_calls": [], "citations": []}}}))
+        await writer.preamble(
+            _event(
+                {
+                    "type": "message-start",
+                    "id": "fake",
+                    "delta": {
+                        "message": {
+                            "role": "assistant",
+                            "content": [],
+                            "tool_plan": "",
+                            "tool_calls": [],
+                            "citations": [],
+                        }
+                    },
+                }
+            )
+        )
         if calls:
             for text in turn.chunks:
-                await writer.content(_event({"type": "tool-plan-delta", "delta": {"message": {"tool_plan": text}}}))
+                await writer.content(
+                    _event({"type": "tool-plan-delta", "delta": {"message": {"tool_plan": text}}})
+                )
         elif turn.chunks:
-            await writer.preamble(_event({"type": "content-start", "index": 0, "delta": {"message": {
-                "content": {"type": "text", "text": ""}}}}))
+            await writer.preamble(
+                _event(
+                    {
+                        "type": "content-start",
+                        "index": 0,
+                        "delta": {"message": {"content": {"type": "text", "text": ""}}},
+                    }
+                )
+            )
             for text in turn.chunks:
-                await writer.content(_event({"type": "content-delta", "index": 0, "delta": {"message": {
-                    "content": {"text": text}}}}))
+                await writer.content(
+                    _event(
+                        {
+                            "type": "content-delta",
+                            "index": 0,
+                            "delta": {"message": {"content": {"text": text}}},
+                        }
+                    )
+                )
             await writer.frame(_event({"type": "content-end", "index": 0}))
         for index, (call, name, call_id) in enumerate(calls):
-            await writer.content(_event({"type": "tool-call-start", "index": index, "delta": {"message": {
-                "tool_calls": {"id": call_id, "type": "function", "function": {"name": name, "arguments": ""}}}}}))
+            await writer.content(
+                _event(
+                    {
+                        "type": "tool-call-start",
+                        "index": index,
+                        "delta": {
+                            "message": {
+                                "tool_calls": {
+                                    "id": call_id,
+                                    "type": "function",
+                                    "function": {"name": name, "arguments": ""},
+                                }
+                            }
+                        },
+                    }
+                )
+            )
             for piece in argument_pieces(call.arguments_text(), turn.argument_chunk):
-                await writer.content(_event({"type": "tool-call-delta", "index": index, "delta": {"message": {
-                    "tool_calls": {"function": {"arguments": piece}}}}}))
+                await writer.content(
+                    _event(
+                        {
+                            "type": "tool-call-delta",
+                            "index": index,
+                            "delta": {
+                                "message": {"tool_calls": {"function": {"arguments": piece}}}
+                            },
+                        }
+                    )
+                )
             await writer.frame(_event({"type": "tool-call-end", "index": index}))
         if turn.omit_terminator:
             await writer.finish()

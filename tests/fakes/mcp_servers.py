@@ -140,7 +140,9 @@ class FakeMcpServer:
     def _start_generation(self, nursery: trio.Nursery) -> None:
         if self._stop_inner is not None:
             self._stop_inner.set()
-        app = self.server.streamable_http_app(streamable_http_path=PATH, json_response=self.json_response)
+        app = self.server.streamable_http_app(
+            streamable_http_path=PATH, json_response=self.json_response
+        )
         manager = self.server.session_manager
         stop = trio.Event()
         self._stop_inner = stop
@@ -152,7 +154,9 @@ class FakeMcpServer:
 
         nursery.start_soon(run_manager)
 
-    async def _serve(self, bind: str, *, task_status: trio.TaskStatus[list[str]] = trio.TASK_STATUS_IGNORED) -> None:
+    async def _serve(
+        self, bind: str, *, task_status: trio.TaskStatus[list[str]] = trio.TASK_STATUS_IGNORED
+    ) -> None:
         config = hypercorn.config.Config()
         config.bind = [bind]
         config.accesslog = None
@@ -323,13 +327,19 @@ def paged_server(count: int = 7, page_size: int = 3) -> Server[Any]:
         for index in range(count)
     ]
 
-    async def list_tools(ctx: Any, params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
+    async def list_tools(
+        ctx: Any, params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
         start = int(params.cursor) if params is not None and params.cursor else 0
         end = start + page_size
-        return types.ListToolsResult(tools=tools[start:end], next_cursor=str(end) if end < count else None)
+        return types.ListToolsResult(
+            tools=tools[start:end], next_cursor=str(end) if end < count else None
+        )
 
     async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
-        return types.CallToolResult(content=[types.TextContent(type="text", text=f"{params.name} ran")])
+        return types.CallToolResult(
+            content=[types.TextContent(type="text", text=f"{params.name} ran")]
+        )
 
     return Server("paged", on_list_tools=list_tools, on_call_tool=call_tool)
 
@@ -351,21 +361,33 @@ def strict_server() -> Server[Any]:
     loose = {**STRICT_TASK_SCHEMA}
     loose.pop("additionalProperties")
     tools = [
-        types.Tool(name="create_task", description="Create a task", input_schema=STRICT_TASK_SCHEMA),
+        types.Tool(
+            name="create_task", description="Create a task", input_schema=STRICT_TASK_SCHEMA
+        ),
         types.Tool(name="note_task", description="Note a task", input_schema=loose),
     ]
 
-    async def list_tools(ctx: Any, params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
+    async def list_tools(
+        ctx: Any, params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
         return types.ListToolsResult(tools=tools)
 
     async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
         args = dict(params.arguments or {})
         schema = STRICT_TASK_SCHEMA if params.name == "create_task" else loose
         missing = [name for name in schema["required"] if name not in args]
-        unknown = [k for k in args if k not in schema["properties"]] if params.name == "create_task" else []
+        unknown = (
+            [k for k in args if k not in schema["properties"]]
+            if params.name == "create_task"
+            else []
+        )
         if missing or unknown:
             return types.CallToolResult(
-                content=[types.TextContent(type="text", text=f"invalid arguments: missing={missing} unknown={unknown}")],
+                content=[
+                    types.TextContent(
+                        type="text", text=f"invalid arguments: missing={missing} unknown={unknown}"
+                    )
+                ],
                 is_error=True,
             )
         return types.CallToolResult(
@@ -393,34 +415,62 @@ class AuthServer:
 
     def _build(self) -> Server[Any]:
         tools = [
-            types.Tool(name="Gmail_SendEmail", description="Send an email",
-                       input_schema={"type": "object", "properties": {"to": {"type": "string"}}}),
-            types.Tool(name="Drive_List", description="List files",
-                       input_schema={"type": "object", "properties": {}}),
-            types.Tool(name="Gmail_WhoAmI", description="Who am I",
-                       input_schema={"type": "object", "properties": {}}),
+            types.Tool(
+                name="Gmail_SendEmail",
+                description="Send an email",
+                input_schema={"type": "object", "properties": {"to": {"type": "string"}}},
+            ),
+            types.Tool(
+                name="Drive_List",
+                description="List files",
+                input_schema={"type": "object", "properties": {}},
+            ),
+            types.Tool(
+                name="Gmail_WhoAmI",
+                description="Who am I",
+                input_schema={"type": "object", "properties": {}},
+            ),
         ]
 
-        async def list_tools(ctx: Any, params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
+        async def list_tools(
+            ctx: Any, params: types.PaginatedRequestParams | None
+        ) -> types.ListToolsResult:
             if self.guard_listing and not self.authorized:
-                raise MCPError(-32001, "Sign in to the gateway first",
-                               data={"authorization_url": AUTH_URL + "&scope=gateway"})
+                raise MCPError(
+                    -32001,
+                    "Sign in to the gateway first",
+                    data={"authorization_url": AUTH_URL + "&scope=gateway"},
+                )
             return types.ListToolsResult(tools=tools)
 
         async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
             if params.name == "Gmail_WhoAmI":
-                return types.CallToolResult(content=[types.TextContent(type="text", text="ops-bot@example.test")])
+                return types.CallToolResult(
+                    content=[types.TextContent(type="text", text="ops-bot@example.test")]
+                )
             if not self.authorized:
                 if params.name == "Drive_List":
                     # The challenge in a JSON-RPC error, as some gateways send it.
-                    raise MCPError(-32001, "Authorization required for Drive",
-                                   data={"authorization_url": AUTH_URL + "&scope=drive"})
+                    raise MCPError(
+                        -32001,
+                        "Authorization required for Drive",
+                        data={"authorization_url": AUTH_URL + "&scope=drive"},
+                    )
                 return types.CallToolResult(
-                    content=[types.TextContent(
-                        type="text", text=f"Grant Gmail access first. Authorize here: {AUTH_URL}")],
-                    structured_content={"authorization_url": AUTH_URL, "message": "Grant Gmail access first."},
+                    content=[
+                        types.TextContent(
+                            type="text",
+                            text=f"Grant Gmail access first. Authorize here: {AUTH_URL}",
+                        )
+                    ],
+                    structured_content={
+                        "authorization_url": AUTH_URL,
+                        "message": "Grant Gmail access first.",
+                    },
                 )
-            return types.CallToolResult(content=[types.TextContent(type="text", text=f"{params.name} done")])
+            return types.CallToolResult(
+                content=[types.TextContent(type="text", text=f"{params.name} done")]
+            )
 
         return Server("gateway", on_list_tools=list_tools, on_call_tool=call_tool)
 
@@ -439,17 +489,25 @@ class EchoingServer:
 
     def _build(self) -> Server[Any]:
         tools = [
-            types.Tool(name="whoami", description="Fails with an isError result quoting the credential",
-                       input_schema={"type": "object", "properties": {}}),
-            types.Tool(name="check", description="Fails with a JSON-RPC error quoting the credential",
-                       input_schema={"type": "object", "properties": {}}),
+            types.Tool(
+                name="whoami",
+                description="Fails with an isError result quoting the credential",
+                input_schema={"type": "object", "properties": {}},
+            ),
+            types.Tool(
+                name="check",
+                description="Fails with a JSON-RPC error quoting the credential",
+                input_schema={"type": "object", "properties": {}},
+            ),
         ]
 
         def credential(ctx: Any) -> str:
             request = getattr(ctx, "request", None)
             return request.headers.get("authorization", "") if request is not None else ""
 
-        async def list_tools(ctx: Any, params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
+        async def list_tools(
+            ctx: Any, params: types.PaginatedRequestParams | None
+        ) -> types.ListToolsResult:
             if self.reject_listing:
                 raise MCPError(-32000, f"credentials {credential(ctx)} are revoked")
             return types.ListToolsResult(tools=tools)

@@ -50,7 +50,11 @@ class FakeToolCall:
     raw_arguments: str | None = None
 
     def arguments_text(self) -> str:
-        return self.raw_arguments if self.raw_arguments is not None else json.dumps(dict(self.arguments))
+        return (
+            self.raw_arguments
+            if self.raw_arguments is not None
+            else json.dumps(dict(self.arguments))
+        )
 
 
 @attrs.frozen
@@ -120,11 +124,17 @@ class Turn:
 
     @classmethod
     def failure(
-        cls, status: int, message: str = "fake upstream error", *, body: Mapping[str, Any] | None = None,
+        cls,
+        status: int,
+        message: str = "fake upstream error",
+        *,
+        body: Mapping[str, Any] | None = None,
         retry_after: float | None = None,
     ) -> Turn:
         """An HTTP error response."""
-        return cls(error=HttpError(status=status, body=body, message=message, retry_after=retry_after))
+        return cls(
+            error=HttpError(status=status, body=body, message=message, retry_after=retry_after)
+        )
 
     @property
     def text(self) -> str:
@@ -153,8 +163,14 @@ def resolve_usage(turn: Turn, prompt: Any) -> FakeUsage | None:
     if turn.usage != "auto":
         return turn.usage
     prompt_tokens = max(1, len(json.dumps(prompt, default=str)) // 4)
-    output_tokens = max(1, len(turn.chunks) + sum(
-        len(argument_pieces(call.arguments_text(), turn.argument_chunk)) for call in turn.tool_calls))
+    output_tokens = max(
+        1,
+        len(turn.chunks)
+        + sum(
+            len(argument_pieces(call.arguments_text(), turn.argument_chunk))
+            for call in turn.tool_calls
+        ),
+    )
     return FakeUsage(prompt_tokens, output_tokens)
 
 
@@ -164,7 +180,8 @@ def text_of(content: Any) -> str:
         return content
     if isinstance(content, list):
         return "".join(
-            part.get("text", "") for part in content
+            part.get("text", "")
+            for part in content
             if isinstance(part, dict) and part.get("type", "text") == "text"
         )
     return ""

@@ -27,8 +27,18 @@ PACKAGES = lazy_packages()
 
 
 def test_the_domain_packages_are_lazy() -> None:
-    assert {"svc.goals", "svc.workflows", "svc.automations", "svc.mcp", "svc.teams", "svc.memory",
-            "svc.sessions", "svc.tools", "svc.identity", "svc.storage"} <= set(PACKAGES)
+    assert {
+        "svc.goals",
+        "svc.workflows",
+        "svc.automations",
+        "svc.mcp",
+        "svc.teams",
+        "svc.memory",
+        "svc.sessions",
+        "svc.tools",
+        "svc.identity",
+        "svc.storage",
+    } <= set(PACKAGES)
 
 
 @pytest.mark.parametrize("package", PACKAGES)
@@ -37,7 +47,9 @@ def test_every_export_resolves_to_its_module_attribute(package: str) -> None:
     exports: LazyExports = module._exports
     assert module.__all__ == sorted(exports.where)
     for name, (source, attribute) in exports.where.items():
-        assert getattr(module, name) is getattr(importlib.import_module(source, package), attribute), name
+        assert getattr(module, name) is getattr(
+            importlib.import_module(source, package), attribute
+        ), name
     assert set(module.__all__) <= set(dir(module))
 
 
@@ -56,7 +68,8 @@ def test_a_name_loads_only_its_own_module(tmp_path: Path, monkeypatch: pytest.Mo
     (package / "__init__.py").write_text(
         "from svc.lazy import LazyExports\n"
         "_exports = LazyExports(__name__, {'.alpha': ['A', 'B as Bee'], '.beta': ['C']})\n"
-        "__getattr__, __dir__, __all__ = _exports.getattr, _exports.dir, _exports.names\n")
+        "__getattr__, __dir__, __all__ = _exports.getattr, _exports.dir, _exports.names\n"
+    )
     (package / "alpha.py").write_text("A = 'a'\nB = 'b'\n")
     (package / "beta.py").write_text("C = 'c'\n")
     monkeypatch.syspath_prepend(str(tmp_path))

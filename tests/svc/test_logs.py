@@ -15,7 +15,11 @@ def test_log_lines_are_json_and_never_carry_secrets() -> None:
         log = logging.getLogger("svc.test")
         log.info(
             "calling with tk_live_value_123456 inside",
-            extra={"headers": {"Authorization": "Bearer abc", "Accept": "json"}, "api_key": "k-999", "user": "u"},
+            extra={
+                "headers": {"Authorization": "Bearer abc", "Accept": "json"},
+                "api_key": "k-999",
+                "user": "u",
+            },
         )
         line = json.loads(stream.getvalue().strip().splitlines()[-1])
     finally:

@@ -26,28 +26,51 @@ def layers(tmp_path: Path) -> dict[str, Path]:
     }
 
 
-def load(layers: dict[str, Path], env: dict[str, str] | None = None, **overrides: object) -> Settings:
+def load(
+    layers: dict[str, Path], env: dict[str, str] | None = None, **overrides: object
+) -> Settings:
     base = {"workspace": layers["workspace"], "global_config": layers["global"], **overrides}
     return Settings.load(base, environ=env or {})
 
 
-def test_layers_merge_with_env_over_managed_over_project_over_global(layers: dict[str, Path]) -> None:
-    write(layers["global"], {"default_provider": "openai", "bot_name": "global",
-                             "providers": {"openai": {"default_model": "g-model"}}})
-    write(layers["project"], {"bot_name": "project", "persona": "project",
-                              "providers": {"ollama": {"url": "http://127.0.0.1:1/v1"}}})
+def test_layers_merge_with_env_over_managed_over_project_over_global(
+    layers: dict[str, Path],
+) -> None:
+    write(
+        layers["global"],
+        {
+            "default_provider": "openai",
+            "bot_name": "global",
+            "providers": {"openai": {"default_model": "g-model"}},
+        },
+    )
+    write(
+        layers["project"],
+        {
+            "bot_name": "project",
+            "persona": "project",
+            "providers": {"ollama": {"url": "http://127.0.0.1:1/v1"}},
+        },
+    )
     write(layers["managed"], {"persona": "managed", "port": 4000})
     settings = load(layers, {"SVC_ENGINE_PORT": "5000"})
-    assert settings.default_provider == "openai"          # only global sets it
-    assert settings.bot_name == "project"                 # project over global
-    assert settings.persona == "managed"                  # managed over project
-    assert settings.port == 5000                          # env over managed
+    assert settings.default_provider == "openai"  # only global sets it
+    assert settings.bot_name == "project"  # project over global
+    assert settings.persona == "managed"  # managed over project
+    assert settings.port == 5000  # env over managed
     assert set(settings.providers) == {"openai", "ollama"}  # deep merge
     assert settings.providers["openai"].default_model == "g-model"
 
 
 def test_cli_overrides_beat_everything(layers: dict[str, Path]) -> None:
-    settings = load(layers, {"SVC_ENGINE_PORT": "5000"}, port=6000, provider="OpenRouter", model="m1", api_key="k-123")
+    settings = load(
+        layers,
+        {"SVC_ENGINE_PORT": "5000"},
+        port=6000,
+        provider="OpenRouter",
+        model="m1",
+        api_key="k-123",
+    )
     assert settings.port == 6000
     assert settings.default_provider == "openrouter"
     assert settings.providers["openrouter"].default_model == "m1"
@@ -55,7 +78,9 @@ def test_cli_overrides_beat_everything(layers: dict[str, Path]) -> None:
 
 
 def test_canonical_agent_prefix_wins_over_svc(layers: dict[str, Path]) -> None:
-    settings = load(layers, {"AGENT_BOT_NAME": "canonical", "SVC_BOT_NAME": "compat", "SVC_PERSONA": "p"})
+    settings = load(
+        layers, {"AGENT_BOT_NAME": "canonical", "SVC_BOT_NAME": "compat", "SVC_PERSONA": "p"}
+    )
     assert settings.bot_name == "canonical"
     assert settings.persona == "p"
 
@@ -67,9 +92,17 @@ def test_global_config_path_from_env(tmp_path: Path) -> None:
 
 
 def test_provider_key_variables_configure_providers(layers: dict[str, Path]) -> None:
-    settings = load(layers, {"ANTHROPIC_API_KEY": "ak-1", "GITHUB_TOKEN": "x", "COPILOT_API_KEY": "cp-1",
-                             "OPENAI_API_KEY": "placeholder", "OLLAMA_URL": "http://127.0.0.1:9/v1",
-                             "ANTHROPIC_MODEL": "claude-x"})
+    settings = load(
+        layers,
+        {
+            "ANTHROPIC_API_KEY": "ak-1",
+            "GITHUB_TOKEN": "x",
+            "COPILOT_API_KEY": "cp-1",
+            "OPENAI_API_KEY": "placeholder",
+            "OLLAMA_URL": "http://127.0.0.1:9/v1",
+            "ANTHROPIC_MODEL": "claude-x",
+        },
+    )
     assert settings.providers["anthropic"].api_key.get_secret_value() == "ak-1"
     assert settings.providers["anthropic"].default_model == "claude-x"
     assert settings.providers["copilot"].api_key.get_secret_value() == "cp-1"

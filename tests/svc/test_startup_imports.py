@@ -47,23 +47,56 @@ DEFERRED_LIBRARIES = [
 # Modules of ours whose code start-up does not run.
 DEFERRED_MODULES = [
     # actors and their machinery: they spawn on a first request
-    "svc.sessions.actor", "svc.sessions.run", "svc.sessions.context", "svc.goals.actor", "svc.goals.control",
-    "svc.goals.actions", "svc.mcp.connector", "svc.mcp.client", "svc.teams.instance", "svc.teams.mission",
+    "svc.sessions.actor",
+    "svc.sessions.run",
+    "svc.sessions.context",
+    "svc.goals.actor",
+    "svc.goals.control",
+    "svc.goals.actions",
+    "svc.mcp.connector",
+    "svc.mcp.client",
+    "svc.teams.instance",
+    "svc.teams.mission",
     # request parsers, specs and plans: the first request that carries one
-    "svc.sessions.requests", "svc.goals.orchestration", "svc.goals.projection", "svc.workflows.plans",
-    "svc.workflows.plan_import", "svc.workflows.materialize", "svc.automations.routines.bodies",
-    "svc.memory.requests", "svc.mcp.capability", "svc.mcp.catalog", "svc.workflows.planner_service",
-    "svc.workflows.planner_store", "svc.memory.importer",
+    "svc.sessions.requests",
+    "svc.goals.orchestration",
+    "svc.goals.projection",
+    "svc.workflows.plans",
+    "svc.workflows.plan_import",
+    "svc.workflows.materialize",
+    "svc.automations.routines.bodies",
+    "svc.memory.requests",
+    "svc.mcp.capability",
+    "svc.mcp.catalog",
+    "svc.workflows.planner_service",
+    "svc.workflows.planner_store",
+    "svc.memory.importer",
     # executors: the first run
-    "svc.workflows.actions", "svc.automations.routines.execution", "svc.automations.session_runs",
+    "svc.workflows.actions",
+    "svc.automations.routines.execution",
+    "svc.automations.session_runs",
     "svc.automations.v2.executor",
     # records of rows a fresh store does not have
-    "svc.sessions.records", "svc.goals.goal", "svc.mcp.records", "svc.teams.records", "svc.teams.templates",
-    "svc.workflows.runs", "svc.automations.routines.records", "svc.automations.v2.records",
-    "svc.memory.records", "svc.memory.governance",
+    "svc.sessions.records",
+    "svc.goals.goal",
+    "svc.mcp.records",
+    "svc.teams.records",
+    "svc.teams.templates",
+    "svc.workflows.runs",
+    "svc.automations.routines.records",
+    "svc.automations.v2.records",
+    "svc.memory.records",
+    "svc.memory.governance",
     # model providers and tool implementations: the first model call or tool run
-    "svc.providers.types", "svc.providers.openai_compat", "svc.providers.anthropic", "svc.providers.cohere",
-    "svc.providers.transport", "svc.tools.search", "svc.tools.shell", "svc.tools.fetch", "svc.memory.scrub",
+    "svc.providers.types",
+    "svc.providers.openai_compat",
+    "svc.providers.anthropic",
+    "svc.providers.cohere",
+    "svc.providers.transport",
+    "svc.tools.search",
+    "svc.tools.shell",
+    "svc.tools.fetch",
+    "svc.memory.scrub",
     "svc.identity.presets",
 ]
 
@@ -71,8 +104,14 @@ DEFERRED_MODULES = [
 @pytest.fixture(scope="module")
 def imported(tmp_path_factory: pytest.TempPathFactory) -> set[str]:
     state = tmp_path_factory.mktemp("startup")
-    done = subprocess.run([sys.executable, "-c", CHILD, str(state)], cwd=ROOT, capture_output=True, text=True,
-                          check=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-c", CHILD, str(state)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+    )
     return set(json.loads(done.stdout.strip().splitlines()[-1]))
 
 

@@ -50,8 +50,13 @@ class WorkItem:
     metadata: Mapping[str, Any] | None = None
 
     def to_wire(self) -> dict[str, Any]:
-        wire: dict[str, Any] = {"work_item_id": self.work_item_id, "title": self.title, "status": self.status,
-                                "depends_on": list(self.depends_on), "artifact_refs": list(self.artifact_refs)}
+        wire: dict[str, Any] = {
+            "work_item_id": self.work_item_id,
+            "title": self.title,
+            "status": self.status,
+            "depends_on": list(self.depends_on),
+            "artifact_refs": list(self.artifact_refs),
+        }
         for key in ("detail", "assigned_agent", "run_id"):
             if getattr(self, key) is not None:
                 wire[key] = getattr(self, key)
@@ -62,10 +67,15 @@ class WorkItem:
     @classmethod
     def from_wire(cls, data: Mapping[str, Any]) -> WorkItem:
         return cls(
-            work_item_id=data["work_item_id"], title=data["title"], status=data.get("status", "todo"),
-            detail=data.get("detail"), depends_on=tuple(data.get("depends_on") or ()),
-            assigned_agent=data.get("assigned_agent"), run_id=data.get("run_id"),
-            artifact_refs=tuple(data.get("artifact_refs") or ()), metadata=data.get("metadata"),
+            work_item_id=data["work_item_id"],
+            title=data["title"],
+            status=data.get("status", "todo"),
+            detail=data.get("detail"),
+            depends_on=tuple(data.get("depends_on") or ()),
+            assigned_agent=data.get("assigned_agent"),
+            run_id=data.get("run_id"),
+            artifact_refs=tuple(data.get("artifact_refs") or ()),
+            metadata=data.get("metadata"),
         )
 
 
@@ -84,20 +94,33 @@ class Mission:
         return next((w for w in self.work_items if w.work_item_id == work_item_id), None)
 
     def with_item(self, item: WorkItem) -> Mission:
-        return attrs.evolve(self, work_items=tuple(item if w.work_item_id == item.work_item_id else w
-                                                   for w in self.work_items))
+        return attrs.evolve(
+            self,
+            work_items=tuple(
+                item if w.work_item_id == item.work_item_id else w for w in self.work_items
+            ),
+        )
 
     def to_wire(self) -> dict[str, Any]:
-        return {"mission_id": self.mission_id, "status": self.status, "spec": dict(self.spec),
-                "work_items": [w.to_wire() for w in self.work_items], "revision": self.revision,
-                "created_at_ms": self.created_at_ms, "updated_at_ms": self.updated_at_ms}
+        return {
+            "mission_id": self.mission_id,
+            "status": self.status,
+            "spec": dict(self.spec),
+            "work_items": [w.to_wire() for w in self.work_items],
+            "revision": self.revision,
+            "created_at_ms": self.created_at_ms,
+            "updated_at_ms": self.updated_at_ms,
+        }
 
     @classmethod
     def from_wire(cls, data: Mapping[str, Any]) -> Mission:
         return cls(
-            mission_id=data["mission_id"], status=data["status"], spec=data["spec"],
+            mission_id=data["mission_id"],
+            status=data["status"],
+            spec=data["spec"],
             work_items=tuple(WorkItem.from_wire(w) for w in data.get("work_items") or ()),
-            revision=int(data["revision"]), created_at_ms=int(data.get("created_at_ms") or 0),
+            revision=int(data["revision"]),
+            created_at_ms=int(data.get("created_at_ms") or 0),
             updated_at_ms=int(data["updated_at_ms"]),
         )
 
@@ -118,18 +141,26 @@ def parse_event(data: Any, *, field: str = "event") -> MissionEvent:
         raise ValidationFailed(f"`{field}` must be an object with a `type`", field=field)
     kind = data.get("type")
     if kind not in EVENT_FIELDS:
-        raise ValidationFailed(f"`{field}.type` must be one of {', '.join(EVENT_FIELDS)}", field=f"{field}.type")
+        raise ValidationFailed(
+            f"`{field}.type` must be one of {', '.join(EVENT_FIELDS)}", field=f"{field}.type"
+        )
     mission_id = data.get("mission_id", data.get("missionID"))
     if not isinstance(mission_id, str) or not mission_id.strip():
-        raise ValidationFailed(f"`{field}.mission_id` must be a non-empty string", field=f"{field}.mission_id")
+        raise ValidationFailed(
+            f"`{field}.mission_id` must be a non-empty string", field=f"{field}.mission_id"
+        )
     fields: dict[str, Any] = {}
     for name in EVENT_FIELDS[kind]:
         value = data.get(name, EVENT_DEFAULTS.get(name))
         if name == "rev":
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-                raise ValidationFailed(f"`{field}.rev` must be a non-negative integer", field=f"{field}.rev")
+                raise ValidationFailed(
+                    f"`{field}.rev` must be a non-negative integer", field=f"{field}.rev"
+                )
         elif not isinstance(value, str) or (not value.strip() and name not in EVENT_DEFAULTS):
-            raise ValidationFailed(f"`{field}.{name}` must be a non-empty string", field=f"{field}.{name}")
+            raise ValidationFailed(
+                f"`{field}.{name}` must be a non-empty string", field=f"{field}.{name}"
+            )
         fields[name] = value
     return MissionEvent(kind, mission_id.strip(), fields)
 
@@ -147,23 +178,38 @@ def parse_work_items(value: Any, *, field: str = "work_items") -> tuple[WorkItem
             raise ValidationFailed(f"`{where}` must be an object", field=where)
         title = raw.get("title")
         if not isinstance(title, str) or not title.strip():
-            raise ValidationFailed(f"`{where}.title` must be a non-empty string", field=f"{where}.title")
+            raise ValidationFailed(
+                f"`{where}.title` must be a non-empty string", field=f"{where}.title"
+            )
         item_id = raw.get("work_item_id") or f"w-{index + 1}"
         if not isinstance(item_id, str) or item_id in seen:
-            raise ValidationFailed(f"`{where}.work_item_id` must be a unique string", field=f"{where}.work_item_id")
+            raise ValidationFailed(
+                f"`{where}.work_item_id` must be a unique string", field=f"{where}.work_item_id"
+            )
         seen.add(item_id)
         for key in ("detail", "assigned_agent"):
             if raw.get(key) is not None and not isinstance(raw[key], str):
                 raise ValidationFailed(f"`{where}.{key}` must be a string", field=f"{where}.{key}")
         depends = raw.get("depends_on") or []
         if not isinstance(depends, list) or not all(isinstance(d, str) for d in depends):
-            raise ValidationFailed(f"`{where}.depends_on` must be an array of strings", field=f"{where}.depends_on")
+            raise ValidationFailed(
+                f"`{where}.depends_on` must be an array of strings", field=f"{where}.depends_on"
+            )
         metadata = raw.get("metadata")
         if metadata is not None and not isinstance(metadata, Mapping):
-            raise ValidationFailed(f"`{where}.metadata` must be an object", field=f"{where}.metadata")
-        items.append(WorkItem(work_item_id=item_id, title=title.strip(), detail=raw.get("detail"),
-                              depends_on=tuple(depends), assigned_agent=raw.get("assigned_agent"),
-                              metadata=dict(metadata) if metadata is not None else None))
+            raise ValidationFailed(
+                f"`{where}.metadata` must be an object", field=f"{where}.metadata"
+            )
+        items.append(
+            WorkItem(
+                work_item_id=item_id,
+                title=title.strip(),
+                detail=raw.get("detail"),
+                depends_on=tuple(depends),
+                assigned_agent=raw.get("assigned_agent"),
+                metadata=dict(metadata) if metadata is not None else None,
+            )
+        )
     return tuple(items)
 
 

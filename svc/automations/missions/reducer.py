@@ -24,13 +24,22 @@ Command = dict[str, Any]
 
 
 def request_approval(mission: Mission, work_item_id: str, kind: str, summary: str) -> Command:
-    return {"type": "request_approval", "mission_id": mission.mission_id, "work_item_id": work_item_id,
-            "kind": kind, "summary": summary}
+    return {
+        "type": "request_approval",
+        "mission_id": mission.mission_id,
+        "work_item_id": work_item_id,
+        "kind": kind,
+        "summary": summary,
+    }
 
 
 def emit_notice(mission: Mission, event_type: str, properties: dict[str, Any]) -> Command:
-    return {"type": "emit_notice", "mission_id": mission.mission_id, "event_type": event_type,
-            "properties": properties}
+    return {
+        "type": "emit_notice",
+        "mission_id": mission.mission_id,
+        "event_type": event_type,
+        "properties": properties,
+    }
 
 
 def reduce(mission: Mission, event: MissionEvent) -> tuple[Mission, list[Command]]:
@@ -46,52 +55,111 @@ def reduce(mission: Mission, event: MissionEvent) -> tuple[Mission, list[Command
 def _apply(mission: Mission, event: MissionEvent) -> tuple[Mission, list[Command]]:
     kind = event.type
     if kind == "mission_started":
-        return (mission if mission.status == "running" else attrs.evolve(mission, status="running")), []
+        return (
+            mission if mission.status == "running" else attrs.evolve(mission, status="running")
+        ), []
     if kind == "mission_paused":
         if mission.status != "running":
             return mission, []
-        return attrs.evolve(mission, status="paused"), [emit_notice(mission, "mission.paused", {
-            "missionID": mission.mission_id, "reason": event.get("reason")})]
+        return attrs.evolve(mission, status="paused"), [
+            emit_notice(
+                mission,
+                "mission.paused",
+                {"missionID": mission.mission_id, "reason": event.get("reason")},
+            )
+        ]
     if kind == "mission_resumed":
-        return (attrs.evolve(mission, status="running") if mission.status == "paused" else mission), []
+        return (
+            attrs.evolve(mission, status="running") if mission.status == "paused" else mission
+        ), []
     if kind == "mission_canceled":
         if mission.status in FINAL_STATUSES:
             return mission, []
-        return attrs.evolve(mission, status="canceled"), [emit_notice(mission, "mission.canceled", {
-            "missionID": mission.mission_id, "reason": event.get("reason")})]
+        return attrs.evolve(mission, status="canceled"), [
+            emit_notice(
+                mission,
+                "mission.canceled",
+                {"missionID": mission.mission_id, "reason": event.get("reason")},
+            )
+        ]
     work_item_id = event.get("work_item_id")
     item = mission.item(work_item_id) if work_item_id else None
     if item is None:
         return mission, []
     if kind == "run_started":
-        return mission.with_item(attrs.evolve(item, status="in_progress", run_id=event.get("run_id"))), []
+        return mission.with_item(
+            attrs.evolve(item, status="in_progress", run_id=event.get("run_id"))
+        ), []
     if kind == "run_finished":
         if str(event.get("status")).lower() in SUCCESS_STATUSES:
-            return mission.with_item(attrs.evolve(item, status="review", run_id=event.get("run_id"))), [
-                request_approval(mission, item.work_item_id, "review", f"Review required for `{item.title}` output")]
+            return mission.with_item(
+                attrs.evolve(item, status="review", run_id=event.get("run_id"))
+            ), [
+                request_approval(
+                    mission,
+                    item.work_item_id,
+                    "review",
+                    f"Review required for `{item.title}` output",
+                )
+            ]
         return mission.with_item(attrs.evolve(item, status="rework")), [
-            emit_notice(mission, "mission.work_item.rework_requested", {
-                "workItemID": item.work_item_id, "reason": "run_failed", "runStatus": event.get("status")})]
+            emit_notice(
+                mission,
+                "mission.work_item.rework_requested",
+                {
+                    "workItemID": item.work_item_id,
+                    "reason": "run_failed",
+                    "runStatus": event.get("status"),
+                },
+            )
+        ]
     if kind == "approval_granted":
         approval_id = event.get("approval_id")
         if item.status == "review":
-            return mission.with_item(attrs.evolve(item, status="test")), [request_approval(
-                mission, item.work_item_id, "test",
-                f"Tester validation required for `{item.title}` after review {approval_id}")]
+            return mission.with_item(attrs.evolve(item, status="test")), [
+                request_approval(
+                    mission,
+                    item.work_item_id,
+                    "test",
+                    f"Tester validation required for `{item.title}` after review {approval_id}",
+                )
+            ]
         if item.status == "test":
             done = mission.with_item(attrs.evolve(item, status="done"))
-            commands = [emit_notice(mission, "mission.work_item.completed", {
-                "workItemID": item.work_item_id, "approvalID": approval_id})]
+            commands = [
+                emit_notice(
+                    mission,
+                    "mission.work_item.completed",
+                    {"workItemID": item.work_item_id, "approvalID": approval_id},
+                )
+            ]
             if all(w.status == "done" for w in done.work_items):
                 done = attrs.evolve(done, status="succeeded")
-                commands.append(emit_notice(mission, "mission.completed", {"missionID": mission.mission_id}))
+                commands.append(
+                    emit_notice(mission, "mission.completed", {"missionID": mission.mission_id})
+                )
             return done, commands
         return mission, []
     if kind == "approval_denied" and item.status in ("review", "test"):
         return mission.with_item(attrs.evolve(item, status="rework")), [
-            emit_notice(mission, "mission.work_item.rework_requested", {
-                "workItemID": item.work_item_id, "gate": item.status, "reason": event.get("reason")})]
+            emit_notice(
+                mission,
+                "mission.work_item.rework_requested",
+                {
+                    "workItemID": item.work_item_id,
+                    "gate": item.status,
+                    "reason": event.get("reason"),
+                },
+            )
+        ]
     return mission, []
 
 
-__all__ = ["FINAL_STATUSES", "SUCCESS_STATUSES", "Command", "emit_notice", "reduce", "request_approval"]
+__all__ = [
+    "FINAL_STATUSES",
+    "SUCCESS_STATUSES",
+    "Command",
+    "emit_notice",
+    "reduce",
+    "request_approval",
+]

@@ -20,29 +20,47 @@ class MissionRepository:
         self.db = db
 
     async def save(self, mission: Mission) -> None:
-        row = (mission.mission_id, mission.status, mission.revision, dumps(mission.to_wire()), mission.created_at_ms,
-               mission.updated_at_ms)
-        await self.db.write(lambda conn: conn.execute(
-            "INSERT INTO automations_missions(mission_id, status, revision, record, created_at_ms, updated_at_ms) "
-            "VALUES (?,?,?,?,?,?) ON CONFLICT(mission_id) DO UPDATE SET status = excluded.status, "
-            "revision = excluded.revision, record = excluded.record, updated_at_ms = excluded.updated_at_ms", row))
+        row = (
+            mission.mission_id,
+            mission.status,
+            mission.revision,
+            dumps(mission.to_wire()),
+            mission.created_at_ms,
+            mission.updated_at_ms,
+        )
+        await self.db.write(
+            lambda conn: conn.execute(
+                "INSERT INTO automations_missions(mission_id, status, revision, record, created_at_ms, updated_at_ms) "
+                "VALUES (?,?,?,?,?,?) ON CONFLICT(mission_id) DO UPDATE SET status = excluded.status, "
+                "revision = excluded.revision, record = excluded.record, updated_at_ms = excluded.updated_at_ms",
+                row,
+            )
+        )
 
     async def get(self, mission_id: str) -> Mission | None:
         from .model import Mission
 
         def q(conn: apsw.Connection) -> Mission | None:
-            for (record,) in conn.execute("SELECT record FROM automations_missions WHERE mission_id = ?",
-                                          (mission_id,)):
+            for (record,) in conn.execute(
+                "SELECT record FROM automations_missions WHERE mission_id = ?", (mission_id,)
+            ):
                 return Mission.from_wire(loads(record))
             return None
+
         return await self.db.read(q)
 
     async def list(self, limit: int = 500) -> list[Mission]:
         from .model import Mission
 
         def q(conn: apsw.Connection) -> list[Mission]:
-            return [Mission.from_wire(loads(r[0])) for r in conn.execute(
-                "SELECT record FROM automations_missions ORDER BY created_at_ms DESC, rowid DESC LIMIT ?", (limit,))]
+            return [
+                Mission.from_wire(loads(r[0]))
+                for r in conn.execute(
+                    "SELECT record FROM automations_missions ORDER BY created_at_ms DESC, rowid DESC LIMIT ?",
+                    (limit,),
+                )
+            ]
+
         return await self.db.read(q)
 
 

@@ -52,30 +52,59 @@ class MissionService:
             raise ValidationFailed("`goal` must be a non-empty string", field="goal")
         mission_id = body.get("mission_id") or str(uuid.uuid4())
         if not isinstance(mission_id, str) or not mission_id.strip() or "/" in mission_id:
-            raise ValidationFailed("`mission_id` must be a non-empty string without `/`", field="mission_id")
+            raise ValidationFailed(
+                "`mission_id` must be a non-empty string without `/`", field="mission_id"
+            )
         if await self.repo.get(mission_id) is not None:
-            raise Conflict(f"mission `{mission_id}` already exists", code="MISSION_EXISTS", missionID=mission_id)
+            raise Conflict(
+                f"mission `{mission_id}` already exists",
+                code="MISSION_EXISTS",
+                missionID=mission_id,
+            )
         criteria = body.get("success_criteria") or []
         if not isinstance(criteria, list) or not all(isinstance(c, str) for c in criteria):
-            raise ValidationFailed("`success_criteria` must be an array of strings", field="success_criteria")
+            raise ValidationFailed(
+                "`success_criteria` must be an array of strings", field="success_criteria"
+            )
         entrypoint = body.get("entrypoint")
         if entrypoint is not None and not isinstance(entrypoint, str):
             raise ValidationFailed("`entrypoint` must be a string", field="entrypoint")
         spec: dict[str, Any] = {
-            "mission_id": mission_id, "title": title.strip(), "goal": goal.strip(), "success_criteria": criteria,
-            "entrypoint": entrypoint, "budgets": dict(body.get("budgets") or {}),
-            "capabilities": {"allowed_tools": [], "allowed_agents": [], "allowed_memory_tiers": [],
-                             **dict(body.get("capabilities") or {})},
+            "mission_id": mission_id,
+            "title": title.strip(),
+            "goal": goal.strip(),
+            "success_criteria": criteria,
+            "entrypoint": entrypoint,
+            "budgets": dict(body.get("budgets") or {}),
+            "capabilities": {
+                "allowed_tools": [],
+                "allowed_agents": [],
+                "allowed_memory_tiers": [],
+                **dict(body.get("capabilities") or {}),
+            },
         }
         if isinstance(body.get("metadata"), Mapping):
             spec["metadata"] = dict(body["metadata"])
         now = self.engine.clock.now_ms()
-        mission = Mission(mission_id=mission_id, status="draft", spec=spec,
-                          work_items=parse_work_items(body.get("work_items")), revision=1, created_at_ms=now,
-                          updated_at_ms=now)
+        mission = Mission(
+            mission_id=mission_id,
+            status="draft",
+            spec=spec,
+            work_items=parse_work_items(body.get("work_items")),
+            revision=1,
+            created_at_ms=now,
+            updated_at_ms=now,
+        )
         await self.repo.save(mission)
-        self.engine.events.publish("mission.created", {"missionID": mission_id, "title": spec["title"],
-                                                       "workItemCount": len(mission.work_items)}, topic=TOPIC)
+        self.engine.events.publish(
+            "mission.created",
+            {
+                "missionID": mission_id,
+                "title": spec["title"],
+                "workItemCount": len(mission.work_items),
+            },
+            topic=TOPIC,
+        )
         return mission
 
     async def get(self, mission_id: str) -> Mission:
@@ -94,8 +123,12 @@ class MissionService:
         raw = body.get("event") if isinstance(body, Mapping) else None
         event = parse_event(raw)
         if event.mission_id != mission_id:
-            raise SvcError(f"event mission_id `{event.mission_id}` does not match the path `{mission_id}`",
-                           code="MISSION_EVENT_MISMATCH", status=400, field="event.mission_id")
+            raise SvcError(
+                f"event mission_id `{event.mission_id}` does not match the path `{mission_id}`",
+                code="MISSION_EVENT_MISMATCH",
+                status=400,
+                field="event.mission_id",
+            )
         lock = self._locks.setdefault(mission_id, trio.Lock())
         async with lock:
             mission = await self.get(mission_id)
@@ -105,18 +138,31 @@ class MissionService:
                 await self.repo.save(updated)
         if not lock.locked() and lock.statistics().tasks_waiting == 0:
             self._locks.pop(mission_id, None)
-        self.engine.events.publish("mission.updated", {
-            "missionID": mission_id, "revision": updated.revision, "status": updated.status,
-            "commandCount": len(commands), "eventType": event.type}, topic=TOPIC)
+        self.engine.events.publish(
+            "mission.updated",
+            {
+                "missionID": mission_id,
+                "revision": updated.revision,
+                "status": updated.status,
+                "commandCount": len(commands),
+                "eventType": event.type,
+            },
+            topic=TOPIC,
+        )
         for command in commands:
             if command["type"] == "emit_notice":
-                self.engine.events.publish(command["event_type"], {"missionID": mission_id,
-                                                                   **command["properties"]}, topic=TOPIC)
+                self.engine.events.publish(
+                    command["event_type"],
+                    {"missionID": mission_id, **command["properties"]},
+                    topic=TOPIC,
+                )
         return {
             "mission": updated.to_wire(),
             "commands": commands,
             "orchestratorSpawns": await self._spawns(updated, event.type),
-            "orchestratorCancellations": await self._cancellations(updated, event.type, event.get("reason")),
+            "orchestratorCancellations": await self._cancellations(
+                updated, event.type, event.get("reason")
+            ),
         }
 
     async def _spawns(self, mission: Mission, kind: str) -> list[dict[str, Any]]:
@@ -126,7 +172,9 @@ class MissionService:
         items = [w.to_wire() for w in mission.work_items if w.assigned_agent]
         return list(await teams.spawn_for_work_items(mission.mission_id, items))
 
-    async def _cancellations(self, mission: Mission, kind: str, reason: str | None) -> dict[str, Any]:
+    async def _cancellations(
+        self, mission: Mission, kind: str, reason: str | None
+    ) -> dict[str, Any]:
         teams = self.engine.teams
         if kind != "mission_canceled" or teams is None:
             return {"triggered": False, "cancelledInstances": 0}

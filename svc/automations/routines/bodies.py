@@ -59,11 +59,14 @@ def parse_body(body: Any, *, workspace: Path, code: str) -> RoutineFields:
 
 
 # ---------------------------------------------------------------------- routine shape
-def parse_routine_body(body: Mapping[str, Any], *, workspace: Path, code: str = ROUTINE_CODE) -> RoutineFields:
+def parse_routine_body(
+    body: Mapping[str, Any], *, workspace: Path, code: str = ROUTINE_CODE
+) -> RoutineFields:
     routine_id = _opt_id(body, "routine_id", code)
     name = _name(body.get("name"), routine_id, code)
-    schedule, misfire = parse_routine_schedule(body.get("schedule"), body.get("timezone"),
-                                               body.get("misfire_policy"), code=code)
+    schedule, misfire = parse_routine_schedule(
+        body.get("schedule"), body.get("timezone"), body.get("misfire_policy"), code=code
+    )
     args = _args(body.get("args"), code)
     for key in ("mode", "orchestrator_only_tool_calls"):
         if body.get(key) is not None:
@@ -73,34 +76,49 @@ def parse_routine_body(body: Mapping[str, Any], *, workspace: Path, code: str = 
     if entrypoint is None:
         entrypoint = DEFAULT_ENTRYPOINT
     if not isinstance(entrypoint, str) or not entrypoint.strip():
-        raise ValidationFailed("`entrypoint` must be a non-empty string", field="entrypoint", code=code)
+        raise ValidationFailed(
+            "`entrypoint` must be a non-empty string", field="entrypoint", code=code
+        )
     return RoutineFields(
-        routine_id=routine_id, name=name, status=_status(body.get("status"), code), schedule=schedule,
-        misfire=misfire, entrypoint=entrypoint.strip(), args=args,
+        routine_id=routine_id,
+        name=name,
+        status=_status(body.get("status"), code),
+        schedule=schedule,
+        misfire=misfire,
+        entrypoint=entrypoint.strip(),
+        args=args,
         allowed_tools=_tools(body.get("allowed_tools"), "allowed_tools", code),
-        output_targets=parse_output_targets(body.get("output_targets"), workspace=workspace, field="output_targets",
-                                            code=code),
+        output_targets=parse_output_targets(
+            body.get("output_targets"), workspace=workspace, field="output_targets", code=code
+        ),
         requires_approval=_bool(body.get("requires_approval"), "requires_approval", False, code),
-        external_integrations_allowed=_bool(body.get("external_integrations_allowed"),
-                                            "external_integrations_allowed", False, code),
+        external_integrations_allowed=_bool(
+            body.get("external_integrations_allowed"), "external_integrations_allowed", False, code
+        ),
         creator_id=_opt_str(body, "creator_id", code),
         next_fire_at_ms=_opt_ms(body, "next_fire_at_ms", code),
     )
 
 
 # ---------------------------------------------------------------------- mission shape
-def parse_mission_body(body: Mapping[str, Any], *, workspace: Path, code: str = AUTOMATION_CODE) -> RoutineFields:
+def parse_mission_body(
+    body: Mapping[str, Any], *, workspace: Path, code: str = AUTOMATION_CODE
+) -> RoutineFields:
     routine_id = _opt_id(body, "automation_id", code) or _opt_id(body, "routine_id", code)
     name = _name(body.get("name"), routine_id, code)
-    schedule, misfire = parse_routine_schedule(body.get("schedule"), body.get("timezone"),
-                                               body.get("misfire_policy"), code=code)
+    schedule, misfire = parse_routine_schedule(
+        body.get("schedule"), body.get("timezone"), body.get("misfire_policy"), code=code
+    )
     mission = body.get("mission")
     if not isinstance(mission, Mapping):
-        raise ValidationFailed("`mission` must be an object with an objective", field="mission", code=code)
+        raise ValidationFailed(
+            "`mission` must be an object with an objective", field="mission", code=code
+        )
     objective = mission.get("objective")
     if not isinstance(objective, str) or not objective.strip():
-        raise ValidationFailed("`mission.objective` must be a non-empty string", field="mission.objective",
-                               code=code)
+        raise ValidationFailed(
+            "`mission.objective` must be a non-empty string", field="mission.objective", code=code
+        )
     mode = body.get("mode", "standalone")
     policy = body.get("policy") or {}
     if not isinstance(policy, Mapping):
@@ -108,7 +126,9 @@ def parse_mission_body(body: Mapping[str, Any], *, workspace: Path, code: str = 
     tool = policy.get("tool") or {}
     approval = policy.get("approval") or {}
     if not isinstance(tool, Mapping) or not isinstance(approval, Mapping):
-        raise ValidationFailed("`policy.tool` and `policy.approval` must be objects", field="policy", code=code)
+        raise ValidationFailed(
+            "`policy.tool` and `policy.approval` must be objects", field="policy", code=code
+        )
     args: dict[str, Any] = {"prompt": objective.strip(), "mode": mode}
     criteria = mission.get("success_criteria")
     if criteria is not None:
@@ -123,25 +143,41 @@ def parse_mission_body(body: Mapping[str, Any], *, workspace: Path, code: str = 
     _check_args(args, code, prefix="mission", model_field="model_policy")
     entrypoint = mission.get("entrypoint_compat") or DEFAULT_ENTRYPOINT
     if not isinstance(entrypoint, str):
-        raise ValidationFailed("`mission.entrypoint_compat` must be a string", field="mission.entrypoint_compat",
-                               code=code)
+        raise ValidationFailed(
+            "`mission.entrypoint_compat` must be a string",
+            field="mission.entrypoint_compat",
+            code=code,
+        )
     return RoutineFields(
-        routine_id=routine_id or f"automation-{uuid.uuid4().hex}", name=name,
-        status=_status(body.get("status"), code), schedule=schedule, misfire=misfire, entrypoint=entrypoint,
-        args=args, allowed_tools=_tools(tool.get("run_allowlist"), "policy.tool.run_allowlist", code),
-        output_targets=parse_output_targets(body.get("output_targets"), workspace=workspace, field="output_targets",
-                                            code=code),
-        requires_approval=_bool(approval.get("requires_approval"), "policy.approval.requires_approval", False,
-                                code),
-        external_integrations_allowed=_bool(tool.get("external_integrations_allowed"),
-                                            "policy.tool.external_integrations_allowed", False, code),
+        routine_id=routine_id or f"automation-{uuid.uuid4().hex}",
+        name=name,
+        status=_status(body.get("status"), code),
+        schedule=schedule,
+        misfire=misfire,
+        entrypoint=entrypoint,
+        args=args,
+        allowed_tools=_tools(tool.get("run_allowlist"), "policy.tool.run_allowlist", code),
+        output_targets=parse_output_targets(
+            body.get("output_targets"), workspace=workspace, field="output_targets", code=code
+        ),
+        requires_approval=_bool(
+            approval.get("requires_approval"), "policy.approval.requires_approval", False, code
+        ),
+        external_integrations_allowed=_bool(
+            tool.get("external_integrations_allowed"),
+            "policy.tool.external_integrations_allowed",
+            False,
+            code,
+        ),
         creator_id=_opt_str(body, "creator_id", code) or "desktop",
         next_fire_at_ms=_opt_ms(body, "next_fire_at_ms", code),
     )
 
 
 # ---------------------------------------------------------------------- patches
-def patched_routine_body(current: Routine, patch: Mapping[str, Any], *, code: str) -> dict[str, Any]:
+def patched_routine_body(
+    current: Routine, patch: Mapping[str, Any], *, code: str
+) -> dict[str, Any]:
     """The routine-shaped body ``current`` becomes with ``patch`` applied.
 
     ``args`` merge key by key (a null value removes a key); ``args.model_policy: {}``
@@ -151,7 +187,13 @@ def patched_routine_body(current: Routine, patch: Mapping[str, Any], *, code: st
         raise ValidationFailed("request body must be a JSON object", field="$", code=code)
     body = current.definition()
     for key, value in patch.items():
-        if key in ("routine_id", "created_at_ms", "updated_at_ms", "creator_type", "last_fired_at_ms"):
+        if key in (
+            "routine_id",
+            "created_at_ms",
+            "updated_at_ms",
+            "creator_type",
+            "last_fired_at_ms",
+        ):
             continue
         if key == "args":
             if not isinstance(value, Mapping):
@@ -170,16 +212,25 @@ def patched_routine_body(current: Routine, patch: Mapping[str, Any], *, code: st
     return body
 
 
-def patched_mission_body(current: Routine, patch: Mapping[str, Any], *, code: str) -> dict[str, Any]:
+def patched_mission_body(
+    current: Routine, patch: Mapping[str, Any], *, code: str
+) -> dict[str, Any]:
     """The mission-shaped body ``current`` becomes with ``patch`` applied (``model_policy: {}`` clears it)."""
     if not isinstance(patch, Mapping):
         raise ValidationFailed("request body must be a JSON object", field="$", code=code)
     wire = current.automation_wire()
     body: dict[str, Any] = {
-        "automation_id": current.routine_id, "name": wire["name"], "status": wire["status"],
-        "schedule": wire["schedule"], "timezone": wire["timezone"], "misfire_policy": wire["misfire_policy"],
-        "mode": wire["mode"], "mission": dict(wire["mission"]), "policy": {k: dict(v) for k, v in wire["policy"].items()},
-        "output_targets": wire["output_targets"], "model_policy": wire["model_policy"],
+        "automation_id": current.routine_id,
+        "name": wire["name"],
+        "status": wire["status"],
+        "schedule": wire["schedule"],
+        "timezone": wire["timezone"],
+        "misfire_policy": wire["misfire_policy"],
+        "mode": wire["mode"],
+        "mission": dict(wire["mission"]),
+        "policy": {k: dict(v) for k, v in wire["policy"].items()},
+        "output_targets": wire["output_targets"],
+        "model_policy": wire["model_policy"],
         "creator_id": current.creator_id,
     }
     for key, value in patch.items():
@@ -191,16 +242,28 @@ def patched_mission_body(current: Routine, patch: Mapping[str, Any], *, code: st
             else:
                 for part, fields in value.items():
                     if not isinstance(fields, Mapping):
-                        raise ValidationFailed(f"`policy.{part}` must be an object", field=f"policy.{part}",
-                                               code=code)
+                        raise ValidationFailed(
+                            f"`policy.{part}` must be an object", field=f"policy.{part}", code=code
+                        )
                     body["policy"][part] = {**body["policy"].get(part, {}), **fields}
         elif key == "model_policy":
             if not isinstance(value, Mapping):
-                raise ValidationFailed("model_policy must be an object (use {} to clear)", field="model_policy",
-                                       code=code)
+                raise ValidationFailed(
+                    "model_policy must be an object (use {} to clear)",
+                    field="model_policy",
+                    code=code,
+                )
             body["model_policy"] = dict(value) or None
-        elif key in ("name", "status", "schedule", "timezone", "misfire_policy", "mode", "output_targets",
-                     "next_fire_at_ms"):
+        elif key in (
+            "name",
+            "status",
+            "schedule",
+            "timezone",
+            "misfire_policy",
+            "mode",
+            "output_targets",
+            "next_fire_at_ms",
+        ):
             body[key] = value
     return body
 
@@ -211,7 +274,9 @@ def _opt_id(body: Mapping[str, Any], key: str, code: str) -> str | None:
     if value is None:
         return None
     if not isinstance(value, str) or not value.strip() or "/" in value:
-        raise ValidationFailed(f"`{key}` must be a non-empty string without `/`", field=key, code=code)
+        raise ValidationFailed(
+            f"`{key}` must be a non-empty string without `/`", field=key, code=code
+        )
     return value.strip()
 
 
@@ -245,7 +310,9 @@ def _status(value: Any, code: str) -> str:
     if value is None:
         return "active"
     if value not in ROUTINE_STATUSES:
-        raise ValidationFailed(f"`status` must be one of {', '.join(ROUTINE_STATUSES)}", field="status", code=code)
+        raise ValidationFailed(
+            f"`status` must be one of {', '.join(ROUTINE_STATUSES)}", field="status", code=code
+        )
     return str(value)
 
 
@@ -264,7 +331,9 @@ def _tools(value: Any, field: str, code: str) -> tuple[str, ...]:
         raise ValidationFailed(f"`{field}` must be an array of tool ids", field=field, code=code)
     for index, item in enumerate(value):
         if not isinstance(item, str):
-            raise ValidationFailed(f"`{field}[{index}]` must be a string", field=f"{field}[{index}]", code=code)
+            raise ValidationFailed(
+                f"`{field}[{index}]` must be a string", field=f"{field}[{index}]", code=code
+            )
     return tuple(normalize_patterns(value))
 
 
@@ -276,22 +345,36 @@ def _args(value: Any, code: str) -> dict[str, Any]:
     return dict(value)
 
 
-def _check_args(args: dict[str, Any], code: str, *, prefix: str, model_field: str = "args.model_policy") -> None:
+def _check_args(
+    args: dict[str, Any], code: str, *, prefix: str, model_field: str = "args.model_policy"
+) -> None:
     mode = args.get("mode")
     if mode is not None and mode not in MODES:
         raise ValidationFailed("`mode` must be standalone or orchestrated", field="mode", code=code)
-    if args.get("orchestrator_only_tool_calls") is not None and \
-            not isinstance(args["orchestrator_only_tool_calls"], bool):
-        raise ValidationFailed("`orchestrator_only_tool_calls` must be a boolean",
-                               field="orchestrator_only_tool_calls", code=code)
+    if args.get("orchestrator_only_tool_calls") is not None and not isinstance(
+        args["orchestrator_only_tool_calls"], bool
+    ):
+        raise ValidationFailed(
+            "`orchestrator_only_tool_calls` must be a boolean",
+            field="orchestrator_only_tool_calls",
+            code=code,
+        )
     prompt = args.get("prompt")
     if prompt is not None and not isinstance(prompt, str):
-        raise ValidationFailed(f"`{prefix}.prompt` must be a string", field=f"{prefix}.prompt", code=code)
+        raise ValidationFailed(
+            f"`{prefix}.prompt` must be a string", field=f"{prefix}.prompt", code=code
+        )
     criteria = args.get("success_criteria")
-    if criteria is not None and not isinstance(criteria, str) and not (
-            isinstance(criteria, list) and all(isinstance(c, str) for c in criteria)):
-        raise ValidationFailed(f"`{prefix}.success_criteria` must be a string or an array of strings",
-                               field=f"{prefix}.success_criteria", code=code)
+    if (
+        criteria is not None
+        and not isinstance(criteria, str)
+        and not (isinstance(criteria, list) and all(isinstance(c, str) for c in criteria))
+    ):
+        raise ValidationFailed(
+            f"`{prefix}.success_criteria` must be a string or an array of strings",
+            field=f"{prefix}.success_criteria",
+            code=code,
+        )
     if "model_policy" in args:
         policy = parse_model_policy(args["model_policy"], field=model_field, code=code)
         if policy:

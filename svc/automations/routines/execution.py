@@ -61,17 +61,24 @@ async def session_entrypoint(ctx: RunContext) -> EntrypointResult:
     run = ctx.run
     engine = ctx.engine
     try:
-        model = route_model(engine.providers, run.args.get("model_policy"), orchestrated=run.mode == "orchestrated")
+        model = route_model(
+            engine.providers, run.args.get("model_policy"), orchestrated=run.mode == "orchestrated"
+        )
     except (ProviderError, SvcError) as exc:
         return EntrypointResult("failed", detail=f"no model available: {exc.message}")
     await ctx.on_model(model)
     step = StepRequest(
-        title=f"Routine {run.routine_id}", prompt=build_prompt(run, registered_tools=engine.tools),
-        system=system_contract(run), provider_id=model.provider_id, model_id=model.model_id,
-        allow=tuple(run.allowed_tools), source_kind="routine",
+        title=f"Routine {run.routine_id}",
+        prompt=build_prompt(run, registered_tools=engine.tools),
+        system=system_contract(run),
+        provider_id=model.provider_id,
+        model_id=model.model_id,
+        allow=tuple(run.allowed_tools),
+        source_kind="routine",
         source_metadata={"routineID": run.routine_id, "runID": run.run_id},
         metadata={"routineID": run.routine_id, "routineRunID": run.run_id},
-        budget=ctx.budget, gates=external_gate(bool(run.snapshot.get("external_integrations_allowed"))),
+        budget=ctx.budget,
+        gates=external_gate(bool(run.snapshot.get("external_integrations_allowed"))),
     )
     try:
         result = await run_step(engine, step, on_session=ctx.on_session)
@@ -79,13 +86,25 @@ async def session_entrypoint(ctx: RunContext) -> EntrypointResult:
         return EntrypointResult("failed", detail=exc.message)
     session_run = result.run
     if session_run.status == "completed":
-        return EntrypointResult("completed", text=result.text, session_id=result.session_id, usage=session_run.usage)
+        return EntrypointResult(
+            "completed", text=result.text, session_id=result.session_id, usage=session_run.usage
+        )
     if session_run.status == "cancelled" and session_run.error_code is None:
-        return EntrypointResult("cancelled", text=result.text, detail="the run was cancelled",
-                                session_id=result.session_id, usage=session_run.usage)
+        return EntrypointResult(
+            "cancelled",
+            text=result.text,
+            detail="the run was cancelled",
+            session_id=result.session_id,
+            usage=session_run.usage,
+        )
     detail = session_run.error_message or f"the session run ended {session_run.status}"
-    return EntrypointResult("failed", text=result.text, detail=detail, session_id=result.session_id,
-                            usage=session_run.usage)
+    return EntrypointResult(
+        "failed",
+        text=result.text,
+        detail=detail,
+        session_id=result.session_id,
+        usage=session_run.usage,
+    )
 
 
 __all__ = ["EntrypointHandler", "EntrypointResult", "RunContext", "session_entrypoint"]

@@ -21,7 +21,9 @@ from ...sessions import ToolGate
 MCP_PREFIX = "mcp."
 
 
-def uses_external_integrations(entrypoint: str, args: Mapping[str, Any], allowed_tools: Sequence[str]) -> bool:
+def uses_external_integrations(
+    entrypoint: str, args: Mapping[str, Any], allowed_tools: Sequence[str]
+) -> bool:
     lowered = entrypoint.lower()
     if lowered.startswith(("connector.", "integration.", MCP_PREFIX)) or "external" in lowered:
         return True
@@ -32,10 +34,16 @@ def uses_external_integrations(entrypoint: str, args: Mapping[str, Any], allowed
 
 def initial_status(snapshot: Mapping[str, Any], trigger_type: str) -> tuple[str, str | None]:
     """``(status, reason)`` of a new run: ``blocked_policy``, ``pending_approval`` or ``queued``."""
-    external = uses_external_integrations(str(snapshot.get("entrypoint") or ""), snapshot.get("args") or {},
-                                          snapshot.get("allowed_tools") or ())
+    external = uses_external_integrations(
+        str(snapshot.get("entrypoint") or ""),
+        snapshot.get("args") or {},
+        snapshot.get("allowed_tools") or (),
+    )
     if external and not snapshot.get("external_integrations_allowed"):
-        return "blocked_policy", "the routine uses external integrations, which its policy does not allow"
+        return (
+            "blocked_policy",
+            "the routine uses external integrations, which its policy does not allow",
+        )
     if snapshot.get("requires_approval"):
         what = "external side effects" if external else "this run"
         return "pending_approval", f"manual approval required before {what} ({trigger_type})"

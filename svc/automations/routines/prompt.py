@@ -16,8 +16,19 @@ from typing import Any
 
 from .records import RoutineRun, success_criteria
 
-RESERVED_ARGS = frozenset({"prompt", "success_criteria", "mode", "briefing", "orchestrator_only_tool_calls",
-                           "model_policy", "uses_external_integrations", "connector_id", "tool_args"})
+RESERVED_ARGS = frozenset(
+    {
+        "prompt",
+        "success_criteria",
+        "mode",
+        "briefing",
+        "orchestrator_only_tool_calls",
+        "model_policy",
+        "uses_external_integrations",
+        "connector_id",
+        "tool_args",
+    }
+)
 
 ORCHESTRATED_CONTRACT = (
     "You run a scheduled automation in orchestrated mode. Follow the Plan -> Do -> Verify -> Notify contract:\n"
@@ -27,9 +38,7 @@ ORCHESTRATED_CONTRACT = (
     "4. Notify: end with a concise final report of what was done, what was verified and where the outputs are.\n"
     "The orchestrator owns final decisions and the final output."
 )
-ORCHESTRATOR_ONLY_TOOLS = (
-    "Tool policy: only the orchestrator executes tools; helper roles only propose actions and results."
-)
+ORCHESTRATOR_ONLY_TOOLS = "Tool policy: only the orchestrator executes tools; helper roles only propose actions and results."
 STANDALONE_CONTRACT = (
     "You run a scheduled automation as a standalone mission: do the objective with the allowed tools and end "
     "with a concise final report of what was done, what was verified and where the outputs are."
@@ -59,8 +68,10 @@ def build_prompt(run: RoutineRun, *, registered_tools: Container[str]) -> str:
         return f"/tool {entrypoint} {json.dumps(tool_args(args), ensure_ascii=False)}"
     prompt = args.get("prompt")
     if not isinstance(prompt, str) or not prompt.strip():
-        return (f"Execute routine '{run.routine_id}' using entrypoint '{entrypoint}' with args: "
-                f"{json.dumps(dict(args), ensure_ascii=False, sort_keys=True)}")
+        return (
+            f"Execute routine '{run.routine_id}' using entrypoint '{entrypoint}' with args: "
+            f"{json.dumps(dict(args), ensure_ascii=False, sort_keys=True)}"
+        )
     lines = [
         f"Automation ID: {run.routine_id}",
         f"Run ID: {run.run_id}",
@@ -75,23 +86,39 @@ def build_prompt(run: RoutineRun, *, registered_tools: Container[str]) -> str:
         lines.append("Success Criteria:")
         lines.extend(f"- {c}" for c in criteria)
     tools = run.allowed_tools
-    lines.append(f"Allowed Tools: {', '.join(tools)}" if tools else "Allowed Tools: none (answer without tools)")
+    lines.append(
+        f"Allowed Tools: {', '.join(tools)}"
+        if tools
+        else "Allowed Tools: none (answer without tools)"
+    )
     targets = run.output_targets
     if targets:
         lines.append("Output Targets:")
-        lines.extend(f"- {t} (write it at the workspace path `{t[len('file://'):]}`)" for t in targets)
+        lines.extend(
+            f"- {t} (write it at the workspace path `{t[len('file://') :]}`)" for t in targets
+        )
     else:
         lines.append("Output Targets: none configured")
     if run.mode == "orchestrated":
         lines.append("Execution Pattern: Plan -> Do -> Verify -> Notify")
         lines.append("Role Contract: Orchestrator owns final decisions and final output.")
         if args.get("orchestrator_only_tool_calls"):
-            lines.append("Tool Policy: only the orchestrator may execute tools; helper roles propose actions/results.")
+            lines.append(
+                "Tool Policy: only the orchestrator may execute tools; helper roles propose actions/results."
+            )
     else:
         lines.append("Execution Pattern: Standalone mission run")
-    lines.append("Deliverable: produce a concise final report that states what was done, what was verified, "
-                 "and final artifact locations.")
+    lines.append(
+        "Deliverable: produce a concise final report that states what was done, what was verified, "
+        "and final artifact locations."
+    )
     return "\n".join(lines)
 
 
-__all__ = ["ORCHESTRATED_CONTRACT", "STANDALONE_CONTRACT", "build_prompt", "system_contract", "tool_args"]
+__all__ = [
+    "ORCHESTRATED_CONTRACT",
+    "STANDALONE_CONTRACT",
+    "build_prompt",
+    "system_contract",
+    "tool_args",
+]

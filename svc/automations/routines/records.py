@@ -17,8 +17,17 @@ import attrs
 from ..scheduler.schedule import MisfirePolicy, Schedule
 
 ROUTINE_STATUSES = ("active", "paused")
-RUN_STATUSES = ("queued", "pending_approval", "running", "paused", "blocked_policy", "denied", "completed",
-                "failed", "cancelled")
+RUN_STATUSES = (
+    "queued",
+    "pending_approval",
+    "running",
+    "paused",
+    "blocked_policy",
+    "denied",
+    "completed",
+    "failed",
+    "cancelled",
+)
 TERMINAL_RUN_STATUSES = frozenset({"blocked_policy", "denied", "completed", "failed", "cancelled"})
 BUSY_RUN_STATUSES = frozenset({"queued", "running", "pending_approval"})
 """While a routine has a run in one of these, the scheduler does not fire it again."""
@@ -46,7 +55,9 @@ class Routine:
     updated_at_ms: int
     creator_type: str = "user"
     creator_id: str = "unknown"
-    initial_statuses: dict[str, tuple[str, str | None]] = attrs.field(init=False, eq=False, repr=False)
+    initial_statuses: dict[str, tuple[str, str | None]] = attrs.field(
+        init=False, eq=False, repr=False
+    )
     """A memo of the policy's verdict per trigger type (see :func:`..policy.initial_status`)."""
     snapshot_data: Mapping[str, Any] = attrs.field(init=False, eq=False, repr=False)
     snapshot_json: str = attrs.field(init=False, eq=False, repr=False)
@@ -73,8 +84,11 @@ class Routine:
     def snapshot(self) -> dict[str, Any]:
         """What a run keeps of its routine (so editing the routine never changes a run)."""
         return {
-            "name": self.name, "entrypoint": self.entrypoint, "args": dict(self.args),
-            "allowed_tools": list(self.allowed_tools), "output_targets": list(self.output_targets),
+            "name": self.name,
+            "entrypoint": self.entrypoint,
+            "args": dict(self.args),
+            "allowed_tools": list(self.allowed_tools),
+            "output_targets": list(self.output_targets),
             "requires_approval": self.requires_approval,
             "external_integrations_allowed": self.external_integrations_allowed,
         }
@@ -82,20 +96,32 @@ class Routine:
     def definition(self) -> dict[str, Any]:
         """The stored document (fire times live in their own columns)."""
         return {
-            "routine_id": self.routine_id, "name": self.name, "status": self.status,
-            "schedule": self.schedule.routine_wire(), "timezone": self.schedule.timezone,
-            "misfire_policy": self.misfire.to_wire(), "entrypoint": self.entrypoint, "args": dict(self.args),
-            "allowed_tools": list(self.allowed_tools), "output_targets": list(self.output_targets),
-            "creator_type": self.creator_type, "creator_id": self.creator_id,
+            "routine_id": self.routine_id,
+            "name": self.name,
+            "status": self.status,
+            "schedule": self.schedule.routine_wire(),
+            "timezone": self.schedule.timezone,
+            "misfire_policy": self.misfire.to_wire(),
+            "entrypoint": self.entrypoint,
+            "args": dict(self.args),
+            "allowed_tools": list(self.allowed_tools),
+            "output_targets": list(self.output_targets),
+            "creator_type": self.creator_type,
+            "creator_id": self.creator_id,
             "requires_approval": self.requires_approval,
             "external_integrations_allowed": self.external_integrations_allowed,
-            "created_at_ms": self.created_at_ms, "updated_at_ms": self.updated_at_ms,
+            "created_at_ms": self.created_at_ms,
+            "updated_at_ms": self.updated_at_ms,
         }
 
-    def routine_wire(self, next_fire_at_ms: int | None, last_fired_at_ms: int | None) -> dict[str, Any]:
+    def routine_wire(
+        self, next_fire_at_ms: int | None, last_fired_at_ms: int | None
+    ) -> dict[str, Any]:
         wire = self.definition()
         wire["mode"] = self.mode
-        wire["orchestrator_only_tool_calls"] = bool(self.args.get("orchestrator_only_tool_calls", False))
+        wire["orchestrator_only_tool_calls"] = bool(
+            self.args.get("orchestrator_only_tool_calls", False)
+        )
         wire["next_fire_at_ms"] = next_fire_at_ms
         wire["last_fired_at_ms"] = last_fired_at_ms
         return wire
@@ -104,9 +130,14 @@ class Routine:
         args = self.args
         objective = args.get("prompt")
         if not isinstance(objective, str) or not objective.strip():
-            objective = f"Execute automation '{self.routine_id}' with entrypoint '{self.entrypoint}'."
-        mission: dict[str, Any] = {"objective": objective, "success_criteria": success_criteria(args),
-                                   "entrypoint_compat": self.entrypoint}
+            objective = (
+                f"Execute automation '{self.routine_id}' with entrypoint '{self.entrypoint}'."
+            )
+        mission: dict[str, Any] = {
+            "objective": objective,
+            "success_criteria": success_criteria(args),
+            "entrypoint_compat": self.entrypoint,
+        }
         if isinstance(args.get("briefing"), str):
             mission["briefing"] = args["briefing"]
         return mission
@@ -116,21 +147,34 @@ class Routine:
             "tool": {
                 "run_allowlist": list(self.allowed_tools),
                 "external_integrations_allowed": self.external_integrations_allowed,
-                "orchestrator_only_tool_calls": bool(self.args.get("orchestrator_only_tool_calls", False)),
+                "orchestrator_only_tool_calls": bool(
+                    self.args.get("orchestrator_only_tool_calls", False)
+                ),
             },
             "approval": {"requires_approval": self.requires_approval},
         }
 
-    def automation_wire(self, next_fire_at_ms: int | None = None, last_fired_at_ms: int | None = None
-                        ) -> dict[str, Any]:
+    def automation_wire(
+        self, next_fire_at_ms: int | None = None, last_fired_at_ms: int | None = None
+    ) -> dict[str, Any]:
         return {
-            "automation_id": self.routine_id, "name": self.name, "status": self.status,
-            "schedule": self.schedule.routine_wire(), "timezone": self.schedule.timezone,
-            "misfire_policy": self.misfire.to_wire(), "mode": self.mode, "mission": self.mission(),
-            "policy": self.policy(), "model_policy": dict(self.model_policy) if self.model_policy else None,
-            "output_targets": list(self.output_targets), "creator_type": self.creator_type,
-            "creator_id": self.creator_id, "created_at_ms": self.created_at_ms, "updated_at_ms": self.updated_at_ms,
-            "next_fire_at_ms": next_fire_at_ms, "last_fired_at_ms": last_fired_at_ms,
+            "automation_id": self.routine_id,
+            "name": self.name,
+            "status": self.status,
+            "schedule": self.schedule.routine_wire(),
+            "timezone": self.schedule.timezone,
+            "misfire_policy": self.misfire.to_wire(),
+            "mode": self.mode,
+            "mission": self.mission(),
+            "policy": self.policy(),
+            "model_policy": dict(self.model_policy) if self.model_policy else None,
+            "output_targets": list(self.output_targets),
+            "creator_type": self.creator_type,
+            "creator_id": self.creator_id,
+            "created_at_ms": self.created_at_ms,
+            "updated_at_ms": self.updated_at_ms,
+            "next_fire_at_ms": next_fire_at_ms,
+            "last_fired_at_ms": last_fired_at_ms,
         }
 
 
@@ -205,7 +249,9 @@ class RoutineRun:
 
     @property
     def active_session_ids(self) -> list[str]:
-        return [self.latest_session_id] if self.status == "running" and self.latest_session_id else []
+        return (
+            [self.latest_session_id] if self.status == "running" and self.latest_session_id else []
+        )
 
     def attach_event_stream(self) -> str | None:
         if not self.latest_session_id:
@@ -219,57 +265,108 @@ class RoutineRun:
     def record_wire(self) -> dict[str, Any]:
         """The raw record (``/routines/runs``)."""
         return {
-            "run_id": self.run_id, "routine_id": self.routine_id, "trigger_type": self.trigger_type,
-            "run_count": self.run_count, "status": self.status, "created_at_ms": self.created_at_ms,
-            "updated_at_ms": self.updated_at_ms, "fired_at_ms": self.fired_at_ms,
-            "scheduled_at_ms": self.scheduled_at_ms, "started_at_ms": self.started_at_ms,
-            "finished_at_ms": self.finished_at_ms, "requires_approval": self.requires_approval,
-            "approval_reason": self.approval_reason, "denial_reason": self.denial_reason,
-            "paused_reason": self.paused_reason, "detail": self.detail, "entrypoint": self.entrypoint,
-            "args": dict(self.args), "allowed_tools": self.allowed_tools, "output_targets": self.output_targets,
-            "artifacts": [dict(a) for a in self.artifacts], "active_session_ids": self.active_session_ids,
-            "session_ids": list(self.session_ids), "latest_session_id": self.latest_session_id,
-            "model": dict(self.model) if self.model else None, "prompt_tokens": self.prompt_tokens,
-            "completion_tokens": self.completion_tokens, "total_tokens": self.total_tokens,
+            "run_id": self.run_id,
+            "routine_id": self.routine_id,
+            "trigger_type": self.trigger_type,
+            "run_count": self.run_count,
+            "status": self.status,
+            "created_at_ms": self.created_at_ms,
+            "updated_at_ms": self.updated_at_ms,
+            "fired_at_ms": self.fired_at_ms,
+            "scheduled_at_ms": self.scheduled_at_ms,
+            "started_at_ms": self.started_at_ms,
+            "finished_at_ms": self.finished_at_ms,
+            "requires_approval": self.requires_approval,
+            "approval_reason": self.approval_reason,
+            "denial_reason": self.denial_reason,
+            "paused_reason": self.paused_reason,
+            "detail": self.detail,
+            "entrypoint": self.entrypoint,
+            "args": dict(self.args),
+            "allowed_tools": self.allowed_tools,
+            "output_targets": self.output_targets,
+            "artifacts": [dict(a) for a in self.artifacts],
+            "active_session_ids": self.active_session_ids,
+            "session_ids": list(self.session_ids),
+            "latest_session_id": self.latest_session_id,
+            "model": dict(self.model) if self.model else None,
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "total_tokens": self.total_tokens,
             "estimated_cost_usd": self.estimated_cost_usd,
         }
 
     def automation_wire(self) -> dict[str, Any]:
         """The ``/automations`` run shape."""
         args = self.args
-        objective = args.get("prompt") if isinstance(args.get("prompt"), str) and args.get("prompt") else \
-            f"Execute automation '{self.routine_id}' with entrypoint '{self.entrypoint}'."
+        objective = (
+            args.get("prompt")
+            if isinstance(args.get("prompt"), str) and args.get("prompt")
+            else f"Execute automation '{self.routine_id}' with entrypoint '{self.entrypoint}'."
+        )
         policy = args.get("model_policy")
         return {
-            "run_id": self.run_id, "automation_id": self.routine_id, "trigger_type": self.trigger_type,
-            "run_count": self.run_count, "status": self.status, "created_at_ms": self.created_at_ms,
-            "updated_at_ms": self.updated_at_ms, "fired_at_ms": self.fired_at_ms,
-            "scheduled_at_ms": self.scheduled_at_ms, "started_at_ms": self.started_at_ms,
-            "finished_at_ms": self.finished_at_ms, "mode": self.mode,
-            "mission_snapshot": {"objective": objective, "success_criteria": success_criteria(args),
-                                 "entrypoint_compat": self.entrypoint},
+            "run_id": self.run_id,
+            "automation_id": self.routine_id,
+            "trigger_type": self.trigger_type,
+            "run_count": self.run_count,
+            "status": self.status,
+            "created_at_ms": self.created_at_ms,
+            "updated_at_ms": self.updated_at_ms,
+            "fired_at_ms": self.fired_at_ms,
+            "scheduled_at_ms": self.scheduled_at_ms,
+            "started_at_ms": self.started_at_ms,
+            "finished_at_ms": self.finished_at_ms,
+            "mode": self.mode,
+            "mission_snapshot": {
+                "objective": objective,
+                "success_criteria": success_criteria(args),
+                "entrypoint_compat": self.entrypoint,
+            },
             "policy_snapshot": {
-                "tool": {"run_allowlist": self.allowed_tools,
-                         "external_integrations_allowed": bool(self.snapshot.get("external_integrations_allowed")),
-                         "orchestrator_only_tool_calls": bool(args.get("orchestrator_only_tool_calls", False))},
+                "tool": {
+                    "run_allowlist": self.allowed_tools,
+                    "external_integrations_allowed": bool(
+                        self.snapshot.get("external_integrations_allowed")
+                    ),
+                    "orchestrator_only_tool_calls": bool(
+                        args.get("orchestrator_only_tool_calls", False)
+                    ),
+                },
                 "approval": {"requires_approval": self.requires_approval},
             },
             "allowed_tools": self.allowed_tools,
             "model_policy": dict(policy) if isinstance(policy, Mapping) and policy else None,
             "model": dict(self.model) if self.model else None,
-            "requires_approval": self.requires_approval, "approval_reason": self.approval_reason,
-            "denial_reason": self.denial_reason, "paused_reason": self.paused_reason, "detail": self.detail,
-            "output_targets": self.output_targets, "artifacts": [dict(a) for a in self.artifacts],
-            "correlation_id": self.run_id, **self.context_links(), "active_session_ids": self.active_session_ids,
-            "latest_session_id": self.latest_session_id, "attach_event_stream": self.attach_event_stream(),
-            "prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens,
-            "total_tokens": self.total_tokens, "estimated_cost_usd": self.estimated_cost_usd,
+            "requires_approval": self.requires_approval,
+            "approval_reason": self.approval_reason,
+            "denial_reason": self.denial_reason,
+            "paused_reason": self.paused_reason,
+            "detail": self.detail,
+            "output_targets": self.output_targets,
+            "artifacts": [dict(a) for a in self.artifacts],
+            "correlation_id": self.run_id,
+            **self.context_links(),
+            "active_session_ids": self.active_session_ids,
+            "latest_session_id": self.latest_session_id,
+            "attach_event_stream": self.attach_event_stream(),
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "total_tokens": self.total_tokens,
+            "estimated_cost_usd": self.estimated_cost_usd,
         }
 
     def history_wire(self) -> dict[str, Any]:
-        return {"routine_id": self.routine_id, "run_id": self.run_id, "trigger_type": self.trigger_type,
-                "run_count": self.run_count, "fired_at_ms": self.fired_at_ms,
-                "scheduled_at_ms": self.scheduled_at_ms, "status": self.status, "detail": self.detail}
+        return {
+            "routine_id": self.routine_id,
+            "run_id": self.run_id,
+            "trigger_type": self.trigger_type,
+            "run_count": self.run_count,
+            "fired_at_ms": self.fired_at_ms,
+            "scheduled_at_ms": self.scheduled_at_ms,
+            "status": self.status,
+            "detail": self.detail,
+        }
 
 
 __all__ = [

@@ -23,10 +23,12 @@ if TYPE_CHECKING:
 # _routine): a fresh store has none to read at start-up (docs/architecture.md,
 # "Start-up budget").
 
-_RUN_COLS = ("run_id, routine_id, status, trigger_type, run_count, created_at_ms, updated_at_ms, fired_at_ms, "
-             "scheduled_at_ms, started_at_ms, finished_at_ms, requires_approval, approval_reason, denial_reason, "
-             "paused_reason, detail, snapshot, artifacts, session_ids, latest_session_id, model, prompt_tokens, "
-             "completion_tokens, total_tokens, estimated_cost_usd")
+_RUN_COLS = (
+    "run_id, routine_id, status, trigger_type, run_count, created_at_ms, updated_at_ms, fired_at_ms, "
+    "scheduled_at_ms, started_at_ms, finished_at_ms, requires_approval, approval_reason, denial_reason, "
+    "paused_reason, detail, snapshot, artifacts, session_ids, latest_session_id, model, prompt_tokens, "
+    "completion_tokens, total_tokens, estimated_cost_usd"
+)
 # An upsert rather than INSERT OR REPLACE: the row keeps its rowid, which orders
 # runs created in the same millisecond.
 _RUN_INSERT = (
@@ -40,11 +42,30 @@ _RUN_INSERT_NEW = f"INSERT INTO automations_routine_runs({_RUN_COLS}) VALUES ({'
 
 def run_row(r: RoutineRun) -> tuple[Any, ...]:
     return (
-        r.run_id, r.routine_id, r.status, r.trigger_type, r.run_count, r.created_at_ms, r.updated_at_ms,
-        r.fired_at_ms, r.scheduled_at_ms, r.started_at_ms, r.finished_at_ms, int(r.requires_approval),
-        r.approval_reason, r.denial_reason, r.paused_reason, r.detail, r.snapshot_json,
-        dumps(list(r.artifacts)) if r.artifacts else "[]", dumps(list(r.session_ids)) if r.session_ids else "[]",
-        r.latest_session_id, dumps(r.model) if r.model is not None else None, r.prompt_tokens, r.completion_tokens, r.total_tokens,
+        r.run_id,
+        r.routine_id,
+        r.status,
+        r.trigger_type,
+        r.run_count,
+        r.created_at_ms,
+        r.updated_at_ms,
+        r.fired_at_ms,
+        r.scheduled_at_ms,
+        r.started_at_ms,
+        r.finished_at_ms,
+        int(r.requires_approval),
+        r.approval_reason,
+        r.denial_reason,
+        r.paused_reason,
+        r.detail,
+        r.snapshot_json,
+        dumps(list(r.artifacts)) if r.artifacts else "[]",
+        dumps(list(r.session_ids)) if r.session_ids else "[]",
+        r.latest_session_id,
+        dumps(r.model) if r.model is not None else None,
+        r.prompt_tokens,
+        r.completion_tokens,
+        r.total_tokens,
         r.estimated_cost_usd,
     )
 
@@ -53,13 +74,32 @@ def _run(row: tuple[Any, ...]) -> RoutineRun:
     from .records import RoutineRun
 
     return RoutineRun(
-        run_id=row[0], routine_id=row[1], status=row[2], trigger_type=row[3], run_count=row[4],
-        created_at_ms=row[5], updated_at_ms=row[6], fired_at_ms=row[7], scheduled_at_ms=row[8],
-        started_at_ms=row[9], finished_at_ms=row[10], requires_approval=bool(row[11]), approval_reason=row[12],
-        denial_reason=row[13], paused_reason=row[14], detail=row[15], snapshot=loads(row[16], {}),
-        snapshot_json=row[16], artifacts=tuple(loads(row[17], [])), session_ids=tuple(loads(row[18], [])),
-        latest_session_id=row[19], model=loads(row[20]), prompt_tokens=row[21], completion_tokens=row[22],
-        total_tokens=row[23], estimated_cost_usd=row[24],
+        run_id=row[0],
+        routine_id=row[1],
+        status=row[2],
+        trigger_type=row[3],
+        run_count=row[4],
+        created_at_ms=row[5],
+        updated_at_ms=row[6],
+        fired_at_ms=row[7],
+        scheduled_at_ms=row[8],
+        started_at_ms=row[9],
+        finished_at_ms=row[10],
+        requires_approval=bool(row[11]),
+        approval_reason=row[12],
+        denial_reason=row[13],
+        paused_reason=row[14],
+        detail=row[15],
+        snapshot=loads(row[16], {}),
+        snapshot_json=row[16],
+        artifacts=tuple(loads(row[17], [])),
+        session_ids=tuple(loads(row[18], [])),
+        latest_session_id=row[19],
+        model=loads(row[20]),
+        prompt_tokens=row[21],
+        completion_tokens=row[22],
+        total_tokens=row[23],
+        estimated_cost_usd=row[24],
     )
 
 
@@ -72,16 +112,28 @@ def _routine(row: tuple[Any, ...]) -> Stored:
     from .records import Routine
 
     record = loads(row[1])
-    schedule, misfire = parse_routine_schedule(record["schedule"], record.get("timezone"),
-                                               record.get("misfire_policy"), code="ROUTINE_INVALID")
+    schedule, misfire = parse_routine_schedule(
+        record["schedule"],
+        record.get("timezone"),
+        record.get("misfire_policy"),
+        code="ROUTINE_INVALID",
+    )
     routine = Routine(
-        routine_id=record["routine_id"], name=record["name"], status=row[0], schedule=schedule, misfire=misfire,
-        entrypoint=record["entrypoint"], args=record.get("args") or {},
-        allowed_tools=tuple(record.get("allowed_tools") or ()), output_targets=tuple(record.get("output_targets") or ()),
+        routine_id=record["routine_id"],
+        name=record["name"],
+        status=row[0],
+        schedule=schedule,
+        misfire=misfire,
+        entrypoint=record["entrypoint"],
+        args=record.get("args") or {},
+        allowed_tools=tuple(record.get("allowed_tools") or ()),
+        output_targets=tuple(record.get("output_targets") or ()),
         requires_approval=bool(record.get("requires_approval")),
         external_integrations_allowed=bool(record.get("external_integrations_allowed")),
-        created_at_ms=record["created_at_ms"], updated_at_ms=record["updated_at_ms"],
-        creator_type=record.get("creator_type") or "user", creator_id=record.get("creator_id") or "unknown",
+        created_at_ms=record["created_at_ms"],
+        updated_at_ms=record["updated_at_ms"],
+        creator_type=record.get("creator_type") or "user",
+        creator_id=record.get("creator_id") or "unknown",
     )
     return routine, row[2], row[3]
 
@@ -98,51 +150,85 @@ class RoutineRepository:
     # ------------------------------------------------------------------ routines
     async def all(self) -> list[Stored]:
         def q(conn: apsw.Connection) -> list[Stored]:
-            return [_routine(r) for r in conn.execute(
-                "SELECT r.status, r.record, f.next_fire_at_ms, f.last_fired_at_ms FROM automations_routines r "
-                "LEFT JOIN automations_routine_fire_times f USING (routine_id) ORDER BY r.created_at_ms, r.rowid")]
+            return [
+                _routine(r)
+                for r in conn.execute(
+                    "SELECT r.status, r.record, f.next_fire_at_ms, f.last_fired_at_ms FROM automations_routines r "
+                    "LEFT JOIN automations_routine_fire_times f USING (routine_id) ORDER BY r.created_at_ms, r.rowid"
+                )
+            ]
+
         return await self.db.read(q)
 
-    async def save(self, routine: Routine, next_fire_at_ms: int | None, last_fired_at_ms: int | None) -> None:
-        row = (routine.routine_id, routine.status, dumps(routine.definition()), routine.created_at_ms,
-               routine.updated_at_ms)
+    async def save(
+        self, routine: Routine, next_fire_at_ms: int | None, last_fired_at_ms: int | None
+    ) -> None:
+        row = (
+            routine.routine_id,
+            routine.status,
+            dumps(routine.definition()),
+            routine.created_at_ms,
+            routine.updated_at_ms,
+        )
         times = (routine.routine_id, next_fire_at_ms, last_fired_at_ms)
 
         def q(conn: apsw.Connection) -> None:
             conn.execute(
                 "INSERT INTO automations_routines(routine_id, status, record, created_at_ms, updated_at_ms) "
                 "VALUES (?,?,?,?,?) ON CONFLICT(routine_id) DO UPDATE SET status = excluded.status, "
-                "record = excluded.record, updated_at_ms = excluded.updated_at_ms", row)
-            conn.execute("INSERT OR REPLACE INTO automations_routine_fire_times VALUES (?,?,?)", times)
+                "record = excluded.record, updated_at_ms = excluded.updated_at_ms",
+                row,
+            )
+            conn.execute(
+                "INSERT OR REPLACE INTO automations_routine_fire_times VALUES (?,?,?)", times
+            )
+
         await self.db.write(q)
 
     async def delete(self, routine_id: str) -> None:
         def q(conn: apsw.Connection) -> None:
             conn.execute("DELETE FROM automations_routines WHERE routine_id = ?", (routine_id,))
-            conn.execute("DELETE FROM automations_routine_fire_times WHERE routine_id = ?", (routine_id,))
+            conn.execute(
+                "DELETE FROM automations_routine_fire_times WHERE routine_id = ?", (routine_id,)
+            )
+
         await self.db.write(q)
 
-    async def fire(self, moved: Sequence[tuple[int | None, int | None, str]], runs: Iterable[RoutineRun]) -> None:
+    async def fire(
+        self, moved: Sequence[tuple[int | None, int | None, str]], runs: Iterable[RoutineRun]
+    ) -> None:
         """New fire times ``(next_fire_at_ms, last_fired_at_ms, routine_id)`` and the runs created, in one
         transaction."""
         rows = [run_row(r) for r in runs]
 
         def q(conn: apsw.Connection) -> None:
-            conn.executemany("UPDATE automations_routine_fire_times SET next_fire_at_ms = ?, last_fired_at_ms = ? "
-                             "WHERE routine_id = ?", moved)
+            conn.executemany(
+                "UPDATE automations_routine_fire_times SET next_fire_at_ms = ?, last_fired_at_ms = ? "
+                "WHERE routine_id = ?",
+                moved,
+            )
             conn.executemany(_RUN_INSERT_NEW, rows)
+
         await self.db.write(q)
 
-    async def materialize(self, seq: int, moved: Sequence[tuple[int | None, int | None, str]],
-                          runs: Iterable[RoutineRun]) -> None:
+    async def materialize(
+        self,
+        seq: int,
+        moved: Sequence[tuple[int | None, int | None, str]],
+        runs: Iterable[RoutineRun],
+    ) -> None:
         """A fire journal row becomes runs: the runs, the fire times and the row's deletion, in one transaction."""
         rows = [run_row(r) for r in runs]
 
         def q(conn: apsw.Connection) -> None:
-            conn.executemany("UPDATE automations_routine_fire_times SET next_fire_at_ms = ?, last_fired_at_ms = ? "
-                             "WHERE routine_id = ?", moved)
+            conn.executemany(
+                "UPDATE automations_routine_fire_times SET next_fire_at_ms = ?, last_fired_at_ms = ? "
+                "WHERE routine_id = ?",
+                moved,
+            )
             conn.executemany(_RUN_INSERT_NEW, rows)
             delete_row(conn, seq)
+
         await self.db.write(q)
 
     # ------------------------------------------------------------------ runs
@@ -151,14 +237,21 @@ class RoutineRepository:
 
     async def get_run(self, run_id: str) -> RoutineRun | None:
         def q(conn: apsw.Connection) -> RoutineRun | None:
-            for row in conn.execute(f"SELECT {_RUN_COLS} FROM automations_routine_runs WHERE run_id = ?",
-                                    (run_id,)):
+            for row in conn.execute(
+                f"SELECT {_RUN_COLS} FROM automations_routine_runs WHERE run_id = ?", (run_id,)
+            ):
                 return _run(row)
             return None
+
         return await self.db.read(q)
 
-    async def runs(self, *, routine_id: str | None = None, statuses: Iterable[str] | None = None,
-                   limit: int = 100) -> list[RoutineRun]:
+    async def runs(
+        self,
+        *,
+        routine_id: str | None = None,
+        statuses: Iterable[str] | None = None,
+        limit: int = 100,
+    ) -> list[RoutineRun]:
         """Newest first."""
         clauses: list[str] = []
         params: list[Any] = []
@@ -172,9 +265,15 @@ class RoutineRepository:
         where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
 
         def q(conn: apsw.Connection) -> list[RoutineRun]:
-            return [_run(r) for r in conn.execute(
-                f"SELECT {_RUN_COLS} FROM automations_routine_runs {where} "
-                "ORDER BY rowid DESC LIMIT ?", (*params, limit))]
+            return [
+                _run(r)
+                for r in conn.execute(
+                    f"SELECT {_RUN_COLS} FROM automations_routine_runs {where} "
+                    "ORDER BY rowid DESC LIMIT ?",
+                    (*params, limit),
+                )
+            ]
+
         return await self.db.read(q)
 
 

@@ -67,7 +67,9 @@ MAX_RUN_COUNT = 20
 
 
 class RoutineService:
-    def __init__(self, engine: Engine, repo: RoutineRepository, pool: RunPool, signal: ScheduleSignal) -> None:
+    def __init__(
+        self, engine: Engine, repo: RoutineRepository, pool: RunPool, signal: ScheduleSignal
+    ) -> None:
         self.engine = engine
         self.repo = repo
         self.pool = pool
@@ -93,8 +95,16 @@ class RoutineService:
         return self.engine.clock.now_ms()
 
     def publish(self, type: str, run: RoutineRun, /, **properties: Any) -> None:
-        self.engine.events.publish(type, {"runID": run.run_id, "routineID": run.routine_id,
-                                          "automationID": run.routine_id, **properties}, topic=TOPIC)
+        self.engine.events.publish(
+            type,
+            {
+                "runID": run.run_id,
+                "routineID": run.routine_id,
+                "automationID": run.routine_id,
+                **properties,
+            },
+            topic=TOPIC,
+        )
 
     def register_entrypoint(self, name: str, handler: EntrypointHandler) -> None:
         """Run routines whose entrypoint is ``name`` (or starts with ``name`` ending in ``.``/``*``) with ``handler``."""
@@ -106,7 +116,11 @@ class RoutineService:
         best = ""
         for name in self._entrypoints:
             prefix = name[:-1] if name.endswith("*") else name
-            if name.endswith(("*", ".")) and entrypoint.startswith(prefix) and len(prefix) > len(best):
+            if (
+                name.endswith(("*", "."))
+                and entrypoint.startswith(prefix)
+                and len(prefix) > len(best)
+            ):
                 best = name
         if best:
             return self._entrypoints[best]
@@ -139,10 +153,18 @@ class RoutineService:
         # A run the previous process left running cannot be resumed mid-session
         # (its session run was settled as interrupted): it ends failed.
         for run in await self.repo.runs(statuses=("running",), limit=100_000):
-            await self.repo.save_run(attrs.evolve(
-                run, status="failed", finished_at_ms=now, updated_at_ms=now,
-                detail="the engine stopped while this run was active"))
-        for run in await self.repo.runs(statuses=("queued", "pending_approval", "paused"), limit=100_000):
+            await self.repo.save_run(
+                attrs.evolve(
+                    run,
+                    status="failed",
+                    finished_at_ms=now,
+                    updated_at_ms=now,
+                    detail="the engine stopped while this run was active",
+                )
+            )
+        for run in await self.repo.runs(
+            statuses=("queued", "pending_approval", "paused"), limit=100_000
+        ):
             self._live[run.run_id] = run
             if run.busy:
                 self._busy[run.routine_id] += 1
@@ -162,7 +184,9 @@ class RoutineService:
         routine = self._routines.get(routine_id)
         if routine is None:
             if dialect == "automation":
-                raise AutomationNotFound(f"automation `{routine_id}` not found", automationID=routine_id)
+                raise AutomationNotFound(
+                    f"automation `{routine_id}` not found", automationID=routine_id
+                )
             raise RoutineNotFound(f"routine `{routine_id}` not found", routineID=routine_id)
         return routine
 
@@ -194,10 +218,19 @@ class RoutineService:
         fields = parse_body(body, workspace=self.engine.workspace, code=code)
         routine_id = fields.routine_id or str(uuid.uuid4())
         if routine_id in self._routines:
-            raise Conflict(f"routine `{routine_id}` already exists", code="ROUTINE_EXISTS", routineID=routine_id)
+            raise Conflict(
+                f"routine `{routine_id}` already exists",
+                code="ROUTINE_EXISTS",
+                routineID=routine_id,
+            )
         now = self.now_ms()
-        routine = self._routine(fields, routine_id, created_at_ms=now, now=now,
-                                creator_id=fields.creator_id or (actor.agent_id or "unknown"))
+        routine = self._routine(
+            fields,
+            routine_id,
+            created_at_ms=now,
+            now=now,
+            creator_id=fields.creator_id or (actor.agent_id or "unknown"),
+        )
         next_fire = fields.next_fire_at_ms
         if next_fire is None and routine.status == "active":
             next_fire = first_fire_at(routine.schedule, now)
@@ -205,22 +238,45 @@ class RoutineService:
         self._routines[routine_id] = routine
         self._set_fire(routine_id, next_fire, None)
         self.signal.changed("routine", routine_id)
-        self.engine.events.publish("routine.created", {
-            "routineID": routine_id, "automationID": routine_id, "name": routine.name,
-            "entrypoint": routine.entrypoint}, topic=TOPIC)
+        self.engine.events.publish(
+            "routine.created",
+            {
+                "routineID": routine_id,
+                "automationID": routine_id,
+                "name": routine.name,
+                "entrypoint": routine.entrypoint,
+            },
+            topic=TOPIC,
+        )
         return routine
 
-    def _routine(self, fields: RoutineFields, routine_id: str, *, created_at_ms: int, now: int,
-                 creator_id: str) -> Routine:
+    def _routine(
+        self,
+        fields: RoutineFields,
+        routine_id: str,
+        *,
+        created_at_ms: int,
+        now: int,
+        creator_id: str,
+    ) -> Routine:
         from .records import Routine
 
         return Routine(
-            routine_id=routine_id, name=fields.name, status=fields.status, schedule=fields.schedule,
-            misfire=fields.misfire, entrypoint=fields.entrypoint, args=fields.args,
-            allowed_tools=fields.allowed_tools, output_targets=fields.output_targets,
+            routine_id=routine_id,
+            name=fields.name,
+            status=fields.status,
+            schedule=fields.schedule,
+            misfire=fields.misfire,
+            entrypoint=fields.entrypoint,
+            args=fields.args,
+            allowed_tools=fields.allowed_tools,
+            output_targets=fields.output_targets,
             requires_approval=fields.requires_approval,
-            external_integrations_allowed=fields.external_integrations_allowed, created_at_ms=created_at_ms,
-            updated_at_ms=now, creator_type="user", creator_id=creator_id,
+            external_integrations_allowed=fields.external_integrations_allowed,
+            created_at_ms=created_at_ms,
+            updated_at_ms=now,
+            creator_type="user",
+            creator_id=creator_id,
         )
 
     async def patch(self, routine_id: str, patch: Any, *, dialect: str = "routine") -> Routine:
@@ -237,29 +293,49 @@ class RoutineService:
         current = self.require(routine_id, dialect=dialect)
         if dialect == "automation":
             code = AUTOMATION_CODE
-            fields = parse_mission_body(patched_mission_body(current, patch, code=code),
-                                        workspace=self.engine.workspace, code=code)
+            fields = parse_mission_body(
+                patched_mission_body(current, patch, code=code),
+                workspace=self.engine.workspace,
+                code=code,
+            )
         else:
             code = ROUTINE_CODE
-            fields = parse_routine_body(patched_routine_body(current, patch, code=code),
-                                        workspace=self.engine.workspace, code=code)
+            fields = parse_routine_body(
+                patched_routine_body(current, patch, code=code),
+                workspace=self.engine.workspace,
+                code=code,
+            )
         now = self.now_ms()
-        updated = self._routine(fields, routine_id, created_at_ms=current.created_at_ms, now=now,
-                                creator_id=current.creator_id)
+        updated = self._routine(
+            fields,
+            routine_id,
+            created_at_ms=current.created_at_ms,
+            now=now,
+            creator_id=current.creator_id,
+        )
         next_fire, last_fired = self.fire_times(routine_id)
         if isinstance(patch, Mapping) and patch.get("next_fire_at_ms") is not None:
             next_fire = fields.next_fire_at_ms
         elif updated.status != "active":
             next_fire = None
-        elif (current.status != "active" or next_fire is None or updated.schedule != current.schedule):
+        elif (
+            current.status != "active" or next_fire is None or updated.schedule != current.schedule
+        ):
             next_fire = first_fire_at(updated.schedule, now)
         await self.repo.save(updated, next_fire, last_fired)
         self._routines[routine_id] = updated
         self._set_fire(routine_id, next_fire, last_fired)
         self.signal.changed("routine", routine_id)
-        self.engine.events.publish("routine.updated", {
-            "routineID": routine_id, "automationID": routine_id, "status": updated.status,
-            "nextFireAtMs": next_fire}, topic=TOPIC)
+        self.engine.events.publish(
+            "routine.updated",
+            {
+                "routineID": routine_id,
+                "automationID": routine_id,
+                "status": updated.status,
+                "nextFireAtMs": next_fire,
+            },
+            topic=TOPIC,
+        )
         return updated
 
     async def delete(self, routine_id: str, *, dialect: str = "routine") -> Routine:
@@ -269,13 +345,21 @@ class RoutineService:
         self._next_fire.pop(routine_id, None)
         self._last_fired.pop(routine_id, None)
         self.signal.changed("routine", routine_id)
-        self.engine.events.publish("routine.deleted", {"routineID": routine_id, "automationID": routine_id},
-                                   topic=TOPIC)
+        self.engine.events.publish(
+            "routine.deleted", {"routineID": routine_id, "automationID": routine_id}, topic=TOPIC
+        )
         return current
 
     # ------------------------------------------------------------------ creating runs
-    def _new_run(self, routine: Routine, trigger_type: str, now: int, *, scheduled_at_ms: int | None = None,
-                 reason: str | None = None) -> RoutineRun:
+    def _new_run(
+        self,
+        routine: Routine,
+        trigger_type: str,
+        now: int,
+        *,
+        scheduled_at_ms: int | None = None,
+        reason: str | None = None,
+    ) -> RoutineRun:
         from .records import RoutineRun
 
         snapshot = routine.snapshot_data
@@ -284,12 +368,21 @@ class RoutineService:
             from .policy import initial_status
 
             # The verdict depends only on the definition: once per routine and trigger.
-            verdict = routine.initial_statuses[trigger_type] = initial_status(snapshot, trigger_type)
+            verdict = routine.initial_statuses[trigger_type] = initial_status(
+                snapshot, trigger_type
+            )
         status, why = verdict
         return RoutineRun(
-            run_id=f"routine-run-{unique_id()}", routine_id=routine.routine_id, trigger_type=trigger_type,
-            status=status, created_at_ms=now, updated_at_ms=now, fired_at_ms=now, snapshot=snapshot,
-            snapshot_json=routine.snapshot_json, scheduled_at_ms=scheduled_at_ms,
+            run_id=f"routine-run-{unique_id()}",
+            routine_id=routine.routine_id,
+            trigger_type=trigger_type,
+            status=status,
+            created_at_ms=now,
+            updated_at_ms=now,
+            fired_at_ms=now,
+            snapshot=snapshot,
+            snapshot_json=routine.snapshot_json,
+            scheduled_at_ms=scheduled_at_ms,
             requires_approval=routine.requires_approval,
             approval_reason=why if status == "pending_approval" else None,
             detail=why if status != "queued" else reason,
@@ -342,18 +435,42 @@ class RoutineService:
                 self._lanes.pop(routine_id, None)
 
     def _announce(self, run: RoutineRun) -> None:
-        properties = {"triggerType": run.trigger_type, "runCount": run.run_count, "status": run.status,
-                      "firedAtMs": run.fired_at_ms, "scheduledAtMs": run.scheduled_at_ms, "reason": run.detail}
+        properties = {
+            "triggerType": run.trigger_type,
+            "runCount": run.run_count,
+            "status": run.status,
+            "firedAtMs": run.fired_at_ms,
+            "scheduledAtMs": run.scheduled_at_ms,
+            "reason": run.detail,
+        }
         self.publish("run.started", run, **properties)
         if run.status == "pending_approval":
-            self.publish("approval.required", run, reason=run.approval_reason, triggerType=run.trigger_type,
-                         runCount=run.run_count)
+            self.publish(
+                "approval.required",
+                run,
+                reason=run.approval_reason,
+                triggerType=run.trigger_type,
+                runCount=run.run_count,
+            )
         elif run.status == "blocked_policy":
-            self.publish("run.failed", run, status="blocked_policy", reason=run.detail, triggerType=run.trigger_type,
-                         finishedAtMs=run.finished_at_ms)
+            self.publish(
+                "run.failed",
+                run,
+                status="blocked_policy",
+                reason=run.detail,
+                triggerType=run.trigger_type,
+                finishedAtMs=run.finished_at_ms,
+            )
 
-    async def run_now(self, routine_id: str, *, actor: Actor = HUMAN, run_count: int = 1, reason: str | None = None,
-                      dialect: str = "routine") -> list[RoutineRun]:
+    async def run_now(
+        self,
+        routine_id: str,
+        *,
+        actor: Actor = HUMAN,
+        run_count: int = 1,
+        reason: str | None = None,
+        dialect: str = "routine",
+    ) -> list[RoutineRun]:
         """Fire the routine now: ``run_count`` runs, executed one after another.
 
         A routine blocked by policy still gets its runs recorded (``blocked_policy``),
@@ -361,8 +478,14 @@ class RoutineService:
         """
         require_human(actor, "runs")
         routine = self.require(routine_id, dialect=dialect)
-        if isinstance(run_count, bool) or not isinstance(run_count, int) or not 1 <= run_count <= MAX_RUN_COUNT:
-            raise ValidationFailed(f"`run_count` must be an integer from 1 to {MAX_RUN_COUNT}", field="run_count")
+        if (
+            isinstance(run_count, bool)
+            or not isinstance(run_count, int)
+            or not 1 <= run_count <= MAX_RUN_COUNT
+        ):
+            raise ValidationFailed(
+                f"`run_count` must be an integer from 1 to {MAX_RUN_COUNT}", field="run_count"
+            )
         now = self.now_ms()
         runs = [self._new_run(routine, "manual", now, reason=reason) for _ in range(run_count)]
         next_fire, _last = self.fire_times(routine_id)
@@ -370,9 +493,14 @@ class RoutineService:
         self._set_fire(routine_id, next_fire, now)
         self._admit(runs)
         if runs[0].status == "blocked_policy":
-            raise RoutinePolicyBlocked(routineID=routine_id, automationID=routine_id, runID=runs[0].run_id,
-                                       reason=runs[0].detail, run=runs[0].automation_wire(),
-                                       **runs[0].context_links())
+            raise RoutinePolicyBlocked(
+                routineID=routine_id,
+                automationID=routine_id,
+                runID=runs[0].run_id,
+                reason=runs[0].detail,
+                run=runs[0].automation_wire(),
+                **runs[0].context_links(),
+            )
         return runs
 
     # ------------------------------------------------------------------ reading runs
@@ -385,41 +513,70 @@ class RoutineService:
             raise RoutineRunNotFound(f"run `{run_id}` not found", runID=run_id)
         return run
 
-    async def list_runs(self, *, routine_id: str | None = None, limit: int = 100) -> list[RoutineRun]:
+    async def list_runs(
+        self, *, routine_id: str | None = None, limit: int = 100
+    ) -> list[RoutineRun]:
         return await self.repo.runs(routine_id=routine_id, limit=limit)
 
     # ------------------------------------------------------------------ decisions
     def _unsettled(self, run_id: str) -> RoutineRun | None:
         return self._live.get(run_id)
 
-    async def approve(self, run_id: str, *, actor: Actor = HUMAN, reason: str | None = None) -> RoutineRun:
+    async def approve(
+        self, run_id: str, *, actor: Actor = HUMAN, reason: str | None = None
+    ) -> RoutineRun:
         require_human(actor, "approval")
-        run = await self._expect(run_id, ("pending_approval",), "ROUTINE_RUN_NOT_PENDING_APPROVAL",
-                                 "the run is not waiting for approval")
-        run = attrs.evolve(run, status="queued", approval_reason=(reason or "").strip() or "approved by operator",
-                           updated_at_ms=self.now_ms())
+        run = await self._expect(
+            run_id,
+            ("pending_approval",),
+            "ROUTINE_RUN_NOT_PENDING_APPROVAL",
+            "the run is not waiting for approval",
+        )
+        run = attrs.evolve(
+            run,
+            status="queued",
+            approval_reason=(reason or "").strip() or "approved by operator",
+            updated_at_ms=self.now_ms(),
+        )
         await self.store(run)
         self.publish("run.step", run, step="approved", phase="approval", reason=run.approval_reason)
         self._enqueue(run)
         return run
 
-    async def deny(self, run_id: str, *, actor: Actor = HUMAN, reason: str | None = None) -> RoutineRun:
+    async def deny(
+        self, run_id: str, *, actor: Actor = HUMAN, reason: str | None = None
+    ) -> RoutineRun:
         require_human(actor, "approval")
-        run = await self._expect(run_id, ("pending_approval",), "ROUTINE_RUN_NOT_PENDING_APPROVAL",
-                                 "the run is not waiting for approval")
+        run = await self._expect(
+            run_id,
+            ("pending_approval",),
+            "ROUTINE_RUN_NOT_PENDING_APPROVAL",
+            "the run is not waiting for approval",
+        )
         now = self.now_ms()
         note = (reason or "").strip() or "denied by operator"
-        run = attrs.evolve(run, status="denied", denial_reason=note, detail=note, updated_at_ms=now,
-                           finished_at_ms=now)
+        run = attrs.evolve(
+            run,
+            status="denied",
+            denial_reason=note,
+            detail=note,
+            updated_at_ms=now,
+            finished_at_ms=now,
+        )
         await self.store(run)
         self.publish("run.failed", run, status="denied", reason=note, finishedAtMs=now)
         return run
 
-    async def pause(self, run_id: str, *, actor: Actor = HUMAN, reason: str | None = None
-                    ) -> tuple[RoutineRun, list[str]]:
+    async def pause(
+        self, run_id: str, *, actor: Actor = HUMAN, reason: str | None = None
+    ) -> tuple[RoutineRun, list[str]]:
         require_human(actor, "pause")
-        run = await self._expect(run_id, ("queued", "running"), "ROUTINE_RUN_NOT_PAUSABLE",
-                                 "only a queued or running run can be paused")
+        run = await self._expect(
+            run_id,
+            ("queued", "running"),
+            "ROUTINE_RUN_NOT_PAUSABLE",
+            "only a queued or running run can be paused",
+        )
         cancelled = list(run.active_session_ids)
         note = (reason or "").strip() or "paused by operator"
         run = attrs.evolve(run, status="paused", paused_reason=note, updated_at_ms=self.now_ms())
@@ -427,27 +584,51 @@ class RoutineService:
         budget = self._budgets.get(run_id)
         if budget is not None:
             budget.cancel("paused")
-        self.publish("run.step", run, step="paused", phase="blocked", reason=note, cancelledSessionIDs=cancelled)
+        self.publish(
+            "run.step",
+            run,
+            step="paused",
+            phase="blocked",
+            reason=note,
+            cancelledSessionIDs=cancelled,
+        )
         return run, cancelled
 
-    async def resume(self, run_id: str, *, actor: Actor = HUMAN, reason: str | None = None) -> RoutineRun:
+    async def resume(
+        self, run_id: str, *, actor: Actor = HUMAN, reason: str | None = None
+    ) -> RoutineRun:
         require_human(actor, "resume")
-        run = await self._expect(run_id, ("paused",), "ROUTINE_RUN_NOT_PAUSED", "only a paused run can be resumed")
-        run = attrs.evolve(run, status="queued", paused_reason=None, updated_at_ms=self.now_ms(),
-                           detail=(reason or "").strip() or "resumed by operator")
+        run = await self._expect(
+            run_id, ("paused",), "ROUTINE_RUN_NOT_PAUSED", "only a paused run can be resumed"
+        )
+        run = attrs.evolve(
+            run,
+            status="queued",
+            paused_reason=None,
+            updated_at_ms=self.now_ms(),
+            detail=(reason or "").strip() or "resumed by operator",
+        )
         await self.store(run)
         self.publish("run.step", run, step="resumed", phase="do", reason=run.detail)
         self._enqueue(run)
         return run
 
-    async def _expect(self, run_id: str, statuses: tuple[str, ...], code: str, message: str) -> RoutineRun:
+    async def _expect(
+        self, run_id: str, statuses: tuple[str, ...], code: str, message: str
+    ) -> RoutineRun:
         run = self._live.get(run_id)
         if run is None:
             stored = await self.require_run(run_id)
-            raise RunStateConflict(f"{message} (status {stored.status})", code=code, runID=run_id,
-                                   runStatus=stored.status)
+            raise RunStateConflict(
+                f"{message} (status {stored.status})",
+                code=code,
+                runID=run_id,
+                runStatus=stored.status,
+            )
         if run.status not in statuses:
-            raise RunStateConflict(f"{message} (status {run.status})", code=code, runID=run_id, runStatus=run.status)
+            raise RunStateConflict(
+                f"{message} (status {run.status})", code=code, runID=run_id, runStatus=run.status
+            )
         return run
 
     # ------------------------------------------------------------------ artifacts
@@ -455,39 +636,62 @@ class RoutineService:
         from ..targets import SCHEME, confined
 
         if not isinstance(body, Mapping):
-            raise ValidationFailed("request body must be a JSON object", field="$", code="ROUTINE_ARTIFACT_INVALID")
+            raise ValidationFailed(
+                "request body must be a JSON object", field="$", code="ROUTINE_ARTIFACT_INVALID"
+            )
         for key in ("uri", "kind"):
             if not isinstance(body.get(key), str) or not body[key].strip():
-                raise ValidationFailed(f"`{key}` must be a non-empty string", field=key,
-                                       code="ROUTINE_ARTIFACT_INVALID")
+                raise ValidationFailed(
+                    f"`{key}` must be a non-empty string",
+                    field=key,
+                    code="ROUTINE_ARTIFACT_INVALID",
+                )
         if body.get("label") is not None and not isinstance(body["label"], str):
-            raise ValidationFailed("`label` must be a string", field="label", code="ROUTINE_ARTIFACT_INVALID")
+            raise ValidationFailed(
+                "`label` must be a string", field="label", code="ROUTINE_ARTIFACT_INVALID"
+            )
         if body.get("metadata") is not None and not isinstance(body["metadata"], Mapping):
-            raise ValidationFailed("`metadata` must be an object", field="metadata", code="ROUTINE_ARTIFACT_INVALID")
+            raise ValidationFailed(
+                "`metadata` must be an object", field="metadata", code="ROUTINE_ARTIFACT_INVALID"
+            )
         uri = body["uri"].strip()
         if uri.startswith(SCHEME):
             refused = confined([uri], self.engine.workspace)[0][2]
             if refused:
-                raise ValidationFailed(refused.replace("`output_targets`", "`uri`"), field="uri",
-                                       code="ROUTINE_ARTIFACT_INVALID")
+                raise ValidationFailed(
+                    refused.replace("`output_targets`", "`uri`"),
+                    field="uri",
+                    code="ROUTINE_ARTIFACT_INVALID",
+                )
         run = await self.require_run(run_id)
-        artifact = self._artifact(uri, body["kind"].strip(), body.get("label"), body.get("metadata"))
+        artifact = self._artifact(
+            uri, body["kind"].strip(), body.get("label"), body.get("metadata")
+        )
         run = await self._append_artifacts(run, [artifact])
         return run, artifact
 
-    def _artifact(self, uri: str, kind: str, label: str | None, metadata: Mapping[str, Any] | None
-                  ) -> dict[str, Any]:
-        artifact: dict[str, Any] = {"artifact_id": f"artifact-{uuid.uuid4()}", "uri": uri, "kind": kind,
-                                    "created_at_ms": self.now_ms()}
+    def _artifact(
+        self, uri: str, kind: str, label: str | None, metadata: Mapping[str, Any] | None
+    ) -> dict[str, Any]:
+        artifact: dict[str, Any] = {
+            "artifact_id": f"artifact-{uuid.uuid4()}",
+            "uri": uri,
+            "kind": kind,
+            "created_at_ms": self.now_ms(),
+        }
         if label is not None:
             artifact["label"] = label
         if metadata is not None:
             artifact["metadata"] = dict(metadata)
         return artifact
 
-    async def _append_artifacts(self, run: RoutineRun, artifacts: list[dict[str, Any]]) -> RoutineRun:
+    async def _append_artifacts(
+        self, run: RoutineRun, artifacts: list[dict[str, Any]]
+    ) -> RoutineRun:
         current = self._live.get(run.run_id, run)
-        current = attrs.evolve(current, artifacts=(*current.artifacts, *artifacts), updated_at_ms=self.now_ms())
+        current = attrs.evolve(
+            current, artifacts=(*current.artifacts, *artifacts), updated_at_ms=self.now_ms()
+        )
         await self.store(current)
         for artifact in artifacts:
             self.publish("run.step", current, step="artifact_added", phase="do", artifact=artifact)
@@ -507,29 +711,52 @@ class RoutineService:
 
         run_id = run.run_id
         now = self.now_ms()
-        run = attrs.evolve(run, status="running", started_at_ms=now, updated_at_ms=now, finished_at_ms=None)
+        run = attrs.evolve(
+            run, status="running", started_at_ms=now, updated_at_ms=now, finished_at_ms=None
+        )
         await self.store(run)
-        self.publish("run.step", run, step="started", phase="do", triggerType=run.trigger_type, startedAtMs=now)
+        self.publish(
+            "run.step",
+            run,
+            step="started",
+            phase="do",
+            triggerType=run.trigger_type,
+            startedAtMs=now,
+        )
         budget = BudgetScope(name=f"routine-run/{run_id}")
         self._budgets[run_id] = budget
         result: EntrypointResult | None = None
 
         async def on_session(session_id: str, session_run_id: str) -> None:
             current = self._live.get(run_id, run)
-            await self.store(attrs.evolve(current, latest_session_id=session_id,
-                                          session_ids=(*current.session_ids, session_id),
-                                          updated_at_ms=self.now_ms()))
+            await self.store(
+                attrs.evolve(
+                    current,
+                    latest_session_id=session_id,
+                    session_ids=(*current.session_ids, session_id),
+                    updated_at_ms=self.now_ms(),
+                )
+            )
 
         async def on_model(choice: ModelChoice) -> None:
             current = self._live.get(run_id, run)
-            await self.store(attrs.evolve(current, model=choice.to_wire(), updated_at_ms=self.now_ms()))
-            self.publish("routine.run.model_selected", current, providerID=choice.provider_id,
-                         modelID=choice.model_id, source=choice.source, phase="do")
+            await self.store(
+                attrs.evolve(current, model=choice.to_wire(), updated_at_ms=self.now_ms())
+            )
+            self.publish(
+                "routine.run.model_selected",
+                current,
+                providerID=choice.provider_id,
+                modelID=choice.model_id,
+                source=choice.source,
+                phase="do",
+            )
 
         try:
             with budget:
                 result = await self.handler_for(run.entrypoint)(
-                    RunContext(self.engine, run, budget, on_session, on_model))
+                    RunContext(self.engine, run, budget, on_session, on_model)
+                )
         except Exception:
             log.exception("routine run %s failed unexpectedly", run_id)
             result = EntrypointResult("failed", detail="internal error while running the routine")
@@ -550,29 +777,54 @@ class RoutineService:
             cost_rate = self.engine.settings.token_cost_per_1k_usd
             usage = result.usage
             run = attrs.evolve(
-                run, prompt_tokens=run.prompt_tokens + usage.prompt_tokens,
+                run,
+                prompt_tokens=run.prompt_tokens + usage.prompt_tokens,
                 completion_tokens=run.completion_tokens + usage.completion_tokens,
                 total_tokens=run.total_tokens + usage.total_tokens,
-                estimated_cost_usd=round(run.estimated_cost_usd + (usage.cost_usd or
-                                                                   usage.total_tokens * cost_rate / 1000), 8))
+                estimated_cost_usd=round(
+                    run.estimated_cost_usd
+                    + (usage.cost_usd or usage.total_tokens * cost_rate / 1000),
+                    8,
+                ),
+            )
         if result.status == "completed":
             artifacts, refused = self._target_artifacts(run)
             detail = "routine run completed"
             if refused:
                 detail += "; refused output targets: " + "; ".join(refused)
-            run = attrs.evolve(run, status="completed", finished_at_ms=now, updated_at_ms=now,
-                               detail=detail[:DETAIL_LIMIT], artifacts=(*run.artifacts, *artifacts))
+            run = attrs.evolve(
+                run,
+                status="completed",
+                finished_at_ms=now,
+                updated_at_ms=now,
+                detail=detail[:DETAIL_LIMIT],
+                artifacts=(*run.artifacts, *artifacts),
+            )
             await self.store(run)
             for artifact in artifacts:
                 self.publish("run.step", run, step="artifact_added", phase="do", artifact=artifact)
-            self.publish("run.completed", run, status="completed", sessionID=result.session_id, finishedAtMs=now,
-                         totalTokens=run.total_tokens, artifactCount=len(run.artifacts))
+            self.publish(
+                "run.completed",
+                run,
+                status="completed",
+                sessionID=result.session_id,
+                finishedAtMs=now,
+                totalTokens=run.total_tokens,
+                artifactCount=len(run.artifacts),
+            )
             return
         status = "cancelled" if result.status == "cancelled" else "failed"
         detail = (result.detail or f"routine run {status}")[:DETAIL_LIMIT]
         run = attrs.evolve(run, status=status, finished_at_ms=now, updated_at_ms=now, detail=detail)
         await self.store(run)
-        self.publish("run.failed", run, status=status, reason=detail, sessionID=result.session_id, finishedAtMs=now)
+        self.publish(
+            "run.failed",
+            run,
+            status=status,
+            reason=detail,
+            sessionID=result.session_id,
+            finishedAtMs=now,
+        )
 
     def _target_artifacts(self, run: RoutineRun) -> tuple[list[dict[str, Any]], list[str]]:
         """One artifact per output target still inside the workspace; the refused ones' reasons."""
@@ -584,10 +836,20 @@ class RoutineService:
             if path is None:
                 refused.append(f"{target}: {why}")
                 continue
-            artifacts.append(self._artifact(target, "output_target", "configured output target", {
-                "source": "routine.output_targets", "runID": run.run_id, "routineID": run.routine_id,
-                "path": str(path.relative_to(workspace.resolve())), "exists": path.is_file(),
-            }))
+            artifacts.append(
+                self._artifact(
+                    target,
+                    "output_target",
+                    "configured output target",
+                    {
+                        "source": "routine.output_targets",
+                        "runID": run.run_id,
+                        "routineID": run.routine_id,
+                        "path": str(path.relative_to(workspace.resolve())),
+                        "exists": path.is_file(),
+                    },
+                )
+            )
         return artifacts, refused
 
     # ------------------------------------------------------------------ scheduling
@@ -617,7 +879,12 @@ class RoutineService:
 
     def journaled(self, row: JournalRow) -> None:
         """A tick's decisions are committed: the fire times move now, the runs come with :meth:`materialize`."""
-        next_fires, last_fired, routines, journaled = self._next_fire, self._last_fired, self._routines, self._journaled
+        next_fires, last_fired, routines, journaled = (
+            self._next_fire,
+            self._last_fired,
+            self._routines,
+            self._journaled,
+        )
         decisions = row.decisions
         ids = decisions.ids
         if not decisions.special:
@@ -659,7 +926,9 @@ class RoutineService:
             next_fire, last = fire_times(routine_id)
             moved.append((next_fire, last, routine_id))
             for slot in slots:
-                runs.append(new_run(routine, "scheduled", fired_at, scheduled_at_ms=slot, reason=reason))
+                runs.append(
+                    new_run(routine, "scheduled", fired_at, scheduled_at_ms=slot, reason=reason)
+                )
         await self.repo.materialize(row.seq, moved, runs)
         # No checkpoint from the commit to the end: memory always agrees with the store.
         self._admit(runs, start=not recovering)
@@ -673,7 +942,9 @@ class RoutineService:
 
     # ------------------------------------------------------------------ history
     async def history(self, routine_id: str, *, limit: int = 50) -> list[dict[str, Any]]:
-        return [run.history_wire() for run in await self.repo.runs(routine_id=routine_id, limit=limit)]
+        return [
+            run.history_wire() for run in await self.repo.runs(routine_id=routine_id, limit=limit)
+        ]
 
 
 __all__ = ["TOPIC", "RoutineService"]

@@ -127,14 +127,20 @@ def delete_row(conn: apsw.Connection, seq: int) -> None:
 def _insert(conn: apsw.Connection, rows: list[tuple[str, int, str]]) -> list[int]:
     seqs = []
     for row in rows:
-        conn.execute("INSERT INTO automations_fire_journal(kind, fired_at_ms, decisions) VALUES (?,?,?)", row)
+        conn.execute(
+            "INSERT INTO automations_fire_journal(kind, fired_at_ms, decisions) VALUES (?,?,?)", row
+        )
         seqs.append(conn.last_insert_rowid())
     return seqs
 
 
 def _stored(conn: apsw.Connection) -> list[JournalRow]:
-    return [JournalRow(seq, kind, fired_at_ms, Decisions.of(json.loads(decisions))) for seq, kind, fired_at_ms, decisions in
-            conn.execute("SELECT seq, kind, fired_at_ms, decisions FROM automations_fire_journal ORDER BY seq")]
+    return [
+        JournalRow(seq, kind, fired_at_ms, Decisions.of(json.loads(decisions)))
+        for seq, kind, fired_at_ms, decisions in conn.execute(
+            "SELECT seq, kind, fired_at_ms, decisions FROM automations_fire_journal ORDER BY seq"
+        )
+    ]
 
 
 class FireJournal:
@@ -202,7 +208,9 @@ class FireJournal:
         for row in rows:
             target = self.targets.get(row.kind)
             if target is None:
-                log.warning("fire journal row %s has an unknown kind %r; dropped", row.seq, row.kind)
+                log.warning(
+                    "fire journal row %s has an unknown kind %r; dropped", row.seq, row.kind
+                )
                 await self.db.write(delete_row, row.seq)
                 continue
             target.journaled(row)
@@ -212,4 +220,13 @@ class FireJournal:
         return len(rows)
 
 
-__all__ = ["Decision", "Decisions", "FireJournal", "JournalBatch", "JournalRow", "JournalTarget", "delete_row", "encode_decision"]
+__all__ = [
+    "Decision",
+    "Decisions",
+    "FireJournal",
+    "JournalBatch",
+    "JournalRow",
+    "JournalTarget",
+    "delete_row",
+    "encode_decision",
+]

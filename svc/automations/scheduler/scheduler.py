@@ -69,8 +69,15 @@ class Target(JournalTarget, Protocol):
 
 
 class Scheduler:
-    def __init__(self, clock: Clock, targets: Mapping[str, Target], signal: ScheduleSignal, journal: FireJournal,
-                 *, grace_ms: Callable[[], int]) -> None:
+    def __init__(
+        self,
+        clock: Clock,
+        targets: Mapping[str, Target],
+        signal: ScheduleSignal,
+        journal: FireJournal,
+        *,
+        grace_ms: Callable[[], int],
+    ) -> None:
         self.clock = clock
         self.targets = targets
         self.signal = signal
@@ -104,7 +111,9 @@ class Scheduler:
             for entry in target.schedule_entries():
                 self._push(entry)
 
-    async def run(self, *, task_status: trio.TaskStatus[Scheduler] = trio.TASK_STATUS_IGNORED) -> None:
+    async def run(
+        self, *, task_status: trio.TaskStatus[Scheduler] = trio.TASK_STATUS_IGNORED
+    ) -> None:
         self.load()
         task_status.started(self)
         try:
@@ -146,8 +155,13 @@ class Scheduler:
     # ------------------------------------------------------------------ bookkeeping
     def _push(self, entry: ScheduleEntry) -> None:
         self._tracked.setdefault(entry.kind, {})[entry.target_id] = [
-            entry.next_fire_at_ms, entry.schedule, entry.misfire, entry.schedule.interval_ms,
-            json.dumps(entry.target_id), str(entry.next_fire_at_ms)]
+            entry.next_fire_at_ms,
+            entry.schedule,
+            entry.misfire,
+            entry.schedule.interval_ms,
+            json.dumps(entry.target_id),
+            str(entry.next_fire_at_ms),
+        ]
         heapq.heappush(self._heap, (entry.next_fire_at_ms, entry.kind, entry.target_id))
         self._sorted = False
 
@@ -248,8 +262,14 @@ class Scheduler:
             due.append(heapq.heappop(heap))
         return due
 
-    def _decide(self, due: list[tuple[int, str, str]], start: int, now_ms: int, grace: int,
-                upcoming: list[tuple[int, str, str]]) -> tuple[list[JournalBatch], int, int]:
+    def _decide(
+        self,
+        due: list[tuple[int, str, str]],
+        start: int,
+        now_ms: int,
+        grace: int,
+        upcoming: list[tuple[int, str, str]],
+    ) -> tuple[list[JournalBatch], int, int]:
         """Plan the next :data:`TICK_SLICE` due items from ``start``.
 
         Returns the journal batches by kind, the runs they make, and where the
@@ -271,8 +291,15 @@ class Scheduler:
         earliest = now_ms - grace
         # Per kind: the decided due items, their next heap items (the next fire
         # time may be None for a plan), the decisions' JSON, the planned ones.
-        columns: dict[str, tuple[list[tuple[int, str, str]], list[tuple[Any, str, str]], list[str],
-                                 dict[int, tuple[Sequence[int], int | None, str | None]]]] = {}
+        columns: dict[
+            str,
+            tuple[
+                list[tuple[int, str, str]],
+                list[tuple[Any, str, str]],
+                list[str],
+                dict[int, tuple[Sequence[int], int | None, str | None]],
+            ],
+        ] = {}
         current = ""
         target: Any = None
         tracked_get: Callable[[str], list[Any] | None] = {}.get
@@ -291,7 +318,11 @@ class Scheduler:
                 tracked_get = self._tracked.get(kind, {}).get
                 if kind not in columns:
                     columns[kind] = ([], [], [], {})
-                    ids = list(map(_id, chunk)) if len(kinds) == 1 else [i for _, k, i in chunk if k == kind]
+                    ids = (
+                        list(map(_id, chunk))
+                        if len(kinds) == 1
+                        else [i for _, k, i in chunk if k == kind]
+                    )
                     helds[kind] = target.held(ids)
                 held = helds[kind]
                 items, nexts, texts, planned = columns[kind]
@@ -318,8 +349,11 @@ class Scheduler:
                     slot[5] = text
                     continue
             plan = plan_fires(slot[1], slot[2], at, now_ms, grace_ms=grace)
-            decision = (plan.fires, plan.next_fire_at_ms,
-                        target.missed_reason(slot[2], plan) if plan.missed else None)
+            decision = (
+                plan.fires,
+                plan.next_fire_at_ms,
+                target.missed_reason(slot[2], plan) if plan.missed else None,
+            )
             planned[len(items)] = decision
             slot[0] = plan.next_fire_at_ms
             slot[5] = str(plan.next_fire_at_ms)
@@ -331,12 +365,16 @@ class Scheduler:
         for kind, (items, nexts, texts, planned) in columns.items():
             if not items:
                 continue
-            created += len(items) - len(planned) + sum(len(fires) for fires, _, _ in planned.values())
+            created += (
+                len(items) - len(planned) + sum(len(fires) for fires, _, _ in planned.values())
+            )
             if any(following is None for _, following, _ in planned.values()):
                 upcoming.extend(item for item in nexts if item[0] is not None)
             else:
                 upcoming.extend(nexts)
-            decisions = Decisions(list(map(_id, items)), list(map(_at, items)), list(map(_at, nexts)), planned)
+            decisions = Decisions(
+                list(map(_id, items)), list(map(_at, items)), list(map(_at, nexts)), planned
+            )
             batches.append((kind, decisions, texts))
         return batches, created, stop
 

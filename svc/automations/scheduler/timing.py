@@ -87,7 +87,11 @@ def plan_fires(
     if next_fire_at_ms > now_ms:
         return FirePlan((), 0, False, next_fire_at_ms)
     interval = schedule.interval_ms
-    if interval is not None and now_ms - next_fire_at_ms < interval and now_ms - next_fire_at_ms <= grace_ms:
+    if (
+        interval is not None
+        and now_ms - next_fire_at_ms < interval
+        and now_ms - next_fire_at_ms <= grace_ms
+    ):
         # The common case, on time: one slot due, within the grace (the policy has no say).
         return FirePlan((next_fire_at_ms,), 1, False, next_fire_at_ms + interval)
     keep = _keep(policy)
@@ -105,7 +109,7 @@ def plan_fires(
         latest = recent[-1]
     if due == 1 and now_ms - latest <= grace_ms:
         return FirePlan((latest,), 1, False, following)
-    fires = recent[max(0, len(recent) - keep):] if keep else ()
+    fires = recent[max(0, len(recent) - keep) :] if keep else ()
     return FirePlan(tuple(fires), due, True, following)
 
 
@@ -117,7 +121,9 @@ def _keep(policy: MisfirePolicy) -> int:
     return 1
 
 
-def _cron_due(schedule: Schedule, first_ms: int, now_ms: int, keep: int) -> tuple[int, tuple[int, ...]]:
+def _cron_due(
+    schedule: Schedule, first_ms: int, now_ms: int, keep: int
+) -> tuple[int, tuple[int, ...]]:
     """(slots due in ``[first_ms, now_ms]``, the latest ``keep`` of them oldest first).
 
     Walks back from now, so the cost is bounded by :data:`CRON_SCAN_LIMIT`

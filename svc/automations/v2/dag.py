@@ -15,7 +15,7 @@ def find_cycle(order: Sequence[str], deps: Mapping[str, Sequence[str]]) -> list[
         path.append(node)
         for dep in deps.get(node, ()):
             if state.get(dep) == 1:
-                return [*path[path.index(dep):], dep]
+                return [*path[path.index(dep) :], dep]
             if dep in deps and state.get(dep) is None:
                 found = visit(dep)
                 if found:
@@ -53,10 +53,18 @@ def waves(order: Sequence[str], deps: Mapping[str, Sequence[str]]) -> list[list[
     return out
 
 
-def ready(order: Sequence[str], deps: Mapping[str, Sequence[str]], done: Collection[str],
-          started: Collection[str]) -> list[str]:
+def ready(
+    order: Sequence[str],
+    deps: Mapping[str, Sequence[str]],
+    done: Collection[str],
+    started: Collection[str],
+) -> list[str]:
     """Nodes not started whose every dependency is done, in declared order."""
-    return [n for n in order if n not in started and n not in done and all(d in done for d in deps.get(n, ()))]
+    return [
+        n
+        for n in order
+        if n not in started and n not in done and all(d in done for d in deps.get(n, ()))
+    ]
 
 
 def descendants(deps: Mapping[str, Sequence[str]], roots: Iterable[str]) -> set[str]:

@@ -48,14 +48,18 @@ DETAIL_LIMIT = 500
 
 def is_gate(node: Mapping[str, Any]) -> bool:
     gate = node.get("gate")
-    return node.get("stage_kind") == "approval" or (isinstance(gate, Mapping) and bool(gate.get("required")))
+    return node.get("stage_kind") == "approval" or (
+        isinstance(gate, Mapping) and bool(gate.get("required"))
+    )
 
 
 def run_limits(spec: Mapping[str, Any]) -> BudgetLimits:
     execution = spec.get("execution") or {}
     return BudgetLimits(
-        max_tokens=execution.get("max_total_tokens"), max_tool_calls=execution.get("max_total_tool_calls"),
-        max_cost_usd=execution.get("max_total_cost_usd"), max_duration_ms=execution.get("max_total_runtime_ms"),
+        max_tokens=execution.get("max_total_tokens"),
+        max_tool_calls=execution.get("max_total_tool_calls"),
+        max_cost_usd=execution.get("max_total_cost_usd"),
+        max_duration_ms=execution.get("max_total_runtime_ms"),
     )
 
 
@@ -100,9 +104,16 @@ class V2Execution:
         """Run to the end or to a gate. An outer cancellation (engine stopping) leaves the
         record as it is: at the next start the run resumes from its completed nodes."""
         now = self.service.now_ms()
-        await self._save(status="running", started_at_ms=self.run.started_at_ms or now, awaiting_gate=None)
-        self.service.publish("run.started", self.run, startedAtMs=self.run.started_at_ms,
-                             triggerType=self.run.trigger_type, status="running")
+        await self._save(
+            status="running", started_at_ms=self.run.started_at_ms or now, awaiting_gate=None
+        )
+        self.service.publish(
+            "run.started",
+            self.run,
+            startedAtMs=self.run.started_at_ms,
+            triggerType=self.run.trigger_type,
+            status="running",
+        )
         waiting = False
         with self.budget:
             waiting = await self._drive()
@@ -122,7 +133,9 @@ class V2Execution:
             while True:
                 await self._skip_unreachable()
                 done = {n for n, s in self.run.nodes.items() if s.status == "completed"}
-                started = {n for n, s in self.run.nodes.items() if s.status != "pending"} | in_flight
+                started = {
+                    n for n, s in self.run.nodes.items() if s.status != "pending"
+                } | in_flight
                 ready = dag.ready(self.order, self.deps, done, started)
                 for node_id in ready:
                     if len(in_flight) >= self.max_parallel:
@@ -141,7 +154,9 @@ class V2Execution:
 
     async def _skip_unreachable(self) -> None:
         """Pending nodes downstream of a node that did not complete can never run."""
-        dead = {n for n, s in self.run.nodes.items() if s.status in ("failed", "skipped", "cancelled")}
+        dead = {
+            n for n, s in self.run.nodes.items() if s.status in ("failed", "skipped", "cancelled")
+        }
         if not dead:
             return
         for node_id in dag.descendants(self.deps, dead):
@@ -149,7 +164,9 @@ class V2Execution:
             if state.status == "pending":
                 reason = "an upstream step did not complete"
                 await self._set_node(attrs.evolve(state, status="skipped", error=reason))
-                self.service.publish("run.step", self.run, phase="node_skipped", nodeID=node_id, reason=reason)
+                self.service.publish(
+                    "run.step", self.run, phase="node_skipped", nodeID=node_id, reason=reason
+                )
 
     # ------------------------------------------------------------------ nodes
     async def _run_node(self, node_id: str, in_flight: set[str]) -> None:
@@ -158,8 +175,12 @@ class V2Execution:
         except Exception:
             # A bug must not leave the run "running" forever: the node fails
             # (and with it the run), the error is logged.
-            log.exception("automation v2 run %s: step %s failed unexpectedly", self.run.run_id, node_id)
-            await self._node_failed(self._node_state(node_id), "internal error while running the step")
+            log.exception(
+                "automation v2 run %s: step %s failed unexpectedly", self.run.run_id, node_id
+            )
+            await self._node_failed(
+                self._node_state(node_id), "internal error while running the step"
+            )
         finally:
             in_flight.discard(node_id)
             self._progress.set()
@@ -172,40 +193,90 @@ class V2Execution:
         allow = expand(scope, self.service.engine.tools.names())
         state = self._node_state(node_id)
         try:
-            model = route_model(self.service.engine.providers, agent.get("model_policy"), orchestrated=False,
-                                prefix=f"agents.{agent['agent_id']}.model_policy")
+            model = route_model(
+                self.service.engine.providers,
+                agent.get("model_policy"),
+                orchestrated=False,
+                prefix=f"agents.{agent['agent_id']}.model_policy",
+            )
         except (ProviderError, SvcError) as exc:
-            await self._node_failed(state, f"no model for agent `{agent['agent_id']}`: {exc.message}")
+            await self._node_failed(
+                state, f"no model for agent `{agent['agent_id']}`: {exc.message}"
+            )
             return
         while True:
             now = self.service.now_ms()
-            state = attrs.evolve(state, status="running", attempts=state.attempts + 1, started_at_ms=now,
-                                 finished_at_ms=None, error=None, allowed_tools=allow,
-                                 model={"provider_id": model.provider_id, "model_id": model.model_id,
-                                        "source": model.source})
+            state = attrs.evolve(
+                state,
+                status="running",
+                attempts=state.attempts + 1,
+                started_at_ms=now,
+                finished_at_ms=None,
+                error=None,
+                allowed_tools=allow,
+                model={
+                    "provider_id": model.provider_id,
+                    "model_id": model.model_id,
+                    "source": model.source,
+                },
+            )
             await self._set_node(state)
-            self.service.publish("run.step", self.run, phase="node_started", nodeID=node_id,
-                                 agentID=agent["agent_id"], attempt=state.attempts, providerID=model.provider_id,
-                                 modelID=model.model_id, modelSource=model.source, allowedTools=list(allow))
-            node_budget = self.budget.child(BudgetLimits(max_tool_calls=node.get("max_tool_calls")),
-                                            name=f"automation-v2/{self.run.run_id}/{node_id}")
+            self.service.publish(
+                "run.step",
+                self.run,
+                phase="node_started",
+                nodeID=node_id,
+                agentID=agent["agent_id"],
+                attempt=state.attempts,
+                providerID=model.provider_id,
+                modelID=model.model_id,
+                modelSource=model.source,
+                allowedTools=list(allow),
+            )
+            node_budget = self.budget.child(
+                BudgetLimits(max_tool_calls=node.get("max_tool_calls")),
+                name=f"automation-v2/{self.run.run_id}/{node_id}",
+            )
             step = StepRequest(
                 title=f"Automation {self.spec['name']} / {node_id}",
-                prompt=node_prompt(self.spec, node, automation_id=self.run.automation_id, run_id=self.run.run_id,
-                                   context=self.run.context, inputs=self._inputs(node_id),
-                                   rework_note=self._rework_note(node_id)),
-                system=node_system(self.spec, agent), provider_id=model.provider_id, model_id=model.model_id,
-                allow=allow, deny=scope.deny, directory=self.service.directory_for(self.spec),
+                prompt=node_prompt(
+                    self.spec,
+                    node,
+                    automation_id=self.run.automation_id,
+                    run_id=self.run.run_id,
+                    context=self.run.context,
+                    inputs=self._inputs(node_id),
+                    rework_note=self._rework_note(node_id),
+                ),
+                system=node_system(self.spec, agent),
+                provider_id=model.provider_id,
+                model_id=model.model_id,
+                allow=allow,
+                deny=scope.deny,
+                directory=self.service.directory_for(self.spec),
                 source_kind="automation_v2",
-                source_metadata={"automationID": self.run.automation_id, "runID": self.run.run_id, "nodeID": node_id},
-                metadata={"automationID": self.run.automation_id, "automationRunID": self.run.run_id,
-                          "nodeID": node_id},
-                budget=node_budget, timeout_ms=node.get("timeout_ms"), agent_id=agent["agent_id"],
+                source_metadata={
+                    "automationID": self.run.automation_id,
+                    "runID": self.run.run_id,
+                    "nodeID": node_id,
+                },
+                metadata={
+                    "automationID": self.run.automation_id,
+                    "automationRunID": self.run.run_id,
+                    "nodeID": node_id,
+                },
+                budget=node_budget,
+                timeout_ms=node.get("timeout_ms"),
+                agent_id=agent["agent_id"],
             )
 
-            async def on_session(session_id: str, session_run_id: str, node_id: str = node_id) -> None:
+            async def on_session(
+                session_id: str, session_run_id: str, node_id: str = node_id
+            ) -> None:
                 current = self._node_state(node_id)
-                await self._set_node(attrs.evolve(current, session_id=session_id, session_run_id=session_run_id))
+                await self._set_node(
+                    attrs.evolve(current, session_id=session_id, session_run_id=session_run_id)
+                )
 
             try:
                 result = await run_step(self.service.engine, step, on_session=on_session)
@@ -217,22 +288,45 @@ class V2Execution:
                 return
             session_run = result.run
             usage = session_run.usage
-            state = attrs.evolve(self._node_state(node_id), usage={
-                "prompt_tokens": usage.prompt_tokens, "completion_tokens": usage.completion_tokens,
-                "total_tokens": usage.total_tokens, "estimated_cost_usd": round(usage.cost_usd, 8)})
+            state = attrs.evolve(
+                self._node_state(node_id),
+                usage={
+                    "prompt_tokens": usage.prompt_tokens,
+                    "completion_tokens": usage.completion_tokens,
+                    "total_tokens": usage.total_tokens,
+                    "estimated_cost_usd": round(usage.cost_usd, 8),
+                },
+            )
             self._add_usage(usage)
             if session_run.status == "completed":
-                state = attrs.evolve(state, status="completed", output=result.text,
-                                     finished_at_ms=self.service.now_ms())
+                state = attrs.evolve(
+                    state,
+                    status="completed",
+                    output=result.text,
+                    finished_at_ms=self.service.now_ms(),
+                )
                 await self._set_node(state)
-                self.service.publish("run.step", self.run, phase="node_completed", nodeID=node_id,
-                                     agentID=agent["agent_id"], sessionID=result.session_id,
-                                     sessionRunID=session_run.id, outputChars=len(result.text))
+                self.service.publish(
+                    "run.step",
+                    self.run,
+                    phase="node_completed",
+                    nodeID=node_id,
+                    agentID=agent["agent_id"],
+                    sessionID=result.session_id,
+                    sessionRunID=session_run.id,
+                    outputChars=len(result.text),
+                )
                 return
             if session_run.status == "cancelled" and (self.cancel_reason or self.budget.cancelled):
                 reason = self.cancel_reason or self._budget_reason()
-                await self._set_node(attrs.evolve(state, status="cancelled", error=reason,
-                                                  finished_at_ms=self.service.now_ms()))
+                await self._set_node(
+                    attrs.evolve(
+                        state,
+                        status="cancelled",
+                        error=reason,
+                        finished_at_ms=self.service.now_ms(),
+                    )
+                )
                 return
             message = session_run.error_message or f"the step's run ended {session_run.status}"
             if state.attempts < attempts_allowed:
@@ -242,23 +336,38 @@ class V2Execution:
             return
 
     async def _node_failed(self, state: NodeState, reason: str) -> None:
-        state = attrs.evolve(state, status="failed", error=reason[:DETAIL_LIMIT],
-                             finished_at_ms=self.service.now_ms())
+        state = attrs.evolve(
+            state,
+            status="failed",
+            error=reason[:DETAIL_LIMIT],
+            finished_at_ms=self.service.now_ms(),
+        )
         await self._set_node(state)
-        self.service.publish("run.step", self.run, phase="node_failed", nodeID=state.node_id,
-                             agentID=state.agent_id, reason=state.error, attempts=state.attempts)
+        self.service.publish(
+            "run.step",
+            self.run,
+            phase="node_failed",
+            nodeID=state.node_id,
+            agentID=state.agent_id,
+            reason=state.error,
+            attempts=state.attempts,
+        )
 
     def _add_usage(self, usage: Any) -> None:
         current = dict(self.run.usage)
         current["prompt_tokens"] = current.get("prompt_tokens", 0) + usage.prompt_tokens
         current["completion_tokens"] = current.get("completion_tokens", 0) + usage.completion_tokens
         current["total_tokens"] = current.get("total_tokens", 0) + usage.total_tokens
-        current["estimated_cost_usd"] = round(current.get("estimated_cost_usd", 0.0) + usage.cost_usd, 8)
+        current["estimated_cost_usd"] = round(
+            current.get("estimated_cost_usd", 0.0) + usage.cost_usd, 8
+        )
         self.run = attrs.evolve(self.run, usage=current)
 
     def _inputs(self, node_id: str) -> list[NodeInput]:
         """Outputs of the node's dependencies (through gates, which pass their inputs on)."""
-        aliases = {ref["from_step_id"]: ref["alias"] for ref in self.nodes[node_id].get("input_refs") or ()}
+        aliases = {
+            ref["from_step_id"]: ref["alias"] for ref in self.nodes[node_id].get("input_refs") or ()
+        }
         inputs: list[NodeInput] = []
         seen: set[str] = set()
 
@@ -289,17 +398,26 @@ class V2Execution:
         gate = node.get("gate") or {}
         now = self.service.now_ms()
         awaiting = {
-            "node_id": node_id, "title": node.get("title") or node["objective"],
+            "node_id": node_id,
+            "title": node.get("title") or node["objective"],
             "instructions": gate.get("instructions") or node["objective"],
             "decisions": list(gate.get("decisions") or ("approve", "rework", "cancel")),
-            "rework_targets": list(gate.get("rework_targets") or ()), "requested_at_ms": now,
+            "rework_targets": list(gate.get("rework_targets") or ()),
+            "requested_at_ms": now,
             "upstream_node_ids": list(self.deps[node_id]),
         }
-        state = attrs.evolve(self._node_state(node_id), status="awaiting_approval", started_at_ms=now)
+        state = attrs.evolve(
+            self._node_state(node_id), status="awaiting_approval", started_at_ms=now
+        )
         self.run = self.run.with_node(state)
         await self._save(status="awaiting_approval", awaiting_gate=awaiting)
-        self.service.publish("approval.required", self.run, nodeID=node_id, gate=awaiting,
-                             reason=f"approval required at step {node_id}")
+        self.service.publish(
+            "approval.required",
+            self.run,
+            nodeID=node_id,
+            gate=awaiting,
+            reason=f"approval required at step {node_id}",
+        )
 
     def _budget_reason(self) -> str:
         exhaustion = self.budget.exhausted or self.budget.cancelled_by
@@ -314,26 +432,67 @@ class V2Execution:
         # Nodes still pending when the run stops (cancelled, budget spent) never ran.
         for state in list(nodes):
             if state.status in ("pending", "running", "awaiting_approval"):
-                self.run = self.run.with_node(attrs.evolve(state, status="cancelled",
-                                                           error=self.cancel_reason or self._budget_reason()))
+                self.run = self.run.with_node(
+                    attrs.evolve(
+                        state, status="cancelled", error=self.cancel_reason or self._budget_reason()
+                    )
+                )
         if self.cancel_reason is not None and exhausted is None:
-            await self._save(status="cancelled", finished_at_ms=now, stop_reason=self.cancel_reason,
-                             detail=self.cancel_reason, awaiting_gate=None)
-            self.service.publish("run.cancelled", self.run, status="cancelled", reason=self.cancel_reason,
-                                 finishedAtMs=now)
+            await self._save(
+                status="cancelled",
+                finished_at_ms=now,
+                stop_reason=self.cancel_reason,
+                detail=self.cancel_reason,
+                awaiting_gate=None,
+            )
+            self.service.publish(
+                "run.cancelled",
+                self.run,
+                status="cancelled",
+                reason=self.cancel_reason,
+                finishedAtMs=now,
+            )
             return
-        failed = [n.node_id for n in self.run.nodes.values() if n.status in ("failed", "cancelled", "skipped")]
+        failed = [
+            n.node_id
+            for n in self.run.nodes.values()
+            if n.status in ("failed", "cancelled", "skipped")
+        ]
         if exhausted is not None or failed:
-            reason = self._budget_reason() if exhausted is not None else \
-                "; ".join(f"{n}: {self.run.nodes[n].error}" for n in failed if self.run.nodes[n].status == "failed")
-            await self._save(status="failed", finished_at_ms=now, detail=(reason or "a step failed")[:DETAIL_LIMIT],
-                             stop_reason="budget_exhausted" if exhausted is not None else "node_failed")
-            self.service.publish("run.failed", self.run, status="failed", reason=self.run.detail, finishedAtMs=now,
-                                 failedNodes=failed, usage=dict(self.run.usage))
+            reason = (
+                self._budget_reason()
+                if exhausted is not None
+                else "; ".join(
+                    f"{n}: {self.run.nodes[n].error}"
+                    for n in failed
+                    if self.run.nodes[n].status == "failed"
+                )
+            )
+            await self._save(
+                status="failed",
+                finished_at_ms=now,
+                detail=(reason or "a step failed")[:DETAIL_LIMIT],
+                stop_reason="budget_exhausted" if exhausted is not None else "node_failed",
+            )
+            self.service.publish(
+                "run.failed",
+                self.run,
+                status="failed",
+                reason=self.run.detail,
+                finishedAtMs=now,
+                failedNodes=failed,
+                usage=dict(self.run.usage),
+            )
             return
         await self._save(status="completed", finished_at_ms=now, detail="automation run completed")
-        self.service.publish("run.completed", self.run, status="completed", finishedAtMs=now,
-                             usage=dict(self.run.usage), nodeIDs=list(self.order))
+        self.service.publish(
+            "run.completed",
+            self.run,
+            status="completed",
+            finishedAtMs=now,
+            usage=dict(self.run.usage),
+            nodeIDs=list(self.order),
+        )
 
 
 __all__ = ["V2Execution", "is_gate", "run_limits"]

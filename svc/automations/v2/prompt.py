@@ -19,14 +19,20 @@ class NodeInput:
 def node_system(spec: Mapping[str, Any], agent: Mapping[str, Any]) -> str:
     return (
         f"You are {agent['display_name']} (agent `{agent['agent_id']}`), one agent of the automation "
-        f"\"{spec['name']}\". Do only the objective of your step, using only the tools you are given. "
+        f'"{spec["name"]}". Do only the objective of your step, using only the tools you are given. '
         "Your final answer is handed to the steps that depend on yours: make it complete and self-contained."
     )
 
 
 def node_prompt(
-    spec: Mapping[str, Any], node: Mapping[str, Any], *, automation_id: str, run_id: str,
-    context: Mapping[str, Any], inputs: Sequence[NodeInput], rework_note: str | None = None,
+    spec: Mapping[str, Any],
+    node: Mapping[str, Any],
+    *,
+    automation_id: str,
+    run_id: str,
+    context: Mapping[str, Any],
+    inputs: Sequence[NodeInput],
+    rework_note: str | None = None,
 ) -> str:
     lines = [
         f"Automation: {spec['name']} ({automation_id})",

@@ -11,7 +11,15 @@ import attrs
 
 RUN_STATUSES = ("queued", "running", "awaiting_approval", "completed", "failed", "cancelled")
 TERMINAL_RUN_STATUSES = frozenset({"completed", "failed", "cancelled"})
-NODE_STATUSES = ("pending", "running", "awaiting_approval", "completed", "failed", "skipped", "cancelled")
+NODE_STATUSES = (
+    "pending",
+    "running",
+    "awaiting_approval",
+    "completed",
+    "failed",
+    "skipped",
+    "cancelled",
+)
 
 
 def definition_hash(spec: Mapping[str, Any]) -> str:
@@ -43,24 +51,32 @@ class AutomationV2:
     def to_wire(self) -> dict[str, Any]:
         wire: dict[str, Any] = {"automation_id": self.automation_id, "status": self.status}
         wire.update(json.loads(json.dumps(self.spec)))
-        wire.update({
-            "creator_id": self.creator_id,
-            "creator_type": self.creator_kind,
-            "created_at_ms": self.created_at_ms,
-            "updated_at_ms": self.updated_at_ms,
-            "next_fire_at_ms": self.next_fire_at_ms,
-            "last_fired_at_ms": self.last_fired_at_ms,
-            "definition_hash": self.definition_hash,
-        })
+        wire.update(
+            {
+                "creator_id": self.creator_id,
+                "creator_type": self.creator_kind,
+                "created_at_ms": self.created_at_ms,
+                "updated_at_ms": self.updated_at_ms,
+                "next_fire_at_ms": self.next_fire_at_ms,
+                "last_fired_at_ms": self.last_fired_at_ms,
+                "definition_hash": self.definition_hash,
+            }
+        )
         return wire
 
     def summary_wire(self) -> dict[str, Any]:
         return {
-            "automation_id": self.automation_id, "name": self.name, "status": self.status,
-            "schedule": self.spec.get("schedule"), "node_count": len(self.spec["flow"]["nodes"]),
-            "agent_count": len(self.spec["agents"]), "creator_id": self.creator_id,
-            "created_at_ms": self.created_at_ms, "updated_at_ms": self.updated_at_ms,
-            "next_fire_at_ms": self.next_fire_at_ms, "last_fired_at_ms": self.last_fired_at_ms,
+            "automation_id": self.automation_id,
+            "name": self.name,
+            "status": self.status,
+            "schedule": self.spec.get("schedule"),
+            "node_count": len(self.spec["flow"]["nodes"]),
+            "agent_count": len(self.spec["agents"]),
+            "creator_id": self.creator_id,
+            "created_at_ms": self.created_at_ms,
+            "updated_at_ms": self.updated_at_ms,
+            "next_fire_at_ms": self.next_fire_at_ms,
+            "last_fired_at_ms": self.last_fired_at_ms,
         }
 
 
@@ -85,11 +101,21 @@ class NodeState:
     def to_wire(self) -> dict[str, Any]:
         text = self.output or ""
         return {
-            "node_id": self.node_id, "agent_id": self.agent_id, "status": self.status, "attempts": self.attempts,
-            "summary": text[:280], "content": self.output, "error": self.error, "session_id": self.session_id,
-            "session_run_id": self.session_run_id, "started_at_ms": self.started_at_ms,
-            "finished_at_ms": self.finished_at_ms, "allowed_tools": list(self.allowed_tools),
-            "model": dict(self.model) if self.model else None, "usage": dict(self.usage), "decision": self.decision,
+            "node_id": self.node_id,
+            "agent_id": self.agent_id,
+            "status": self.status,
+            "attempts": self.attempts,
+            "summary": text[:280],
+            "content": self.output,
+            "error": self.error,
+            "session_id": self.session_id,
+            "session_run_id": self.session_run_id,
+            "started_at_ms": self.started_at_ms,
+            "finished_at_ms": self.finished_at_ms,
+            "allowed_tools": list(self.allowed_tools),
+            "model": dict(self.model) if self.model else None,
+            "usage": dict(self.usage),
+            "decision": self.decision,
         }
 
 
@@ -116,8 +142,14 @@ class AutomationV2Run:
     stop_reason: str | None = None
     awaiting_gate: Mapping[str, Any] | None = None
     gate_history: tuple[Mapping[str, Any], ...] = ()
-    usage: Mapping[str, Any] = attrs.field(factory=lambda: {"prompt_tokens": 0, "completion_tokens": 0,
-                                                            "total_tokens": 0, "estimated_cost_usd": 0.0})
+    usage: Mapping[str, Any] = attrs.field(
+        factory=lambda: {
+            "prompt_tokens": 0,
+            "completion_tokens": 0,
+            "total_tokens": 0,
+            "estimated_cost_usd": 0.0,
+        }
+    )
 
     @property
     def terminal(self) -> bool:
@@ -157,8 +189,14 @@ class AutomationV2Run:
             "latest_session_id": self.latest_session_id,
             "checkpoint": {
                 "completed_nodes": [n.node_id for n in nodes if n.status == "completed"],
-                "pending_nodes": [n.node_id for n in nodes if n.status in ("pending", "running", "awaiting_approval")],
-                "blocked_nodes": [n.node_id for n in nodes if n.status in ("failed", "skipped", "cancelled")],
+                "pending_nodes": [
+                    n.node_id
+                    for n in nodes
+                    if n.status in ("pending", "running", "awaiting_approval")
+                ],
+                "blocked_nodes": [
+                    n.node_id for n in nodes if n.status in ("failed", "skipped", "cancelled")
+                ],
                 "node_outputs": {n.node_id: n.to_wire() for n in nodes if n.status != "pending"},
                 "node_attempts": {n.node_id: n.attempts for n in nodes},
                 "awaiting_gate": dict(self.awaiting_gate) if self.awaiting_gate else None,
@@ -190,7 +228,10 @@ class AutomationV2Run:
     @classmethod
     def from_record(cls, data: Mapping[str, Any]) -> AutomationV2Run:
         values = dict(data)
-        nodes = [NodeState(**{**n, "allowed_tools": tuple(n.get("allowed_tools") or ())}) for n in values["nodes"]]
+        nodes = [
+            NodeState(**{**n, "allowed_tools": tuple(n.get("allowed_tools") or ())})
+            for n in values["nodes"]
+        ]
         values["nodes"] = {n.node_id: n for n in nodes}
         values["allowed_tools"] = tuple(values.get("allowed_tools") or ())
         values["gate_history"] = tuple(values.get("gate_history") or ())

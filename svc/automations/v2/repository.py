@@ -16,22 +16,43 @@ if TYPE_CHECKING:
 # The records are imported where rows become records (_automation, _run): a fresh store
 # has none to read at start-up (docs/architecture.md, "Start-up budget").
 
-_AUTOMATION_COLS = ("automation_id, name, status, spec, creator_kind, creator_id, provenance, next_fire_at_ms, "
-                    "last_fired_at_ms, created_at_ms, updated_at_ms")
+_AUTOMATION_COLS = (
+    "automation_id, name, status, spec, creator_kind, creator_id, provenance, next_fire_at_ms, "
+    "last_fired_at_ms, created_at_ms, updated_at_ms"
+)
 
 
 def _automation_row(a: AutomationV2) -> tuple[Any, ...]:
-    return (a.automation_id, a.name, a.status, dumps(a.spec), a.creator_kind, a.creator_id, dumps(a.provenance),
-            a.next_fire_at_ms, a.last_fired_at_ms, a.created_at_ms, a.updated_at_ms)
+    return (
+        a.automation_id,
+        a.name,
+        a.status,
+        dumps(a.spec),
+        a.creator_kind,
+        a.creator_id,
+        dumps(a.provenance),
+        a.next_fire_at_ms,
+        a.last_fired_at_ms,
+        a.created_at_ms,
+        a.updated_at_ms,
+    )
 
 
 def _automation(row: tuple[Any, ...]) -> AutomationV2:
     from .records import AutomationV2
 
     return AutomationV2(
-        automation_id=row[0], name=row[1], status=row[2], spec=loads(row[3]), creator_kind=row[4],
-        creator_id=row[5], provenance=loads(row[6], {}), next_fire_at_ms=row[7], last_fired_at_ms=row[8],
-        created_at_ms=row[9], updated_at_ms=row[10],
+        automation_id=row[0],
+        name=row[1],
+        status=row[2],
+        spec=loads(row[3]),
+        creator_kind=row[4],
+        creator_id=row[5],
+        provenance=loads(row[6], {}),
+        next_fire_at_ms=row[7],
+        last_fired_at_ms=row[8],
+        created_at_ms=row[9],
+        updated_at_ms=row[10],
     )
 
 
@@ -42,8 +63,15 @@ def _run(record: str) -> AutomationV2Run:
 
 
 def _run_row(r: AutomationV2Run) -> tuple[Any, ...]:
-    return (r.run_id, r.automation_id, r.status, r.trigger_type, r.created_at_ms, r.updated_at_ms,
-            dumps(r.to_record()))
+    return (
+        r.run_id,
+        r.automation_id,
+        r.status,
+        r.trigger_type,
+        r.created_at_ms,
+        r.updated_at_ms,
+        dumps(r.to_record()),
+    )
 
 
 class V2Repository:
@@ -53,52 +81,82 @@ class V2Repository:
     # ------------------------------------------------------------------ automations
     async def all(self) -> list[AutomationV2]:
         def q(conn: apsw.Connection) -> list[AutomationV2]:
-            return [_automation(r) for r in conn.execute(
-                f"SELECT {_AUTOMATION_COLS} FROM automations_v2 ORDER BY created_at_ms, rowid")]
+            return [
+                _automation(r)
+                for r in conn.execute(
+                    f"SELECT {_AUTOMATION_COLS} FROM automations_v2 ORDER BY created_at_ms, rowid"
+                )
+            ]
+
         return await self.db.read(q)
 
     async def save(self, automation: AutomationV2) -> None:
         def q(conn: apsw.Connection) -> None:
-            conn.execute(f"INSERT INTO automations_v2({_AUTOMATION_COLS}) VALUES (?,?,?,?,?,?,?,?,?,?,?) "
-                         "ON CONFLICT(automation_id) DO UPDATE SET " + ", ".join(
-                             f"{c.strip()} = excluded.{c.strip()}" for c in _AUTOMATION_COLS.split(",")[1:]),
-                         _automation_row(automation))
+            conn.execute(
+                f"INSERT INTO automations_v2({_AUTOMATION_COLS}) VALUES (?,?,?,?,?,?,?,?,?,?,?) "
+                "ON CONFLICT(automation_id) DO UPDATE SET "
+                + ", ".join(
+                    f"{c.strip()} = excluded.{c.strip()}" for c in _AUTOMATION_COLS.split(",")[1:]
+                ),
+                _automation_row(automation),
+            )
+
         await self.db.write(q)
 
     async def delete(self, automation_id: str) -> None:
-        await self.db.write(lambda conn: conn.execute("DELETE FROM automations_v2 WHERE automation_id = ?",
-                                                      (automation_id,)))
+        await self.db.write(
+            lambda conn: conn.execute(
+                "DELETE FROM automations_v2 WHERE automation_id = ?", (automation_id,)
+            )
+        )
 
-    async def materialize(self, seq: int, automations: Iterable[AutomationV2], runs: Iterable[AutomationV2Run]
-                          ) -> None:
+    async def materialize(
+        self, seq: int, automations: Iterable[AutomationV2], runs: Iterable[AutomationV2Run]
+    ) -> None:
         """A fire journal row becomes runs: the runs, the fire times and the row's deletion, in one transaction."""
         moved = [(a.next_fire_at_ms, a.last_fired_at_ms, a.automation_id) for a in automations]
         rows = [_run_row(r) for r in runs]
 
         def q(conn: apsw.Connection) -> None:
-            conn.executemany("UPDATE automations_v2 SET next_fire_at_ms = ?, last_fired_at_ms = ? "
-                             "WHERE automation_id = ?", moved)
+            conn.executemany(
+                "UPDATE automations_v2 SET next_fire_at_ms = ?, last_fired_at_ms = ? "
+                "WHERE automation_id = ?",
+                moved,
+            )
             conn.executemany("INSERT INTO automations_v2_runs VALUES (?,?,?,?,?,?,?)", rows)
             delete_row(conn, seq)
+
         await self.db.write(q)
 
     # ------------------------------------------------------------------ runs
     async def save_run(self, run: AutomationV2Run) -> None:
         row = _run_row(run)
         # An upsert keeps the row's rowid, which orders runs created in the same millisecond.
-        await self.db.write(lambda conn: conn.execute(
-            "INSERT INTO automations_v2_runs VALUES (?,?,?,?,?,?,?) ON CONFLICT(run_id) DO UPDATE SET "
-            "status = excluded.status, updated_at_ms = excluded.updated_at_ms, record = excluded.record", row))
+        await self.db.write(
+            lambda conn: conn.execute(
+                "INSERT INTO automations_v2_runs VALUES (?,?,?,?,?,?,?) ON CONFLICT(run_id) DO UPDATE SET "
+                "status = excluded.status, updated_at_ms = excluded.updated_at_ms, record = excluded.record",
+                row,
+            )
+        )
 
     async def get_run(self, run_id: str) -> AutomationV2Run | None:
         def q(conn: apsw.Connection) -> AutomationV2Run | None:
-            for (record,) in conn.execute("SELECT record FROM automations_v2_runs WHERE run_id = ?", (run_id,)):
+            for (record,) in conn.execute(
+                "SELECT record FROM automations_v2_runs WHERE run_id = ?", (run_id,)
+            ):
                 return _run(record)
             return None
+
         return await self.db.read(q)
 
-    async def runs(self, *, automation_id: str | None = None, statuses: Iterable[str] | None = None,
-                   limit: int = 50) -> list[AutomationV2Run]:
+    async def runs(
+        self,
+        *,
+        automation_id: str | None = None,
+        statuses: Iterable[str] | None = None,
+        limit: int = 50,
+    ) -> list[AutomationV2Run]:
         """Newest first."""
         clauses, params = [], []
         if automation_id is not None:
@@ -111,9 +169,14 @@ class V2Repository:
         where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
 
         def q(conn: apsw.Connection) -> list[AutomationV2Run]:
-            return [_run(r[0]) for r in conn.execute(
-                f"SELECT record FROM automations_v2_runs {where} ORDER BY rowid DESC LIMIT ?",
-                (*params, limit))]
+            return [
+                _run(r[0])
+                for r in conn.execute(
+                    f"SELECT record FROM automations_v2_runs {where} ORDER BY rowid DESC LIMIT ?",
+                    (*params, limit),
+                )
+            ]
+
         return await self.db.read(q)
 
     async def save_agent_created(self, automation: AutomationV2) -> None:
@@ -121,26 +184,43 @@ class V2Repository:
         row = _automation_row(automation)
 
         def q(conn: apsw.Connection) -> None:
-            conn.execute(f"INSERT INTO automations_v2({_AUTOMATION_COLS}) VALUES (?,?,?,?,?,?,?,?,?,?,?)", row)
-            conn.execute("INSERT INTO automations_agent_creations(agent_id, automation_id, created_at_ms) "
-                         "VALUES (?, ?, ?)", (automation.creator_id, automation.automation_id,
-                                              automation.created_at_ms))
+            conn.execute(
+                f"INSERT INTO automations_v2({_AUTOMATION_COLS}) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                row,
+            )
+            conn.execute(
+                "INSERT INTO automations_agent_creations(agent_id, automation_id, created_at_ms) "
+                "VALUES (?, ?, ?)",
+                (automation.creator_id, automation.automation_id, automation.created_at_ms),
+            )
+
         await self.db.write(q)
 
     async def creations_by(self, agent_id: str, since_ms: int) -> tuple[int, int, int]:
         """(creations ever, creations since ``since_ms``, agent-authored automations not retired)."""
+
         def q(conn: apsw.Connection) -> tuple[int, int, int]:
-            total, recent = next(conn.execute(
-                "SELECT COUNT(*), COALESCE(SUM(created_at_ms >= ?), 0) FROM automations_agent_creations "
-                "WHERE agent_id = ?", (since_ms, agent_id)))
-            (active,) = next(conn.execute(
-                "SELECT COUNT(*) FROM automations_v2 WHERE creator_kind = 'agent' AND creator_id = ? "
-                "AND status != 'retired'", (agent_id,)))
+            total, recent = next(
+                conn.execute(
+                    "SELECT COUNT(*), COALESCE(SUM(created_at_ms >= ?), 0) FROM automations_agent_creations "
+                    "WHERE agent_id = ?",
+                    (since_ms, agent_id),
+                )
+            )
+            (active,) = next(
+                conn.execute(
+                    "SELECT COUNT(*) FROM automations_v2 WHERE creator_kind = 'agent' AND creator_id = ? "
+                    "AND status != 'retired'",
+                    (agent_id,),
+                )
+            )
             return int(total), int(recent), int(active)
+
         return await self.db.read(q)
 
     async def spend_by(self, creator_id: str, since_ms: int) -> float:
         """Estimated cost of runs since ``since_ms`` of automations the agent created."""
+
         def q(conn: apsw.Connection) -> float:
             total = 0.0
             for (record,) in conn.execute(
@@ -150,6 +230,7 @@ class V2Repository:
             ):
                 total += float((loads(record).get("usage") or {}).get("estimated_cost_usd") or 0.0)
             return total
+
         return await self.db.read(q)
 
 

@@ -51,8 +51,14 @@ CANCEL_WAIT_S = 30.0
 
 
 class V2Service:
-    def __init__(self, engine: Engine, repo: V2Repository, governance: Governance, pool: RunPool,
-                 signal: ScheduleSignal) -> None:
+    def __init__(
+        self,
+        engine: Engine,
+        repo: V2Repository,
+        governance: Governance,
+        pool: RunPool,
+        signal: ScheduleSignal,
+    ) -> None:
         self.engine = engine
         self.repo = repo
         self.governance = governance
@@ -73,8 +79,11 @@ class V2Service:
         return self.engine.clock.now_ms()
 
     def publish(self, type: str, record: AutomationV2Run, /, **properties: Any) -> None:
-        self.engine.events.publish(type, {"runID": record.run_id, "automationID": record.automation_id,
-                                          **properties}, topic=TOPIC)
+        self.engine.events.publish(
+            type,
+            {"runID": record.run_id, "automationID": record.automation_id, **properties},
+            topic=TOPIC,
+        )
 
     def directory_for(self, spec: Mapping[str, Any]) -> Path | None:
         root = spec.get("workspace_root")
@@ -104,10 +113,17 @@ class V2Service:
             self._automations[automation.automation_id] = automation
         # Runs a stopped engine left running resume from their completed nodes.
         for run in await self.repo.runs(statuses=("running",), limit=100_000):
-            nodes = {k: (attrs.evolve(n, status="pending") if n.status == "running" else n)
-                     for k, n in run.nodes.items()}
-            run = attrs.evolve(run, status="queued", nodes=nodes, updated_at_ms=self.now_ms(),
-                               detail="resumed after an engine restart")
+            nodes = {
+                k: (attrs.evolve(n, status="pending") if n.status == "running" else n)
+                for k, n in run.nodes.items()
+            }
+            run = attrs.evolve(
+                run,
+                status="queued",
+                nodes=nodes,
+                updated_at_ms=self.now_ms(),
+                detail="resumed after an engine restart",
+            )
             await self.repo.save_run(run)
         for run in await self.repo.runs(statuses=("queued", "awaiting_approval"), limit=100_000):
             self._live[run.run_id] = run
@@ -133,15 +149,26 @@ class V2Service:
         await self.governance.authorize_create(actor, definition.spec)
         automation_id = definition.automation_id or f"automation-v2-{uuid.uuid4()}"
         if automation_id in self._automations:
-            raise Conflict(f"automation `{automation_id}` already exists", code="AUTOMATION_V2_EXISTS",
-                           automationID=automation_id)
+            raise Conflict(
+                f"automation `{automation_id}` already exists",
+                code="AUTOMATION_V2_EXISTS",
+                automationID=automation_id,
+            )
         now = self.now_ms()
         creator_id = actor.agent_id if actor.is_agent else (definition.creator_id or "user")
         automation = AutomationV2(
-            automation_id=automation_id, name=definition.spec["name"], status=definition.status,
-            spec=definition.spec, created_at_ms=now, updated_at_ms=now, creator_kind=actor.kind,
-            creator_id=creator_id, provenance=actor.provenance(),
-            next_fire_at_ms=first_fire_at(definition.schedule, now) if definition.status == "active" else None,
+            automation_id=automation_id,
+            name=definition.spec["name"],
+            status=definition.status,
+            spec=definition.spec,
+            created_at_ms=now,
+            updated_at_ms=now,
+            creator_kind=actor.kind,
+            creator_id=creator_id,
+            provenance=actor.provenance(),
+            next_fire_at_ms=first_fire_at(definition.schedule, now)
+            if definition.status == "active"
+            else None,
         )
         if actor.is_agent:
             await self.repo.save_agent_created(automation)
@@ -149,9 +176,17 @@ class V2Service:
             await self.repo.save(automation)
         self._automations[automation_id] = automation
         self.signal.changed("v2", automation_id)
-        self.engine.events.publish("automation.v2.created", {
-            "automationID": automation_id, "name": automation.name, "status": automation.status,
-            "creatorType": actor.kind, "creatorID": creator_id}, topic=TOPIC)
+        self.engine.events.publish(
+            "automation.v2.created",
+            {
+                "automationID": automation_id,
+                "name": automation.name,
+                "status": automation.status,
+                "creatorType": actor.kind,
+                "creatorID": creator_id,
+            },
+            topic=TOPIC,
+        )
         return automation
 
     async def get(self, automation_id: str) -> AutomationV2 | None:
@@ -162,14 +197,18 @@ class V2Service:
 
         automation = self._automations.get(automation_id)
         if automation is None:
-            raise AutomationV2NotFound(f"automation `{automation_id}` not found", automationID=automation_id)
+            raise AutomationV2NotFound(
+                f"automation `{automation_id}` not found", automationID=automation_id
+            )
         return automation
 
     def list(self, *, status: str | None = None) -> list[AutomationV2]:
         found = sorted(self._automations.values(), key=lambda a: (a.created_at_ms, a.automation_id))
         return [a for a in found if status is None or a.status == status]
 
-    async def patch(self, automation_id: str, body: Mapping[str, Any], *, actor: Actor = HUMAN) -> AutomationV2:
+    async def patch(
+        self, automation_id: str, body: Mapping[str, Any], *, actor: Actor = HUMAN
+    ) -> AutomationV2:
         from ..scheduler.timing import first_fire_at
         from .spec import CODE, canonical_spec, schedule_of
 
@@ -178,15 +217,25 @@ class V2Service:
             raise ValidationFailed("request body must be a JSON object", field="$", code=CODE)
         merged: dict[str, Any] = dict(current.spec)
         for key, value in body.items():
-            if key in ("automation_id", "created_at_ms", "updated_at_ms", "creator_id", "creator_type",
-                       "definition_hash", "next_fire_at_ms", "last_fired_at_ms"):
+            if key in (
+                "automation_id",
+                "created_at_ms",
+                "updated_at_ms",
+                "creator_id",
+                "creator_type",
+                "definition_hash",
+                "next_fire_at_ms",
+                "last_fired_at_ms",
+            ):
                 continue
             if key == "status":
                 continue
             if key == "capabilities":
                 metadata = dict(merged.get("metadata") or {})
-                metadata["capabilities"] = {**(metadata.get("capabilities") or {}),
-                                            **{k: bool(v) for k, v in (value or {}).items()}}
+                metadata["capabilities"] = {
+                    **(metadata.get("capabilities") or {}),
+                    **{k: bool(v) for k, v in (value or {}).items()},
+                }
                 merged["metadata"] = metadata
                 continue
             if value is None:
@@ -196,23 +245,37 @@ class V2Service:
         spec = canonical_spec(merged, workspace=self.engine.workspace)
         status = body.get("status", current.status)
         if status not in ("active", "paused", "draft", "retired"):
-            raise ValidationFailed("`status` must be one of active, paused, draft, retired", field="status",
-                                   code=CODE)
+            raise ValidationFailed(
+                "`status` must be one of active, paused, draft, retired", field="status", code=CODE
+            )
         await self.governance.authorize_mutation(actor, current, new_spec=spec)
         now = self.now_ms()
         schedule, _ = schedule_of(spec)
         next_fire = current.next_fire_at_ms
         if status != "active":
             next_fire = None
-        elif current.status != "active" or spec.get("schedule") != current.spec.get("schedule") or next_fire is None:
+        elif (
+            current.status != "active"
+            or spec.get("schedule") != current.spec.get("schedule")
+            or next_fire is None
+        ):
             next_fire = first_fire_at(schedule, now)
-        updated = attrs.evolve(current, name=spec["name"], status=status, spec=spec, updated_at_ms=now,
-                               next_fire_at_ms=next_fire)
+        updated = attrs.evolve(
+            current,
+            name=spec["name"],
+            status=status,
+            spec=spec,
+            updated_at_ms=now,
+            next_fire_at_ms=next_fire,
+        )
         await self.repo.save(updated)
         self._automations[automation_id] = updated
         self.signal.changed("v2", automation_id)
-        self.engine.events.publish("automation.v2.updated", {
-            "automationID": automation_id, "status": status, "nextFireAtMs": next_fire}, topic=TOPIC)
+        self.engine.events.publish(
+            "automation.v2.updated",
+            {"automationID": automation_id, "status": status, "nextFireAtMs": next_fire},
+            topic=TOPIC,
+        )
         return updated
 
     async def delete(self, automation_id: str, *, actor: Actor = HUMAN) -> AutomationV2:
@@ -221,31 +284,60 @@ class V2Service:
         await self.repo.delete(automation_id)
         self._automations.pop(automation_id, None)
         self.signal.changed("v2", automation_id)
-        self.engine.events.publish("automation.v2.deleted", {"automationID": automation_id}, topic=TOPIC)
+        self.engine.events.publish(
+            "automation.v2.deleted", {"automationID": automation_id}, topic=TOPIC
+        )
         return current
 
     # ------------------------------------------------------------------ runs
-    def new_run(self, automation: AutomationV2, *, run_id: str | None, trigger_type: str, trigger_reason: str,
-                context: Mapping[str, Any] | None, snapshot: Mapping[str, Any] | None) -> AutomationV2Run:
+    def new_run(
+        self,
+        automation: AutomationV2,
+        *,
+        run_id: str | None,
+        trigger_type: str,
+        trigger_reason: str,
+        context: Mapping[str, Any] | None,
+        snapshot: Mapping[str, Any] | None,
+    ) -> AutomationV2Run:
         from .records import AutomationV2Run, NodeState, definition_hash
         from .spec import canonical_spec
         from .tools import run_allowed_tools
 
-        spec = canonical_spec(snapshot, workspace=self.engine.workspace) if snapshot is not None \
+        spec = (
+            canonical_spec(snapshot, workspace=self.engine.workspace)
+            if snapshot is not None
             else automation.spec
+        )
         now = self.now_ms()
-        nodes = {n["node_id"]: NodeState(n["node_id"], n["agent_id"]) for n in spec["flow"]["nodes"]}
+        nodes = {
+            n["node_id"]: NodeState(n["node_id"], n["agent_id"]) for n in spec["flow"]["nodes"]
+        }
         return AutomationV2Run(
-            run_id=run_id or f"automation-v2-run-{uuid.uuid4()}", automation_id=automation.automation_id,
-            status="queued", trigger_type=trigger_type, trigger_reason=trigger_reason, created_at_ms=now,
-            updated_at_ms=now, snapshot=spec, definition_hash=definition_hash(spec), nodes=nodes,
-            allowed_tools=run_allowed_tools(spec), context=dict(context or {}),
+            run_id=run_id or f"automation-v2-run-{uuid.uuid4()}",
+            automation_id=automation.automation_id,
+            status="queued",
+            trigger_type=trigger_type,
+            trigger_reason=trigger_reason,
+            created_at_ms=now,
+            updated_at_ms=now,
+            snapshot=spec,
+            definition_hash=definition_hash(spec),
+            nodes=nodes,
+            allowed_tools=run_allowed_tools(spec),
+            context=dict(context or {}),
         )
 
     async def create_run(
-        self, automation_id: str, *, run_id: str | None = None, trigger_type: str = "manual",
-        trigger_reason: str = "", context: Mapping[str, Any] | None = None,
-        snapshot: Mapping[str, Any] | None = None, dry_run: bool = False,
+        self,
+        automation_id: str,
+        *,
+        run_id: str | None = None,
+        trigger_type: str = "manual",
+        trigger_reason: str = "",
+        context: Mapping[str, Any] | None = None,
+        snapshot: Mapping[str, Any] | None = None,
+        dry_run: bool = False,
     ) -> AutomationV2Run:
         from .spec import CODE
 
@@ -254,20 +346,43 @@ class V2Service:
             existing = await self.get_run(run_id)
             if existing is not None:
                 if existing.automation_id != automation_id:
-                    raise Conflict(f"run `{run_id}` belongs to automation `{existing.automation_id}`",
-                                   code="AUTOMATION_V2_RUN_EXISTS", runID=run_id)
+                    raise Conflict(
+                        f"run `{run_id}` belongs to automation `{existing.automation_id}`",
+                        code="AUTOMATION_V2_RUN_EXISTS",
+                        runID=run_id,
+                    )
                 return existing  # the same request again: idempotent
         if context is not None and not isinstance(context, Mapping):
             raise ValidationFailed("`context` must be an object", field="context", code=CODE)
-        run = self.new_run(automation, run_id=run_id, trigger_type="manual_dry_run" if dry_run else trigger_type,
-                           trigger_reason=trigger_reason, context=context, snapshot=snapshot)
+        run = self.new_run(
+            automation,
+            run_id=run_id,
+            trigger_type="manual_dry_run" if dry_run else trigger_type,
+            trigger_reason=trigger_reason,
+            context=context,
+            snapshot=snapshot,
+        )
         if dry_run:
-            nodes = {k: attrs.evolve(n, status="skipped", error="dry run") for k, n in run.nodes.items()}
-            run = attrs.evolve(run, status="completed", nodes=nodes, started_at_ms=run.created_at_ms,
-                               finished_at_ms=run.created_at_ms, detail="dry run: nothing was executed")
+            nodes = {
+                k: attrs.evolve(n, status="skipped", error="dry run") for k, n in run.nodes.items()
+            }
+            run = attrs.evolve(
+                run,
+                status="completed",
+                nodes=nodes,
+                started_at_ms=run.created_at_ms,
+                finished_at_ms=run.created_at_ms,
+                detail="dry run: nothing was executed",
+            )
         await self.store_run(run)
-        self.publish("automation.v2.run.created", run, status=run.status, triggerType=run.trigger_type,
-                     dryRun=dry_run, run=run.to_wire())
+        self.publish(
+            "automation.v2.run.created",
+            run,
+            status=run.status,
+            triggerType=run.trigger_type,
+            dryRun=dry_run,
+            run=run.to_wire(),
+        )
         if not dry_run:
             self._submit(run.run_id)
         return run
@@ -278,7 +393,9 @@ class V2Service:
             return live
         return await self.repo.get_run(run_id)
 
-    async def list_runs(self, *, automation_id: str | None = None, limit: int = 50) -> list[AutomationV2Run]:
+    async def list_runs(
+        self, *, automation_id: str | None = None, limit: int = 50
+    ) -> list[AutomationV2Run]:
         return await self.repo.runs(automation_id=automation_id, limit=limit)
 
     async def cancel_run(self, run_id: str, reason: str = "cancelled") -> bool:
@@ -296,10 +413,24 @@ class V2Service:
                     await done.wait()
             return True
         now = self.now_ms()
-        nodes = {k: (attrs.evolve(n, status="cancelled", error=reason)
-                     if n.status in ("pending", "running", "awaiting_approval") else n) for k, n in run.nodes.items()}
-        run = attrs.evolve(run, status="cancelled", nodes=nodes, finished_at_ms=now, updated_at_ms=now,
-                           stop_reason=reason, detail=reason, awaiting_gate=None)
+        nodes = {
+            k: (
+                attrs.evolve(n, status="cancelled", error=reason)
+                if n.status in ("pending", "running", "awaiting_approval")
+                else n
+            )
+            for k, n in run.nodes.items()
+        }
+        run = attrs.evolve(
+            run,
+            status="cancelled",
+            nodes=nodes,
+            finished_at_ms=now,
+            updated_at_ms=now,
+            stop_reason=reason,
+            detail=reason,
+            awaiting_gate=None,
+        )
         await self.store_run(run)
         self.publish("run.cancelled", run, status="cancelled", reason=reason, finishedAtMs=now)
         return True
@@ -331,8 +462,9 @@ class V2Service:
                 done.set()
 
     # ------------------------------------------------------------------ gates
-    async def decide_gate(self, run_id: str, decision: str, *, reason: str | None = None,
-                          actor: Actor = HUMAN) -> AutomationV2Run:
+    async def decide_gate(
+        self, run_id: str, decision: str, *, reason: str | None = None, actor: Actor = HUMAN
+    ) -> AutomationV2Run:
         from ..errors import AutomationV2RunNotFound
         from .dag import descendants
         from .executor import is_gate
@@ -340,54 +472,102 @@ class V2Service:
         from .spec import effective_deps
 
         if actor.is_agent:
-            raise Forbidden("gate decisions require a human actor", code="AUTOMATION_V2_GATE_REQUIRES_HUMAN")
+            raise Forbidden(
+                "gate decisions require a human actor", code="AUTOMATION_V2_GATE_REQUIRES_HUMAN"
+            )
         run = await self.get_run(run_id)
         if run is None:
             raise AutomationV2RunNotFound(f"run `{run_id}` not found", runID=run_id)
         if run.status != "awaiting_approval" or not run.awaiting_gate:
             last = run.gate_history[-1]["decision"] if run.gate_history else None
-            raise Conflict(f"run `{run_id}` is not awaiting approval (status {run.status})",
-                           code="AUTOMATION_V2_RUN_NOT_AWAITING_APPROVAL", runID=run_id, runStatus=run.status,
-                           winningDecision=last)
+            raise Conflict(
+                f"run `{run_id}` is not awaiting approval (status {run.status})",
+                code="AUTOMATION_V2_RUN_NOT_AWAITING_APPROVAL",
+                runID=run_id,
+                runStatus=run.status,
+                winningDecision=last,
+            )
         gate = run.awaiting_gate
         node_id = gate["node_id"]
         if decision not in gate.get("decisions", ()):
-            raise ValidationFailed(f"`decision` must be one of {', '.join(gate.get('decisions', ()))}",
-                                   field="decision")
+            raise ValidationFailed(
+                f"`decision` must be one of {', '.join(gate.get('decisions', ()))}",
+                field="decision",
+            )
         now = self.now_ms()
         note = (reason or "").strip() or f"{decision} by operator"
         spec_nodes = {n["node_id"]: n for n in run.snapshot["flow"]["nodes"]}
         deps = {n: effective_deps(spec_nodes[n]) for n in spec_nodes}
-        entry: dict[str, Any] = {"node_id": node_id, "decision": decision, "reason": note, "decided_at_ms": now,
-                                 "decided_by": actor.kind}
+        entry: dict[str, Any] = {
+            "node_id": node_id,
+            "decision": decision,
+            "reason": note,
+            "decided_at_ms": now,
+            "decided_by": actor.kind,
+        }
         state = run.nodes[node_id]
         if decision == "approve":
-            run = run.with_node(attrs.evolve(state, status="completed", decision="approve", finished_at_ms=now,
-                                             output=f"Approved: {note}"))
+            run = run.with_node(
+                attrs.evolve(
+                    state,
+                    status="completed",
+                    decision="approve",
+                    finished_at_ms=now,
+                    output=f"Approved: {note}",
+                )
+            )
         elif decision == "rework":
-            targets = list(gate.get("rework_targets") or ()) or [d for d in deps[node_id]
-                                                                   if not is_gate(spec_nodes[d])]
+            targets = list(gate.get("rework_targets") or ()) or [
+                d for d in deps[node_id] if not is_gate(spec_nodes[d])
+            ]
             reset = set(targets) | descendants(deps, targets)
             for reset_id in reset:
                 run = run.with_node(NodeState(reset_id, run.nodes[reset_id].agent_id))
             entry["reset_nodes"] = sorted(reset)
         else:
-            run = run.with_node(attrs.evolve(state, status="cancelled", decision="cancel", finished_at_ms=now,
-                                             error=note))
-        run = attrs.evolve(run, gate_history=(*run.gate_history, entry), awaiting_gate=None, updated_at_ms=now)
+            run = run.with_node(
+                attrs.evolve(
+                    state, status="cancelled", decision="cancel", finished_at_ms=now, error=note
+                )
+            )
+        run = attrs.evolve(
+            run, gate_history=(*run.gate_history, entry), awaiting_gate=None, updated_at_ms=now
+        )
         if decision == "cancel":
-            nodes = {k: (attrs.evolve(n, status="cancelled", error=note) if n.status == "pending" else n)
-                     for k, n in run.nodes.items()}
-            run = attrs.evolve(run, nodes=nodes, status="cancelled", finished_at_ms=now, stop_reason="gate_cancelled",
-                               detail=note)
+            nodes = {
+                k: (attrs.evolve(n, status="cancelled", error=note) if n.status == "pending" else n)
+                for k, n in run.nodes.items()
+            }
+            run = attrs.evolve(
+                run,
+                nodes=nodes,
+                status="cancelled",
+                finished_at_ms=now,
+                stop_reason="gate_cancelled",
+                detail=note,
+            )
             await self.store_run(run)
-            self.publish("run.step", run, phase="gate_decided", nodeID=node_id, decision=decision, reason=note)
+            self.publish(
+                "run.step",
+                run,
+                phase="gate_decided",
+                nodeID=node_id,
+                decision=decision,
+                reason=note,
+            )
             self.publish("run.cancelled", run, status="cancelled", reason=note, finishedAtMs=now)
             return run
         run = attrs.evolve(run, status="queued")
         await self.store_run(run)
-        self.publish("run.step", run, phase="gate_decided", nodeID=node_id, decision=decision, reason=note,
-                     resetNodes=entry.get("reset_nodes"))
+        self.publish(
+            "run.step",
+            run,
+            phase="gate_decided",
+            nodeID=node_id,
+            decision=decision,
+            reason=note,
+            resetNodes=entry.get("reset_nodes"),
+        )
         self._submit(run.run_id)
         return run
 
@@ -399,7 +579,11 @@ class V2Service:
         from .spec import schedule_of
 
         automation = self._automations.get(automation_id)
-        if automation is None or automation.status != "active" or automation.next_fire_at_ms is None:
+        if (
+            automation is None
+            or automation.status != "active"
+            or automation.next_fire_at_ms is None
+        ):
             return None
         schedule, misfire = schedule_of(automation.spec)
         if schedule.kind == "manual":
@@ -422,8 +606,9 @@ class V2Service:
             if automation is None:
                 continue  # deleted while the decision was being committed
             last = slots[-1] if slots else automation.last_fired_at_ms
-            self._automations[automation_id] = attrs.evolve(automation, next_fire_at_ms=next_fire,
-                                                            last_fired_at_ms=last)
+            self._automations[automation_id] = attrs.evolve(
+                automation, next_fire_at_ms=next_fire, last_fired_at_ms=last
+            )
             self._journaled.add(automation_id)
 
     async def materialize(self, row: JournalRow, *, recovering: bool) -> None:
@@ -437,8 +622,14 @@ class V2Service:
             moved.append(automation)  # its fire times already account for the row
             for slot in slots:
                 trigger_reason = f"scheduled for {slot}" + (f" ({reason})" if reason else "")
-                run = self.new_run(automation, run_id=None, trigger_type="scheduled", trigger_reason=trigger_reason,
-                                   context=None, snapshot=None)
+                run = self.new_run(
+                    automation,
+                    run_id=None,
+                    trigger_type="scheduled",
+                    trigger_reason=trigger_reason,
+                    context=None,
+                    snapshot=None,
+                )
                 runs.append(attrs.evolve(run, context={"scheduled_at_ms": slot}))
         await self.repo.materialize(row.seq, moved, runs)
         # No checkpoint from the commit to the end: memory always agrees with the store.
@@ -457,8 +648,13 @@ class V2Service:
             self._submit(run.run_id)
 
     def _announce_scheduled(self, run: AutomationV2Run) -> None:
-        self.publish("automation.v2.run.created", run, status=run.status, triggerType="scheduled",
-                     scheduledAtMs=run.context.get("scheduled_at_ms"))
+        self.publish(
+            "automation.v2.run.created",
+            run,
+            status=run.status,
+            triggerType="scheduled",
+            scheduledAtMs=run.context.get("scheduled_at_ms"),
+        )
 
 
 __all__ = ["BUSY_STATUSES", "TOPIC", "V2Service"]

@@ -33,10 +33,29 @@ STAGE_KINDS = ("orchestrator", "workstream", "review", "test", "approval")
 GATE_DECISIONS = ("approve", "rework", "cancel")
 MAX_PARALLEL = 16
 
-_LIFECYCLE_KEYS = {"automation_id", "status", "creator_id", "capabilities", "created_at_ms", "updated_at_ms",
-                   "next_fire_at_ms", "last_fired_at_ms", "creator_type", "creator_kind"}
-_KNOWN_KEYS = {"name", "description", "schedule", "agents", "flow", "execution", "output_targets", "workspace_root",
-               "metadata"}
+_LIFECYCLE_KEYS = {
+    "automation_id",
+    "status",
+    "creator_id",
+    "capabilities",
+    "created_at_ms",
+    "updated_at_ms",
+    "next_fire_at_ms",
+    "last_fired_at_ms",
+    "creator_type",
+    "creator_kind",
+}
+_KNOWN_KEYS = {
+    "name",
+    "description",
+    "schedule",
+    "agents",
+    "flow",
+    "execution",
+    "output_targets",
+    "workspace_root",
+    "metadata",
+}
 
 
 @attrs.frozen
@@ -66,15 +85,28 @@ def parse_definition(body: Any, *, workspace: Path, default_status: str = "draft
         if not isinstance(capabilities, Mapping):
             raise fail("`capabilities` must be an object", "capabilities")
         metadata = spec_input.get("metadata")
-        metadata = {} if metadata is None else (dict(metadata) if isinstance(metadata, Mapping) else metadata)
+        metadata = (
+            {}
+            if metadata is None
+            else (dict(metadata) if isinstance(metadata, Mapping) else metadata)
+        )
         if isinstance(metadata, dict):
-            merged = {**(metadata.get("capabilities") or {}), **{k: bool(v) for k, v in capabilities.items()}}
+            merged = {
+                **(metadata.get("capabilities") or {}),
+                **{k: bool(v) for k, v in capabilities.items()},
+            }
             metadata["capabilities"] = merged
             spec_input["metadata"] = metadata
     spec = canonical_spec(spec_input, workspace=workspace)
     schedule, misfire = schedule_of(spec)
-    return Definition(automation_id=automation_id, status=status, spec=spec, schedule=schedule, misfire=misfire,
-                      creator_id=_opt_str(body, "creator_id"))
+    return Definition(
+        automation_id=automation_id,
+        status=status,
+        spec=spec,
+        schedule=schedule,
+        misfire=misfire,
+        creator_id=_opt_str(body, "creator_id"),
+    )
 
 
 def schedule_of(spec: Mapping[str, Any]) -> tuple[Schedule, MisfirePolicy]:
@@ -100,7 +132,9 @@ def canonical_spec(body: Mapping[str, Any], *, workspace: Path) -> dict[str, Any
     spec["agents"] = agents
     spec["flow"] = _flow(body.get("flow"), {a["agent_id"] for a in agents})
     spec["execution"] = _execution(body.get("execution"))
-    targets = parse_output_targets(body.get("output_targets"), workspace=workspace, field="output_targets", code=CODE)
+    targets = parse_output_targets(
+        body.get("output_targets"), workspace=workspace, field="output_targets", code=CODE
+    )
     if targets:
         spec["output_targets"] = list(targets)
     root = body.get("workspace_root")
@@ -137,22 +171,31 @@ def _agents(value: Any) -> list[dict[str, Any]]:
             raise fail(f"`{field}.agent_id` must be a non-empty string", f"{field}.agent_id")
         agent_id = agent_id.strip()
         if agent_id in seen:
-            raise fail(f"agent `{agent_id}` is declared twice", f"{field}.agent_id", agent_id=agent_id)
+            raise fail(
+                f"agent `{agent_id}` is declared twice", f"{field}.agent_id", agent_id=agent_id
+            )
         seen.add(agent_id)
         display = raw.get("display_name")
         if display is not None and not isinstance(display, str):
             raise fail(f"`{field}.display_name` must be a string", f"{field}.display_name")
-        agent: dict[str, Any] = {"agent_id": agent_id, "display_name": (display or "").strip() or agent_id}
+        agent: dict[str, Any] = {
+            "agent_id": agent_id,
+            "display_name": (display or "").strip() or agent_id,
+        }
         for key in ("template_id", "avatar_url"):
             if raw.get(key) is not None:
                 if not isinstance(raw[key], str):
                     raise fail(f"`{field}.{key}` must be a string", f"{field}.{key}")
                 agent[key] = raw[key]
-        policy = parse_model_policy(raw.get("model_policy"), field=f"{field}.model_policy", code=CODE)
+        policy = parse_model_policy(
+            raw.get("model_policy"), field=f"{field}.model_policy", code=CODE
+        )
         if policy:
             agent["model_policy"] = policy
         agent["skills"] = _strings(raw.get("skills"), f"{field}.skills")
-        agent["tool_policy"] = tool_policy(raw.get("tool_policy"), f"{field}.tool_policy", default_allow=["read"])
+        agent["tool_policy"] = tool_policy(
+            raw.get("tool_policy"), f"{field}.tool_policy", default_allow=["read"]
+        )
         agent["mcp_policy"] = mcp_policy(raw.get("mcp_policy"), f"{field}.mcp_policy")
         if raw.get("approval_policy") is not None:
             agent["approval_policy"] = _json(raw["approval_policy"], f"{field}.approval_policy")
@@ -177,11 +220,15 @@ def mcp_policy(value: Any, field: str) -> dict[str, list[str]]:
         value = {}
     if not isinstance(value, Mapping):
         raise fail(f"`{field}` must be an object with allowed_servers", field)
-    policy = {"allowed_servers": sorted(normalize_patterns(_strings(value.get("allowed_servers"),
-                                                                    f"{field}.allowed_servers")))}
+    policy = {
+        "allowed_servers": sorted(
+            normalize_patterns(_strings(value.get("allowed_servers"), f"{field}.allowed_servers"))
+        )
+    }
     if value.get("allowed_tools") is not None:
-        policy["allowed_tools"] = sorted(normalize_patterns(_strings(value["allowed_tools"],
-                                                                     f"{field}.allowed_tools")))
+        policy["allowed_tools"] = sorted(
+            normalize_patterns(_strings(value["allowed_tools"], f"{field}.allowed_tools"))
+        )
     return policy
 
 
@@ -201,7 +248,11 @@ def _flow(value: Any, agent_ids: set[str]) -> dict[str, Any]:
         if not isinstance(node_id, str) or not node_id.strip():
             raise fail(f"`{field}.node_id` must be a non-empty string", f"{field}.node_id")
         if node_id.strip() in ids:
-            raise fail(f"node `{node_id.strip()}` is declared twice", f"{field}.node_id", node_id=node_id.strip())
+            raise fail(
+                f"node `{node_id.strip()}` is declared twice",
+                f"{field}.node_id",
+                node_id=node_id.strip(),
+            )
         ids.append(node_id.strip())
     known = set(ids)
     nodes = [_node(raw, index, ids[index], known, agent_ids) for index, raw in enumerate(raw_nodes)]
@@ -210,8 +261,12 @@ def _flow(value: Any, agent_ids: set[str]) -> dict[str, Any]:
     if cycle:
         first = cycle[0]
         index = ids.index(first)
-        raise fail(f"node `{first}` is part of a dependency cycle: {' -> '.join(cycle)}",
-                   f"flow.nodes[{index}].depends_on", node_id=first, cycle=cycle)
+        raise fail(
+            f"node `{first}` is part of a dependency cycle: {' -> '.join(cycle)}",
+            f"flow.nodes[{index}].depends_on",
+            node_id=first,
+            cycle=cycle,
+        )
     flow = {k: _json(v, f"flow.{k}") for k, v in value.items() if k != "nodes" and v is not None}
     flow["nodes"] = nodes
     return flow
@@ -226,23 +281,41 @@ def effective_deps(node: Mapping[str, Any]) -> list[str]:
     return deps
 
 
-def _node(raw: Mapping[str, Any], index: int, node_id: str, known: set[str], agent_ids: set[str]) -> dict[str, Any]:
+def _node(
+    raw: Mapping[str, Any], index: int, node_id: str, known: set[str], agent_ids: set[str]
+) -> dict[str, Any]:
     field = f"flow.nodes[{index}]"
     agent_id = raw.get("agent_id")
     if not isinstance(agent_id, str) or not agent_id.strip():
         raise fail(f"`{field}.agent_id` must name an agent", f"{field}.agent_id", node_id=node_id)
     if agent_id.strip() not in agent_ids:
-        raise fail(f"node `{node_id}` uses unknown agent `{agent_id.strip()}`", f"{field}.agent_id",
-                   node_id=node_id, agent_id=agent_id.strip())
+        raise fail(
+            f"node `{node_id}` uses unknown agent `{agent_id.strip()}`",
+            f"{field}.agent_id",
+            node_id=node_id,
+            agent_id=agent_id.strip(),
+        )
     objective = raw.get("objective")
     if not isinstance(objective, str) or not objective.strip():
-        raise fail(f"node `{node_id}` needs a non-empty `objective`", f"{field}.objective", node_id=node_id)
-    node: dict[str, Any] = {"node_id": node_id, "agent_id": agent_id.strip(), "objective": objective.strip()}
-    deps = normalize_patterns(_strings(raw.get("depends_on"), f"{field}.depends_on", node_id=node_id))
+        raise fail(
+            f"node `{node_id}` needs a non-empty `objective`", f"{field}.objective", node_id=node_id
+        )
+    node: dict[str, Any] = {
+        "node_id": node_id,
+        "agent_id": agent_id.strip(),
+        "objective": objective.strip(),
+    }
+    deps = normalize_patterns(
+        _strings(raw.get("depends_on"), f"{field}.depends_on", node_id=node_id)
+    )
     for dep in deps:
         if dep not in known:
-            raise fail(f"node `{node_id}` depends on unknown node `{dep}`", f"{field}.depends_on",
-                       node_id=node_id, depends_on=dep)
+            raise fail(
+                f"node `{node_id}` depends on unknown node `{dep}`",
+                f"{field}.depends_on",
+                node_id=node_id,
+                depends_on=dep,
+            )
     node["depends_on"] = deps
     refs = raw.get("input_refs")
     if refs is not None:
@@ -250,14 +323,19 @@ def _node(raw: Mapping[str, Any], index: int, node_id: str, known: set[str], age
     stage = raw.get("stage_kind")
     if stage is not None:
         if stage not in STAGE_KINDS:
-            raise fail(f"`{field}.stage_kind` must be one of {', '.join(STAGE_KINDS)}", f"{field}.stage_kind",
-                       node_id=node_id)
+            raise fail(
+                f"`{field}.stage_kind` must be one of {', '.join(STAGE_KINDS)}",
+                f"{field}.stage_kind",
+                node_id=node_id,
+            )
         node["stage_kind"] = stage
     gate = raw.get("gate")
     if gate is not None:
         node["gate"] = _gate(gate, f"{field}.gate", node_id, known)
     if raw.get("tool_policy") is not None:
-        node["tool_policy"] = tool_policy(raw["tool_policy"], f"{field}.tool_policy", default_allow=None)
+        node["tool_policy"] = tool_policy(
+            raw["tool_policy"], f"{field}.tool_policy", default_allow=None
+        )
     if raw.get("mcp_policy") is not None:
         node["mcp_policy"] = mcp_policy(raw["mcp_policy"], f"{field}.mcp_policy")
     for key in ("timeout_ms", "max_tool_calls"):
@@ -266,13 +344,31 @@ def _node(raw: Mapping[str, Any], index: int, node_id: str, known: set[str], age
     retry = raw.get("retry_policy")
     if retry is not None:
         if not isinstance(retry, Mapping):
-            raise fail(f"`{field}.retry_policy` must be an object", f"{field}.retry_policy", node_id=node_id)
+            raise fail(
+                f"`{field}.retry_policy` must be an object",
+                f"{field}.retry_policy",
+                node_id=node_id,
+            )
         node["retry_policy"] = {**_json(retry, f"{field}.retry_policy")}
         if retry.get("max_attempts") is not None:
-            attempts = _positive_int(retry["max_attempts"], f"{field}.retry_policy.max_attempts", node_id)
+            attempts = _positive_int(
+                retry["max_attempts"], f"{field}.retry_policy.max_attempts", node_id
+            )
             node["retry_policy"]["max_attempts"] = min(attempts, 10)
-    handled = {"node_id", "agent_id", "objective", "depends_on", "input_refs", "stage_kind", "gate", "tool_policy",
-               "mcp_policy", "timeout_ms", "max_tool_calls", "retry_policy"}
+    handled = {
+        "node_id",
+        "agent_id",
+        "objective",
+        "depends_on",
+        "input_refs",
+        "stage_kind",
+        "gate",
+        "tool_policy",
+        "mcp_policy",
+        "timeout_ms",
+        "max_tool_calls",
+        "retry_policy",
+    }
     for key, value in raw.items():
         if key not in handled and value is not None:
             node[key] = _json(value, f"{field}.{key}")
@@ -289,8 +385,12 @@ def _input_refs(value: Any, field: str, node_id: str, known: set[str]) -> list[d
             raise fail(f"`{where}` must be an object with from_step_id", where, node_id=node_id)
         source = raw["from_step_id"].strip()
         if source not in known:
-            raise fail(f"node `{node_id}` takes input from unknown node `{source}`", f"{where}.from_step_id",
-                       node_id=node_id, depends_on=source)
+            raise fail(
+                f"node `{node_id}` takes input from unknown node `{source}`",
+                f"{where}.from_step_id",
+                node_id=node_id,
+                depends_on=source,
+            )
         alias = raw.get("alias")
         if alias is not None and not isinstance(alias, str):
             raise fail(f"`{where}.alias` must be a string", f"{where}.alias", node_id=node_id)
@@ -303,17 +403,27 @@ def _gate(value: Any, field: str, node_id: str, known: set[str]) -> dict[str, An
         raise fail(f"`{field}` must be an object", field, node_id=node_id)
     gate = _json(value, field)
     gate["required"] = bool(value.get("required", True))
-    decisions = _strings(value.get("decisions"), f"{field}.decisions", node_id=node_id) or list(GATE_DECISIONS)
+    decisions = _strings(value.get("decisions"), f"{field}.decisions", node_id=node_id) or list(
+        GATE_DECISIONS
+    )
     for decision in decisions:
         if decision not in GATE_DECISIONS:
-            raise fail(f"`{field}.decisions` may hold only {', '.join(GATE_DECISIONS)}", f"{field}.decisions",
-                       node_id=node_id)
+            raise fail(
+                f"`{field}.decisions` may hold only {', '.join(GATE_DECISIONS)}",
+                f"{field}.decisions",
+                node_id=node_id,
+            )
     gate["decisions"] = normalize_patterns(decisions)
-    targets = normalize_patterns(_strings(value.get("rework_targets"), f"{field}.rework_targets", node_id=node_id))
+    targets = normalize_patterns(
+        _strings(value.get("rework_targets"), f"{field}.rework_targets", node_id=node_id)
+    )
     for target in targets:
         if target not in known:
-            raise fail(f"node `{node_id}` names unknown rework target `{target}`", f"{field}.rework_targets",
-                       node_id=node_id)
+            raise fail(
+                f"node `{node_id}` names unknown rework target `{target}`",
+                f"{field}.rework_targets",
+                node_id=node_id,
+            )
     gate["rework_targets"] = targets
     return gate
 
@@ -326,14 +436,22 @@ def _execution(value: Any) -> dict[str, Any]:
     execution = _json(value, "execution")
     parallel = value.get("max_parallel_agents", 1)
     if isinstance(parallel, bool) or not isinstance(parallel, int) or parallel < 1:
-        raise fail("`execution.max_parallel_agents` must be a positive integer", "execution.max_parallel_agents")
+        raise fail(
+            "`execution.max_parallel_agents` must be a positive integer",
+            "execution.max_parallel_agents",
+        )
     execution["max_parallel_agents"] = min(parallel, MAX_PARALLEL)
     for key in ("max_total_tokens", "max_total_tool_calls", "max_total_runtime_ms"):
         if value.get(key) is not None:
             execution[key] = _positive_int(value[key], f"execution.{key}", None)
     cost = value.get("max_total_cost_usd")
-    if cost is not None and (isinstance(cost, bool) or not isinstance(cost, int | float) or cost <= 0):
-        raise fail("`execution.max_total_cost_usd` must be a positive number", "execution.max_total_cost_usd")
+    if cost is not None and (
+        isinstance(cost, bool) or not isinstance(cost, int | float) or cost <= 0
+    ):
+        raise fail(
+            "`execution.max_total_cost_usd` must be a positive number",
+            "execution.max_total_cost_usd",
+        )
     return execution
 
 

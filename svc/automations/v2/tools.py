@@ -36,7 +36,7 @@ def server_of(tool: str) -> str | None:
     """``mcp.github.create_issue`` → ``github``; None for a non-MCP name or pattern."""
     if not tool.startswith(MCP_PREFIX):
         return None
-    rest = tool[len(MCP_PREFIX):]
+    rest = tool[len(MCP_PREFIX) :]
     server, dot, _ = rest.partition(".")
     if not dot or not server or "*" in server:
         return None
@@ -57,11 +57,16 @@ def node_scope(agent: Mapping[str, Any], node: Mapping[str, Any]) -> ToolScope:
                 allow.append(entry)
             else:
                 # A bare tool name applies to each allowed server.
-                allow.extend(f"mcp.{server}.{entry}" for server in sorted(mcp.get("allowed_servers") or ()))
+                allow.extend(
+                    f"mcp.{server}.{entry}" for server in sorted(mcp.get("allowed_servers") or ())
+                )
     else:
         allow.extend(f"mcp.{server}.*" for server in sorted(mcp.get("allowed_servers") or ()))
-    return ToolScope(tuple(normalize_patterns(allow)), tuple(normalize_patterns(tools["denylist"])),
-                     tuple(sorted(servers)))
+    return ToolScope(
+        tuple(normalize_patterns(allow)),
+        tuple(normalize_patterns(tools["denylist"])),
+        tuple(sorted(servers)),
+    )
 
 
 def expand(scope: ToolScope, registry_names: Iterable[str]) -> tuple[str, ...]:
@@ -74,7 +79,9 @@ def expand(scope: ToolScope, registry_names: Iterable[str]) -> tuple[str, ...]:
             out.append(pattern)
             continue
         for name in names:
-            if pattern_matches(pattern, name) and (not name.startswith(MCP_PREFIX) or server_of(name) in servers):
+            if pattern_matches(pattern, name) and (
+                not name.startswith(MCP_PREFIX) or server_of(name) in servers
+            ):
                 out.append(name)
     return tuple(normalize_patterns(out))
 
@@ -100,4 +107,12 @@ def explicit_names(allow: Iterable[str]) -> list[str]:
     return [p for p in allow if "*" not in p]
 
 
-__all__ = ["MCP_PREFIX", "ToolScope", "expand", "explicit_names", "node_scope", "run_allowed_tools", "server_of"]
+__all__ = [
+    "MCP_PREFIX",
+    "ToolScope",
+    "expand",
+    "explicit_names",
+    "node_scope",
+    "run_allowed_tools",
+    "server_of",
+]

@@ -29,21 +29,37 @@ bp = Blueprint("automations", __name__)
 
 ROUTINE = {"dialect": "routine"}
 AUTOMATION = {"dialect": "automation"}
-V1_STREAM_TYPES = frozenset({"run.started", "run.step", "run.completed", "run.failed", "approval.required",
-                             "routine.run.model_selected"})
+V1_STREAM_TYPES = frozenset(
+    {
+        "run.started",
+        "run.step",
+        "run.completed",
+        "run.failed",
+        "approval.required",
+        "routine.run.model_selected",
+    }
+)
 
 
 def _actor() -> Actor:
-    return engine().automations.actor(header("x-svc-agent-id"), header("x-svc-request-source"),
-                                      header("x-svc-agent-ancestor-ids"))
+    return engine().automations.actor(
+        header("x-svc-agent-id"), header("x-svc-request-source"), header("x-svc-agent-ancestor-ids")
+    )
 
 
 def _both(path: str, **kwargs: Any) -> Callable[[Any], Any]:
     """Mount a handler at ``/routines<path>`` and ``/automations<path>`` (``dialect`` tells which)."""
 
     def wrap(fn: Any) -> Any:
-        bp.route("/routines" + path, defaults=ROUTINE, endpoint=fn.__name__ + "_routines", **kwargs)(fn)
-        bp.route("/automations" + path, defaults=AUTOMATION, endpoint=fn.__name__ + "_automations", **kwargs)(fn)
+        bp.route(
+            "/routines" + path, defaults=ROUTINE, endpoint=fn.__name__ + "_routines", **kwargs
+        )(fn)
+        bp.route(
+            "/automations" + path,
+            defaults=AUTOMATION,
+            endpoint=fn.__name__ + "_automations",
+            **kwargs,
+        )(fn)
         return fn
 
     return wrap
@@ -51,7 +67,11 @@ def _both(path: str, **kwargs: Any) -> Callable[[Any], Any]:
 
 def _routine_wire(routine: Routine, dialect: str) -> dict[str, Any]:
     service = engine().automations.routines
-    return service.automation_wire(routine) if dialect == "automation" else service.routine_wire(routine)
+    return (
+        service.automation_wire(routine)
+        if dialect == "automation"
+        else service.routine_wire(routine)
+    )
 
 
 def _run_wire(run: RoutineRun, dialect: str) -> dict[str, Any]:
@@ -76,14 +96,18 @@ async def list_routines(dialect: str) -> Any:
 
 @_both("", methods=["POST"])
 async def create_routine(dialect: str) -> Any:
-    routine = await engine().automations.routines.create(await object_body(), actor=_actor(), dialect=dialect)
+    routine = await engine().automations.routines.create(
+        await object_body(), actor=_actor(), dialect=dialect
+    )
     key = "automation" if dialect == "automation" else "routine"
     return {key: _routine_wire(routine, dialect)}
 
 
 @_both("/<routine_id>", methods=["PATCH"])
 async def patch_routine(routine_id: str, dialect: str) -> Any:
-    routine = await engine().automations.routines.patch(routine_id, await object_body(), dialect=dialect)
+    routine = await engine().automations.routines.patch(
+        routine_id, await object_body(), dialect=dialect
+    )
     key = "automation" if dialect == "automation" else "routine"
     return {key: _routine_wire(routine, dialect)}
 
@@ -100,15 +124,28 @@ async def delete_routine(routine_id: str, dialect: str) -> Any:
 async def run_now(routine_id: str, dialect: str) -> Any:
     body = await object_body()
     run_count = body.get("run_count", body.get("runCount", 1))
-    runs = await engine().automations.routines.run_now(routine_id, actor=_actor(), run_count=run_count,
-                                                       reason=_reason(body), dialect=dialect)
+    runs = await engine().automations.routines.run_now(
+        routine_id, actor=_actor(), run_count=run_count, reason=_reason(body), dialect=dialect
+    )
     first = runs[0]
     if dialect == "automation":
-        return {"ok": True, "status": first.status, "run": first.automation_wire(),
-                "runs": [r.automation_wire() for r in runs], **first.context_links()}
-    return {"ok": True, "status": first.status, "routineID": routine_id, "runID": first.run_id,
-            "runIDs": [r.run_id for r in runs], "runCount": len(runs), "firedAtMs": first.fired_at_ms,
-            **first.context_links()}
+        return {
+            "ok": True,
+            "status": first.status,
+            "run": first.automation_wire(),
+            "runs": [r.automation_wire() for r in runs],
+            **first.context_links(),
+        }
+    return {
+        "ok": True,
+        "status": first.status,
+        "routineID": routine_id,
+        "runID": first.run_id,
+        "runIDs": [r.run_id for r in runs],
+        "runCount": len(runs),
+        "firedAtMs": first.fired_at_ms,
+        **first.context_links(),
+    }
 
 
 @_both("/<routine_id>/history", methods=["GET"])
@@ -168,8 +205,15 @@ async def deny_run(run_id: str, dialect: str) -> Any:
 @_both("/runs/<run_id>/pause", methods=["POST"])
 async def pause_run(run_id: str, dialect: str) -> Any:
     body = await object_body()
-    run, cancelled = await engine().automations.routines.pause(run_id, actor=_actor(), reason=_reason(body))
-    return {"ok": True, "run": _run_wire(run, dialect), "cancelledSessionIDs": cancelled, **run.context_links()}
+    run, cancelled = await engine().automations.routines.pause(
+        run_id, actor=_actor(), reason=_reason(body)
+    )
+    return {
+        "ok": True,
+        "run": _run_wire(run, dialect),
+        "cancelledSessionIDs": cancelled,
+        **run.context_links(),
+    }
 
 
 @_both("/runs/<run_id>/resume", methods=["POST"])
@@ -182,8 +226,12 @@ async def resume_run(run_id: str, dialect: str) -> Any:
 @_both("/runs/<run_id>/artifacts", methods=["GET"])
 async def run_artifacts(run_id: str, dialect: str) -> Any:
     run = await engine().automations.routines.require_run(run_id)
-    return {"runID": run_id, "artifacts": [dict(a) for a in run.artifacts], "count": len(run.artifacts),
-            **run.context_links()}
+    return {
+        "runID": run_id,
+        "artifacts": [dict(a) for a in run.artifacts],
+        "count": len(run.artifacts),
+        **run.context_links(),
+    }
 
 
 @_both("/runs/<run_id>/artifacts", methods=["POST"])
@@ -194,7 +242,11 @@ async def add_run_artifact(run_id: str, dialect: str) -> Any:
 
 # ---------------------------------------------------------------------- streams
 def _property_filter(*pairs: tuple[str, tuple[str, ...]]) -> Callable[[Event], bool] | None:
-    wanted = [(value, keys) for value, keys in ((query_str(*names), keys) for names, keys in pairs) if value]
+    wanted = [
+        (value, keys)
+        for value, keys in ((query_str(*names), keys) for names, keys in pairs)
+        if value
+    ]
     if not wanted:
         return None
 
@@ -205,12 +257,17 @@ def _property_filter(*pairs: tuple[str, tuple[str, ...]]) -> Callable[[Event], b
 
 
 def _ready(stream: str) -> list[bytes]:
-    return [json_frame({"status": "ready", "stream": stream, "timestamp_ms": engine().clock.now_ms()})]
+    return [
+        json_frame({"status": "ready", "stream": stream, "timestamp_ms": engine().clock.now_ms()})
+    ]
 
 
 def _v1_filter(*, types: frozenset[str] | None) -> EventFilter:
     match = _property_filter(
-        (("automation_id", "automationID", "routine_id", "routineID"), ("automationID", "routineID")),
+        (
+            ("automation_id", "automationID", "routine_id", "routineID"),
+            ("automationID", "routineID"),
+        ),
         (("run_id", "runID"), ("runID",)),
     )
     return EventFilter(topic="automations", types=types, predicate=match)
@@ -219,13 +276,20 @@ def _v1_filter(*, types: frozenset[str] | None) -> EventFilter:
 @bp.get("/automations/events")
 async def automations_events() -> Any:
     eng = engine()
-    body = event_frames(eng.events, _v1_filter(types=V1_STREAM_TYPES), after_seq=resume_cursor(),
-                        preamble=_ready("automations"))
+    body = event_frames(
+        eng.events,
+        _v1_filter(types=V1_STREAM_TYPES),
+        after_seq=resume_cursor(),
+        preamble=_ready("automations"),
+    )
     return sse_response(body)
 
 
-_ROUTINE_NAMES = {"run.started": "routine.run.created", "run.completed": "routine.run.completed",
-                  "approval.required": "routine.approval_required"}
+_ROUTINE_NAMES = {
+    "run.started": "routine.run.created",
+    "run.completed": "routine.run.completed",
+    "approval.required": "routine.approval_required",
+}
 
 
 def routine_event_type(event: Event) -> str:
@@ -236,8 +300,9 @@ def routine_event_type(event: Event) -> str:
         return f"routine.run.{event.properties.get('step') or 'step'}"
     if event.type == "run.failed":
         status = event.properties.get("status")
-        return {"blocked_policy": "routine.blocked", "denied": "routine.run.denied"}.get(str(status),
-                                                                                        "routine.run.failed")
+        return {"blocked_policy": "routine.blocked", "denied": "routine.run.denied"}.get(
+            str(status), "routine.run.failed"
+        )
     return event.type
 
 
@@ -250,18 +315,28 @@ def _render_routine_event(event: Event) -> bytes:
 @bp.get("/routines/events")
 async def routines_events() -> Any:
     eng = engine()
-    body = event_frames(eng.events, _v1_filter(types=None), after_seq=resume_cursor(), preamble=_ready("routines"),
-                        render=_render_routine_event)
+    body = event_frames(
+        eng.events,
+        _v1_filter(types=None),
+        after_seq=resume_cursor(),
+        preamble=_ready("routines"),
+        render=_render_routine_event,
+    )
     return sse_response(body)
 
 
 @bp.get("/automations/v2/events")
 async def automations_v2_events() -> Any:
     eng = engine()
-    match = _property_filter((("automation_id", "automationID"), ("automationID",)),
-                             (("run_id", "runID"), ("runID",)))
-    body = event_frames(eng.events, EventFilter(topic="automations/v2", predicate=match), after_seq=resume_cursor(),
-                        preamble=_ready("automations_v2"))
+    match = _property_filter(
+        (("automation_id", "automationID"), ("automationID",)), (("run_id", "runID"), ("runID",))
+    )
+    body = event_frames(
+        eng.events,
+        EventFilter(topic="automations/v2", predicate=match),
+        after_seq=resume_cursor(),
+        preamble=_ready("automations_v2"),
+    )
     return sse_response(body)
 
 
@@ -288,7 +363,9 @@ async def get_v2(automation_id: str) -> Any:
 
 @bp.patch("/automations/v2/<automation_id>")
 async def patch_v2(automation_id: str) -> Any:
-    automation = await engine().automations.v2.patch(automation_id, await object_body(), actor=_actor())
+    automation = await engine().automations.v2.patch(
+        automation_id, await object_body(), actor=_actor()
+    )
     return {"automation": automation.to_wire()}
 
 
@@ -310,10 +387,20 @@ async def run_v2_now(automation_id: str) -> Any:
     trigger_reason = body.get("trigger_reason", body.get("reason", ""))
     if not isinstance(trigger_reason, str):
         raise ValidationFailed("`trigger_reason` must be a string", field="trigger_reason")
-    run = await engine().automations.v2.create_run(automation_id, trigger_type="manual",
-                                                   trigger_reason=trigger_reason, context=context, dry_run=dry_run)
-    return {"ok": True, "dry_run": dry_run, "run": run.to_wire(), "contextRunID": run.run_id,
-            "linked_context_run_id": run.run_id}
+    run = await engine().automations.v2.create_run(
+        automation_id,
+        trigger_type="manual",
+        trigger_reason=trigger_reason,
+        context=context,
+        dry_run=dry_run,
+    )
+    return {
+        "ok": True,
+        "dry_run": dry_run,
+        "run": run.to_wire(),
+        "contextRunID": run.run_id,
+        "linked_context_run_id": run.run_id,
+    }
 
 
 @bp.get("/automations/v2/<automation_id>/runs")
@@ -328,8 +415,9 @@ async def v2_automation_runs(automation_id: str) -> Any:
 @bp.get("/automations/v2/runs")
 async def v2_runs() -> Any:
     limit = query_int("limit", default=50, minimum=1, maximum=200, clamp=True)
-    runs = await engine().automations.v2.list_runs(automation_id=query_str("automation_id", "automationID"),
-                                                   limit=limit or 50)
+    runs = await engine().automations.v2.list_runs(
+        automation_id=query_str("automation_id", "automationID"), limit=limit or 50
+    )
     return {"runs": [r.to_wire() for r in runs], "count": len(runs)}
 
 
@@ -351,7 +439,9 @@ async def _v2_run(run_id: str) -> Any:
 async def cancel_v2_run(run_id: str) -> Any:
     body = await object_body()
     await _v2_run(run_id)
-    cancelled = await engine().automations.cancel_v2_run(run_id, _reason(body) or "cancelled by operator")
+    cancelled = await engine().automations.cancel_v2_run(
+        run_id, _reason(body) or "cancelled by operator"
+    )
     return {"ok": cancelled, "run": (await _v2_run(run_id)).to_wire()}
 
 
@@ -361,14 +451,18 @@ async def decide_v2_gate(run_id: str) -> Any:
     decision = body.get("decision")
     if not isinstance(decision, str):
         raise ValidationFailed("`decision` must be approve, rework or cancel", field="decision")
-    run = await engine().automations.v2.decide_gate(run_id, decision, reason=_reason(body), actor=_actor())
+    run = await engine().automations.v2.decide_gate(
+        run_id, decision, reason=_reason(body), actor=_actor()
+    )
     return {"ok": True, "run": run.to_wire()}
 
 
 # ---------------------------------------------------------------------- agent governance (humans only)
 def _governor() -> Any:
     if _actor().is_agent:
-        raise Forbidden("agent governance is decided by humans", code="AUTOMATION_V2_GOVERNANCE_REQUIRES_HUMAN")
+        raise Forbidden(
+            "agent governance is decided by humans", code="AUTOMATION_V2_GOVERNANCE_REQUIRES_HUMAN"
+        )
     return engine().automations.governance
 
 
@@ -395,13 +489,17 @@ async def govern_agent(agent_id: str, action: str) -> Any:
     elif action == "capabilities":
         key = body.get("capability_key")
         if key not in ("creates_agents", "modifies_grants"):
-            raise ValidationFailed("`capability_key` must be creates_agents or modifies_grants",
-                                   field="capability_key")
+            raise ValidationFailed(
+                "`capability_key` must be creates_agents or modifies_grants", field="capability_key"
+            )
         expires = body.get("expires_at_ms")
         if expires is not None and (isinstance(expires, bool) or not isinstance(expires, int)):
-            raise ValidationFailed("`expires_at_ms` must be epoch milliseconds", field="expires_at_ms")
+            raise ValidationFailed(
+                "`expires_at_ms` must be epoch milliseconds", field="expires_at_ms"
+            )
         await governance.grant_capability(agent_id, key, expires)
     else:
-        raise ValidationFailed("action must be pause, resume, review, quota-override or capabilities",
-                               field="action")
+        raise ValidationFailed(
+            "action must be pause, resume, review, quota-override or capabilities", field="action"
+        )
     return {"ok": True, "agent": await governance.summary(agent_id)}

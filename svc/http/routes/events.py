@@ -29,7 +29,11 @@ async def events() -> Any:
         json_frame(
             {
                 "type": "engine.lifecycle.ready",
-                "properties": {"status": "ready", "transport": "sse", "timestamp_ms": eng.clock.now_ms()},
+                "properties": {
+                    "status": "ready",
+                    "transport": "sse",
+                    "timestamp_ms": eng.clock.now_ms(),
+                },
             }
         ),
     ]
@@ -45,8 +49,11 @@ async def run_events_replay(run_id: str) -> Any:
     limit = query_int("limit", default=250, minimum=1, maximum=1000, clamp=True)
     tail = query_int("tail", default=None, minimum=1, maximum=1000, clamp=True)
     found = await eng.events.replay(
-        EventFilter(run_id=run_id), after_seq=after or 0, before_seq=before,
-        limit=tail or limit or 250, tail=tail is not None,
+        EventFilter(run_id=run_id),
+        after_seq=after or 0,
+        before_seq=before,
+        limit=tail or limit or 250,
+        tail=tail is not None,
     )
     records = [e.to_record() for e in found]
     return {
@@ -67,8 +74,12 @@ async def run_events(run_id: str) -> Any:
     eng = engine()
     if "text/event-stream" in request.headers.get("Accept", "") and not query_bool("json"):
         preamble = [json_frame({"type": "run.stream.connected", "properties": {"runID": run_id}})]
-        body = event_frames(eng.events, EventFilter(run_id=run_id), after_seq=resume_cursor("since_seq", "cursor"),
-                            preamble=preamble)
+        body = event_frames(
+            eng.events,
+            EventFilter(run_id=run_id),
+            after_seq=resume_cursor("since_seq", "cursor"),
+            preamble=preamble,
+        )
         return sse_response(body)
     after = query_int("since_seq", "after_seq", default=0, minimum=0)
     tail = query_int("tail", default=None, minimum=1, maximum=1000, clamp=True)

@@ -36,12 +36,17 @@ def caller() -> Caller:
         org, workspace = header("x-svc-org-id"), header("x-svc-workspace-id")
         deployment = header("x-svc-deployment-id")
         if org or workspace or deployment:
-            tenant = goals.TenantContext.from_wire({"org_id": org, "workspace_id": workspace,
-                                                    "deployment_id": deployment})
+            tenant = goals.TenantContext.from_wire(
+                {"org_id": org, "workspace_id": workspace, "deployment_id": deployment}
+            )
         actor = header("x-svc-actor-id")
         if actor:
-            principal = goals.Principal(actor, verified=True, roles=_names(header("x-svc-actor-roles")),
-                                        capabilities=_names(header("x-svc-actor-capabilities")))
+            principal = goals.Principal(
+                actor,
+                verified=True,
+                roles=_names(header("x-svc-actor-roles")),
+                capabilities=_names(header("x-svc-actor-capabilities")),
+            )
     agent = header("x-svc-agent-id")
     if agent:
         principal = goals.Principal(agent, kind="agent")
@@ -54,25 +59,32 @@ async def _revision() -> int | None:
     if body is None:
         return None
     if not isinstance(body, dict):
-        raise InvalidOrchestrationRevision("the body must be an object with expected_updated_at_ms", field="$")
+        raise InvalidOrchestrationRevision(
+            "the body must be an object with expected_updated_at_ms", field="$"
+        )
     value = body.get("expected_updated_at_ms")
     if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
-        raise InvalidOrchestrationRevision("`expected_updated_at_ms` must be an integer",
-                                           field="expected_updated_at_ms")
+        raise InvalidOrchestrationRevision(
+            "`expected_updated_at_ms` must be an integer", field="expected_updated_at_ms"
+        )
     return value
 
 
 # ---------------------------------------------------------------------- orchestrations
 @bp.post("/orchestrations")
 async def create_orchestration() -> Any:
-    spec = await engine().goals.orchestrations.create_draft(caller(), goals.parse_spec(await json_body()))
+    spec = await engine().goals.orchestrations.create_draft(
+        caller(), goals.parse_spec(await json_body())
+    )
     return goals.spec_response(spec), 201
 
 
 @bp.get("/orchestrations")
 async def list_orchestrations() -> Any:
     limit = query_int("limit", default=500, minimum=1, maximum=500, clamp=True) or 500
-    items = await engine().goals.orchestrations.list(caller(), status=query_str("status"), limit=limit)
+    items = await engine().goals.orchestrations.list(
+        caller(), status=query_str("status"), limit=limit
+    )
     return {"orchestrations": items, "count": len(items)}
 
 
@@ -83,14 +95,17 @@ async def get_orchestration(orchestration_id: str) -> Any:
 
 @bp.put("/orchestrations/<orchestration_id>")
 async def update_orchestration(orchestration_id: str) -> Any:
-    spec = await engine().goals.orchestrations.update_draft(caller(), orchestration_id,
-                                                            goals.parse_spec(await json_body()))
+    spec = await engine().goals.orchestrations.update_draft(
+        caller(), orchestration_id, goals.parse_spec(await json_body())
+    )
     return goals.spec_response(spec)
 
 
 @bp.post("/orchestrations/<orchestration_id>/archive")
 async def archive_orchestration(orchestration_id: str) -> Any:
-    spec = await engine().goals.orchestrations.archive(caller(), orchestration_id, await _revision())
+    spec = await engine().goals.orchestrations.archive(
+        caller(), orchestration_id, await _revision()
+    )
     return goals.spec_response(spec)
 
 
@@ -106,14 +121,21 @@ async def stale_references(orchestration_id: str) -> Any:
 
 @bp.post("/orchestrations/<orchestration_id>/refresh-references")
 async def refresh_references(orchestration_id: str) -> Any:
-    spec, refreshed = await engine().goals.orchestrations.refresh_references(caller(), orchestration_id,
-                                                                              await _revision())
-    return {"orchestration": spec.to_wire(), "refreshed_node_ids": refreshed, "updated_at_ms": spec.updated_at_ms}
+    spec, refreshed = await engine().goals.orchestrations.refresh_references(
+        caller(), orchestration_id, await _revision()
+    )
+    return {
+        "orchestration": spec.to_wire(),
+        "refreshed_node_ids": refreshed,
+        "updated_at_ms": spec.updated_at_ms,
+    }
 
 
 @bp.post("/orchestrations/<orchestration_id>/publish")
 async def publish_orchestration(orchestration_id: str) -> Any:
-    spec = await engine().goals.orchestrations.publish(caller(), orchestration_id, await _revision())
+    spec = await engine().goals.orchestrations.publish(
+        caller(), orchestration_id, await _revision()
+    )
     return goals.spec_response(spec), 201
 
 
@@ -131,8 +153,9 @@ async def get_version(orchestration_id: str, version: int) -> Any:
 
 @bp.post("/orchestrations/<orchestration_id>/dry-run")
 async def dry_run(orchestration_id: str) -> Any:
-    return await engine().goals.orchestrations.dry_run(caller(), orchestration_id,
-                                                       goals.parse_dry_run(await json_body()))
+    return await engine().goals.orchestrations.dry_run(
+        caller(), orchestration_id, goals.parse_dry_run(await json_body())
+    )
 
 
 # ---------------------------------------------------------------------- goals
@@ -145,8 +168,12 @@ async def start_goal() -> Any:
 @bp.get("/goals")
 async def list_goals() -> Any:
     limit = query_int("limit", default=100, minimum=1, maximum=500, clamp=True) or 100
-    items = await engine().goals.list(caller(), status=query_str("status"),
-                                      orchestration_id=query_str("orchestration_id"), limit=limit)
+    items = await engine().goals.list(
+        caller(),
+        status=query_str("status"),
+        orchestration_id=query_str("orchestration_id"),
+        limit=limit,
+    )
     return {"goals": [g.to_wire() for g in items], "count": len(items)}
 
 
@@ -198,8 +225,16 @@ async def goal_wait(goal_id: str, wait_id: str) -> Any:
 
 @bp.get("/goals/<goal_id>/projection")
 async def goal_projection(goal_id: str) -> Any:
-    limit = query_int("limit", default=goals.PROJECTION_DEFAULT_LIMIT, minimum=1,
-                      maximum=goals.PROJECTION_MAX_LIMIT, clamp=True) or goals.PROJECTION_DEFAULT_LIMIT
+    limit = (
+        query_int(
+            "limit",
+            default=goals.PROJECTION_DEFAULT_LIMIT,
+            minimum=1,
+            maximum=goals.PROJECTION_MAX_LIMIT,
+            clamp=True,
+        )
+        or goals.PROJECTION_DEFAULT_LIMIT
+    )
     cursor = query_int("cursor", default=None, minimum=0)
     return await engine().goals.projection(caller(), goal_id, cursor=cursor, limit=limit)
 
@@ -219,8 +254,10 @@ async def goal_event_stream(goal_id: str) -> Any:
     eng = engine()
     goal = await eng.goals.goal(caller(), goal_id)
     after = resume_cursor("cursor") or 0
-    return sse_response(eng.goals.feed.frames(goal.goal_id, after=after),
-                        headers={"X-Event-Source": goals.EVENT_SOURCE})
+    return sse_response(
+        eng.goals.feed.frames(goal.goal_id, after=after),
+        headers={"X-Event-Source": goals.EVENT_SOURCE},
+    )
 
 
 @bp.post("/goals/<goal_id>/pause")
@@ -240,27 +277,33 @@ async def cancel_goal(goal_id: str) -> Any:
 
 @bp.post("/goals/<goal_id>/transitions")
 async def goal_transition(goal_id: str) -> Any:
-    result = await engine().goals.transition(caller(), goal_id, goals.parse_transition(await json_body()))
+    result = await engine().goals.transition(
+        caller(), goal_id, goals.parse_transition(await json_body())
+    )
     return result, 202 if result["outcome"] == "pending_approval" else 200
 
 
 @bp.post("/goals/<goal_id>/completion")
 async def goal_completion(goal_id: str) -> Any:
-    return await engine().goals.complete(caller(), goal_id, goals.parse_completion(await json_body(default={})))
+    return await engine().goals.complete(
+        caller(), goal_id, goals.parse_completion(await json_body(default={}))
+    )
 
 
 @bp.post("/goals/<goal_id>/handoffs/<handoff_id>/decision")
 async def decide_handoff(goal_id: str, handoff_id: str) -> Any:
     body = await object_body()
-    return await engine().goals.decide_handoff(caller(), goal_id, handoff_id, body.get("decision"),
-                                               goals.reason_of(body))
+    return await engine().goals.decide_handoff(
+        caller(), goal_id, handoff_id, body.get("decision"), goals.reason_of(body)
+    )
 
 
 @bp.post("/goals/<goal_id>/waits/<wait_id>/resolve")
 async def resolve_wait(goal_id: str, wait_id: str) -> Any:
     body = await object_body()
-    return await engine().goals.resolve_wait(caller(), goal_id, wait_id, body.get("idempotency_key"),
-                                             body.get("payload"))
+    return await engine().goals.resolve_wait(
+        caller(), goal_id, wait_id, body.get("idempotency_key"), body.get("payload")
+    )
 
 
 @bp.post("/goals/<goal_id>/actions/<path:action_id>")

@@ -78,7 +78,8 @@ async def request_capability() -> Any:
 @bp.get("/mcp/capability-requests")
 async def capability_requests() -> Any:
     records = await engine().mcp.capability_requests(
-        agent_id=query_str("agent_id", "agentID"), status=query_str("status"),
+        agent_id=query_str("agent_id", "agentID"),
+        status=query_str("status"),
         limit=query_int("limit", default=100, minimum=1, maximum=1000, clamp=True) or 100,
     )
     return {"requests": records, "count": len(records)}

@@ -74,13 +74,25 @@ async def list_memory() -> Any:
     tier = query_str("tier")
     session_id = query_str("session_id", "sessionID")
     project_id = query_str("project_id", "projectID")
-    scope = await service.operator_scope(session_id=session_id, project_id=project_id,
-                                         tiers=[tier] if tier else None, field="tier")
+    scope = await service.operator_scope(
+        session_id=session_id, project_id=project_id, tiers=[tier] if tier else None, field="tier"
+    )
     kind = query_str("kind")
-    items, total = await service.list(scope, text=query_str("q", "query"), tags=_tags(),
-                                      kinds=[kind] if kind else (), limit=limit, offset=offset)
-    return {"items": [r.to_wire() for r in items], "count": len(items), "total": total, "offset": offset,
-            "limit": limit}
+    items, total = await service.list(
+        scope,
+        text=query_str("q", "query"),
+        tags=_tags(),
+        kinds=[kind] if kind else (),
+        limit=limit,
+        offset=offset,
+    )
+    return {
+        "items": [r.to_wire() for r in items],
+        "count": len(items),
+        "total": total,
+        "offset": offset,
+        "limit": limit,
+    }
 
 
 @bp.get("/memory/audit")
@@ -97,8 +109,9 @@ async def get_memory(record_id: str) -> Any:
 
 @bp.delete("/memory/<record_id>")
 async def delete(record_id: str) -> Any:
-    return await memory().delete(record_id, project_id=query_str("project_id", "projectID"), tags=_tags(),
-                                 actor="http")
+    return await memory().delete(
+        record_id, project_id=query_str("project_id", "projectID"), tags=_tags(), actor="http"
+    )
 
 
 @bp.post("/memory/import")

@@ -85,12 +85,21 @@ async def create_session() -> Any:
     body = structure(CreateBody, await json_body())
     model = body.model or ModelBody()
     provider = model.provider_id or body.provider
-    session = await engine().sessions.create(CreateSession(
-        title=body.title, directory=body.directory or body.workspace_root, project_id=body.project_id,
-        parent_id=body.parent_id, provider_id=provider if model.model_id else None, model_id=model.model_id,
-        temperature=body.temperature, top_p=body.top_p, max_tokens=body.max_tokens, source_kind=body.source_kind,
-        source_metadata=body.source_metadata,
-    ))
+    session = await engine().sessions.create(
+        CreateSession(
+            title=body.title,
+            directory=body.directory or body.workspace_root,
+            project_id=body.project_id,
+            parent_id=body.parent_id,
+            provider_id=provider if model.model_id else None,
+            model_id=model.model_id,
+            temperature=body.temperature,
+            top_p=body.top_p,
+            max_tokens=body.max_tokens,
+            source_kind=body.source_kind,
+            source_metadata=body.source_metadata,
+        )
+    )
     return session.to_wire([])
 
 
@@ -100,8 +109,11 @@ async def list_sessions() -> Any:
     size = query_int("page_size", "pageSize", default=20, minimum=1, maximum=500, clamp=True)
     archived_raw = query_str("archived")
     sessions = await engine().sessions.list(
-        query=query_str("q"), archived=query_bool("archived") if archived_raw is not None else False,
-        directory=query_str("workspace"), source_kind=query_str("source"), limit=size or 20,
+        query=query_str("q"),
+        archived=query_bool("archived") if archived_raw is not None else False,
+        directory=query_str("workspace"),
+        source_kind=query_str("source"),
+        limit=size or 20,
         offset=((page or 1) - 1) * (size or 20),
     )
     return [s.to_wire([]) for s in sessions]
@@ -113,7 +125,9 @@ async def session_status() -> Any:
     status: dict[str, Any] = {}
     for name in eng.actors.names("session/"):
         run = await eng.sessions.active_run(name.split("/", 1)[1])
-        status[name.split("/", 1)[1]] = {"type": "busy", "meta": {"runID": run.id}} if run else {"type": "idle"}
+        status[name.split("/", 1)[1]] = (
+            {"type": "busy", "meta": {"runID": run.id}} if run else {"type": "idle"}
+        )
     return status
 
 
@@ -169,18 +183,28 @@ async def _run_request(session: Session) -> RunRequest:
 
     raw = await json_body()
     body = structure(PromptBody, raw)
-    parts = engine().sessions.validate_parts(session, raw.get("parts") if isinstance(raw, Mapping) else None)
+    parts = engine().sessions.validate_parts(
+        session, raw.get("parts") if isinstance(raw, Mapping) else None
+    )
     if body.tool_mode is not None and body.tool_mode not in ("auto", "none", "required"):
         raise ValidationFailed("`toolMode` must be auto, none or required", field="toolMode")
     model = body.model or ModelBody()
     if model.model_id and not model.provider_id:
-        raise ValidationFailed("`model.providerID` is required with `model.modelID`", field="model.providerID")
+        raise ValidationFailed(
+            "`model.providerID` is required with `model.modelID`", field="model.providerID"
+        )
     return RunRequest(
-        parts=parts, provider_id=model.provider_id, model_id=model.model_id, agent=body.agent,
+        parts=parts,
+        provider_id=model.provider_id,
+        model_id=model.model_id,
+        agent=body.agent,
         tool_mode=body.tool_mode or "auto",  # type: ignore[arg-type]
         tool_allowlist=tuple(body.tool_allowlist) if body.tool_allowlist is not None else None,
-        temperature=body.temperature, top_p=body.top_p, max_tokens=body.max_tokens,
-        client_id=header("x-svc-client-id"), agent_id=header("x-svc-agent-id"),
+        temperature=body.temperature,
+        top_p=body.top_p,
+        max_tokens=body.max_tokens,
+        client_id=header("x-svc-client-id"),
+        agent_id=header("x-svc-agent-id"),
         idempotency_key=header("idempotency-key") or header("x-svc-idempotency-key"),
         request_hash=request_hash(raw),
     )
@@ -198,8 +222,11 @@ async def prompt_async(session_id: str) -> Any:
     if query_str("return") != "run":
         return Response(status=204, headers=headers)
     body: dict[str, Any] = {
-        "runID": run.id, "sessionID": session_id, "contextRunID": f"session-{session_id}",
-        "linked_context_run_id": f"session-{session_id}", "attachEventStream": attach_hint(session_id, run.id),
+        "runID": run.id,
+        "sessionID": session_id,
+        "contextRunID": f"session-{session_id}",
+        "linked_context_run_id": f"session-{session_id}",
+        "attachEventStream": attach_hint(session_id, run.id),
     }
     if started.replayed:
         body["idempotentReplay"] = True
@@ -215,10 +242,19 @@ async def prompt_sync(session_id: str) -> Any:
         cursor = eng.events.committed_seq
         started = await eng.sessions.prompt(session_id, run_request)
         run_id = started.run.id
-        preamble = [json_frame({"type": "session.run.started",
-                                "properties": {"sessionID": session_id, "runID": run_id, "channel": "system"}})]
+        preamble = [
+            json_frame(
+                {
+                    "type": "session.run.started",
+                    "properties": {"sessionID": session_id, "runID": run_id, "channel": "system"},
+                }
+            )
+        ]
         body = event_frames(
-            eng.events, EventFilter(session_id=session_id, run_id=run_id), after_seq=cursor, preamble=preamble,
+            eng.events,
+            EventFilter(session_id=session_id, run_id=run_id),
+            after_seq=cursor,
+            preamble=preamble,
             until=lambda e: e.type == "session.run.finished" and e.run_id == run_id,
         )
         return sse_response(body, headers={"x-svc-run-id": run_id})
@@ -227,9 +263,15 @@ async def prompt_sync(session_id: str) -> Any:
     text = await eng.sessions.reply_text(run)
     messages = await eng.sessions.messages(session_id)
     return {
-        "runID": run.id, "sessionID": session_id, "status": run.status, "reply": text, "text": text, "output": text,
+        "runID": run.id,
+        "sessionID": session_id,
+        "status": run.status,
+        "reply": text,
+        "text": text,
+        "output": text,
         "error": {"code": run.error_code, "message": run.error_message} if run.error_code else None,
-        "usage": run.usage.to_wire(), "messages": [m.to_wire() for m in messages],
+        "usage": run.usage.to_wire(),
+        "messages": [m.to_wire() for m in messages],
     }
 
 
@@ -240,9 +282,12 @@ async def get_active_run(session_id: str) -> Any:
     run = await engine().sessions.active_run(session_id)
     if run is None:
         return {"active": None}
-    return {"active": run.active_wire(), "contextRunID": f"session-{session_id}",
-            "linked_context_run_id": f"session-{session_id}",
-            "attachEventStream": attach_hint(session_id, run.id)}
+    return {
+        "active": run.active_wire(),
+        "contextRunID": f"session-{session_id}",
+        "linked_context_run_id": f"session-{session_id}",
+        "attachEventStream": attach_hint(session_id, run.id),
+    }
 
 
 @_routes("/session/<session_id>/abort", methods=["POST"])

@@ -18,7 +18,10 @@ async def storage_files() -> Any:
     # Imported on first use: start-up mounts the route but lists nothing.
     from ...storage import DEFAULT_LIMIT, MAX_LIMIT, list_storage_files
 
-    limit = query_int("limit", default=DEFAULT_LIMIT, minimum=1, maximum=MAX_LIMIT, clamp=True) or DEFAULT_LIMIT
+    limit = (
+        query_int("limit", default=DEFAULT_LIMIT, minimum=1, maximum=MAX_LIMIT, clamp=True)
+        or DEFAULT_LIMIT
+    )
     listing = partial(list_storage_files, engine().state_dir, query_str("path"), limit=limit)
     # A large tree takes a while to walk: keep the event loop free meanwhile.
     return await trio.to_thread.run_sync(listing)

@@ -102,8 +102,11 @@ async def create_template() -> Any:
     raw = body.get("template", body)
     template = structure(AgentTemplate, raw, what="template")
     if not template.template_id.strip():
-        raise ValidationFailed("`templateID` must not be empty", field="template.templateID",
-                               code="INVALID_TEMPLATE_ID")
+        raise ValidationFailed(
+            "`templateID` must not be empty",
+            field="template.templateID",
+            code="INVALID_TEMPLATE_ID",
+        )
     saved = await engine().teams.save_template(template)
     return {"ok": True, "template": saved.to_wire()}
 
@@ -136,7 +139,9 @@ async def delete_template(template_id: str) -> Any:
 async def list_instances() -> Any:
     status = query_str("status")
     if status is not None and status not in INSTANCE_STATUSES:
-        raise ValidationFailed(f"`status` must be one of {', '.join(INSTANCE_STATUSES)}", field="status")
+        raise ValidationFailed(
+            f"`status` must be one of {', '.join(INSTANCE_STATUSES)}", field="status"
+        )
     instances = await engine().teams.instances(
         mission_id=query_str("missionID", "missionId", "mission_id"),
         parent_instance_id=query_str("parentInstanceID", "parentInstanceId", "parent_instance_id"),
@@ -159,15 +164,25 @@ async def prompt_instance(instance_id: str) -> Any:
     eng = engine()
     instance = await eng.teams.instance(instance_id)
     body = structure(PromptBody, await json_body())
-    raw_parts = body.parts if body.parts is not None else (
-        [{"type": "text", "text": body.text}] if body.text else None)
+    raw_parts = (
+        body.parts
+        if body.parts is not None
+        else ([{"type": "text", "text": body.text}] if body.text else None)
+    )
     if not raw_parts:
         raise ValidationFailed("`parts` (or `text`) is required", field="parts")
     session = await eng.sessions.get(instance.session_id)
     parts = eng.sessions.validate_parts(session, raw_parts)
-    started = await eng.teams.prompt(instance_id, RunRequest(parts=parts, system=body.system, source="agent_team"))
-    return {"ok": True, "instanceID": instance_id, "sessionID": instance.session_id, "runID": started.run.id,
-            "status": started.run.status}, 202
+    started = await eng.teams.prompt(
+        instance_id, RunRequest(parts=parts, system=body.system, source="agent_team")
+    )
+    return {
+        "ok": True,
+        "instanceID": instance_id,
+        "sessionID": instance.session_id,
+        "runID": started.run.id,
+        "status": started.run.status,
+    }, 202
 
 
 @bp.post("/agent-team/instance/<instance_id>/cancel")
@@ -175,7 +190,12 @@ async def prompt_instance(instance_id: str) -> Any:
 async def cancel_instance(instance_id: str) -> Any:
     reason = await _reason()
     instance: Instance = await engine().teams.cancel_instance(instance_id, reason)
-    return {"ok": True, "instanceID": instance.id, "sessionID": instance.session_id, "status": instance.status}
+    return {
+        "ok": True,
+        "instanceID": instance.id,
+        "sessionID": instance.session_id,
+        "status": instance.status,
+    }
 
 
 @bp.get("/agent-team/missions")
@@ -201,9 +221,12 @@ async def spawn() -> Any:
 
     body = structure(SpawnBody, await json_body(allow_empty=False))
     request = SpawnRequest(
-        role=body.role, source=body.source, mission_id=_optional_id(body.mission_id, "missionID"),
+        role=body.role,
+        source=body.source,
+        mission_id=_optional_id(body.mission_id, "missionID"),
         parent_instance_id=_optional_id(body.parent_instance_id, "parentInstanceID"),
-        template_id=_optional_id(body.template_id, "templateID"), justification=body.justification,
+        template_id=_optional_id(body.template_id, "templateID"),
+        justification=body.justification,
         budget_override=body.budget_override.limits() if body.budget_override else None,
         prompt=body.prompt if body.prompt and body.prompt.strip() else None,
     )

@@ -43,11 +43,18 @@ async def tool_execute() -> Any:
     outcome = await eng.dispatcher.dispatch(body.tool.strip(), body.args, ctx, view=view)
     if outcome.ok:
         return {"output": outcome.output or "", "metadata": dict(outcome.metadata)}
-    status = {"TOOL_NOT_FOUND": 404, "TOOL_DISPATCH_DENIED": 403, "TOOL_NOT_ALLOWED": 403,
-              "VALIDATION_FAILED": 400}.get(outcome.code or "", 400 if outcome.state == "failed" else 403)
+    status = {
+        "TOOL_NOT_FOUND": 404,
+        "TOOL_DISPATCH_DENIED": 403,
+        "TOOL_NOT_ALLOWED": 403,
+        "VALIDATION_FAILED": 400,
+    }.get(outcome.code or "", 400 if outcome.state == "failed" else 403)
     error_body: dict[str, Any] = {
-        "error": outcome.error, "code": outcome.code or "TOOL_EXECUTION_FAILED", "retryable": False,
-        "tool": outcome.tool, "outcome": outcome.state,
+        "error": outcome.error,
+        "code": outcome.code or "TOOL_EXECUTION_FAILED",
+        "retryable": False,
+        "tool": outcome.tool,
+        "outcome": outcome.state,
     }
     if outcome.state == "denied":
         error_body["reason"] = outcome.error

@@ -121,15 +121,21 @@ async def workflow_events() -> Any:
     def wanted(event: Any) -> bool:
         return workflow_id is None or event.properties.get("workflowID") == workflow_id
 
-    flt = EventFilter(topic="workflows", run_id=run_id, type_prefixes=("workflow.",), predicate=wanted)
-    ready = json_frame({"status": "ready", "stream": "workflows", "timestamp_ms": eng.clock.now_ms()})
+    flt = EventFilter(
+        topic="workflows", run_id=run_id, type_prefixes=("workflow.",), predicate=wanted
+    )
+    ready = json_frame(
+        {"status": "ready", "stream": "workflows", "timestamp_ms": eng.clock.now_ms()}
+    )
     return sse_response(event_frames(eng.events, flt, after_seq=resume_cursor(), preamble=[ready]))
 
 
 @bp.get("/workflows/runs")
 async def list_workflow_runs() -> Any:
     limit = query_int("limit", default=50, minimum=1, maximum=500, clamp=True) or 50
-    runs = await service().list_runs(workflow_id=query_str("workflow_id", "workflowID"), limit=limit)
+    runs = await service().list_runs(
+        workflow_id=query_str("workflow_id", "workflowID"), limit=limit
+    )
     return {"runs": [r.to_wire() for r in runs], "count": len(runs)}
 
 
@@ -143,8 +149,9 @@ async def decide_workflow_gate(run_id: str) -> Any:
     from ...workflows import requester_from_headers
 
     body = structure(GateBody, await json_body(allow_empty=False))
-    run = await service().decide_gate(run_id, body.decision, reason=body.reason,
-                                      requester=requester_from_headers(request.headers))
+    run = await service().decide_gate(
+        run_id, body.decision, reason=body.reason, requester=requester_from_headers(request.headers)
+    )
     return {"ok": True, "run": run.to_wire()}
 
 
@@ -169,8 +176,11 @@ async def get_workflow(workflow_id: str) -> Any:
 @bp.post("/workflows/<workflow_id>/run")
 async def run_workflow(workflow_id: str) -> Any:
     body = structure(RunBody, await json_body())
-    run = await service().start_run(workflow_id, dry_run=body.dry_run,
-                                    workspace_root=absolute_dir(body.workspace_root, "workspace_root"))
+    run = await service().start_run(
+        workflow_id,
+        dry_run=body.dry_run,
+        workspace_root=absolute_dir(body.workspace_root, "workspace_root"),
+    )
     return {"run": run.to_wire()}
 
 
@@ -195,12 +205,16 @@ def planner() -> PlannerService:
 
 @bp.post("/workflow-plans/preview")
 async def preview_plan() -> Any:
-    return await planner().preview(structure(domain.PlanRequest, await json_body(allow_empty=False)))
+    return await planner().preview(
+        structure(domain.PlanRequest, await json_body(allow_empty=False))
+    )
 
 
 @bp.post("/workflow-plans/chat/start")
 async def start_plan_chat() -> Any:
-    return await planner().chat_start(structure(domain.PlanRequest, await json_body(allow_empty=False)))
+    return await planner().chat_start(
+        structure(domain.PlanRequest, await json_body(allow_empty=False))
+    )
 
 
 @bp.post("/workflow-plans/chat/message")
@@ -220,17 +234,23 @@ async def apply_plan() -> Any:
     from ...workflows import AGENT_ID_HEADER, REQUEST_SOURCE_HEADER
 
     body = structure(domain.ApplyRequest, await json_body(allow_empty=False))
-    return await planner().apply(body, agent_id=header(AGENT_ID_HEADER), request_source=header(REQUEST_SOURCE_HEADER))
+    return await planner().apply(
+        body, agent_id=header(AGENT_ID_HEADER), request_source=header(REQUEST_SOURCE_HEADER)
+    )
 
 
 @bp.post("/workflow-plans/import/preview")
 async def preview_plan_import() -> Any:
-    return await planner().import_preview(structure(domain.ImportRequest, await json_body(allow_empty=False)))
+    return await planner().import_preview(
+        structure(domain.ImportRequest, await json_body(allow_empty=False))
+    )
 
 
 @bp.post("/workflow-plans/import")
 async def import_plan() -> Any:
-    return await planner().import_bundle(structure(domain.ImportRequest, await json_body(allow_empty=False)))
+    return await planner().import_bundle(
+        structure(domain.ImportRequest, await json_body(allow_empty=False))
+    )
 
 
 @bp.get("/workflow-plans/sessions")

@@ -50,7 +50,9 @@ class BashTool(BuiltinTool):
 
         timeout_ms = int(args.get("timeout_ms", DEFAULT_TIMEOUT_MS))
         result = await run_shell(
-            args["command"], cwd=working_directory(ctx), time_limit=timeout_ms / 1000,
+            args["command"],
+            cwd=working_directory(ctx),
+            time_limit=timeout_ms / 1000,
             output_cap=OUTPUT_CAP,
         )
         text = decode_text(result.output)

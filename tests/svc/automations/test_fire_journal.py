@@ -50,29 +50,43 @@ class WithoutMaterializer(AutomationsComponent):
 
 
 @asynccontextmanager
-async def open_engine_at(settings: svc.Settings, recorder: Recorder, wall_ms: int, *,
-                         materializer: bool = True) -> AsyncIterator[svc.Engine]:
+async def open_engine_at(
+    settings: svc.Settings, recorder: Recorder, wall_ms: int, *, materializer: bool = True
+) -> AsyncIterator[svc.Engine]:
     clock = TrioClock(epoch_ms=wall_ms, anchor=trio.current_time())
-    components = [WithoutMaterializer() if isinstance(c, AutomationsComponent) and not materializer else c
-                  for c in default_components()]
+    components = [
+        WithoutMaterializer() if isinstance(c, AutomationsComponent) and not materializer else c
+        for c in default_components()
+    ]
     components.append(RecorderEntrypoint({RECORD: recorder}))
     async with svc.open_engine(settings, clock=clock, components=components) as engine:
         yield engine
 
 
 async def journal_rows(engine: svc.Engine) -> list[tuple[Any, ...]]:
-    return await engine.db.read(lambda conn: list(conn.execute(
-        "SELECT kind, fired_at_ms, decisions FROM automations_fire_journal ORDER BY seq")))
+    return await engine.db.read(
+        lambda conn: list(
+            conn.execute(
+                "SELECT kind, fired_at_ms, decisions FROM automations_fire_journal ORDER BY seq"
+            )
+        )
+    )
 
 
 async def stored_fire_times(engine: svc.Engine, routine_id: str) -> tuple[int | None, int | None]:
-    return await engine.db.read(lambda conn: next(conn.execute(
-        "SELECT next_fire_at_ms, last_fired_at_ms FROM automations_routine_fire_times WHERE routine_id = ?",
-        (routine_id,))))
+    return await engine.db.read(
+        lambda conn: next(
+            conn.execute(
+                "SELECT next_fire_at_ms, last_fired_at_ms FROM automations_routine_fire_times WHERE routine_id = ?",
+                (routine_id,),
+            )
+        )
+    )
 
 
 async def test_fires_journaled_before_a_stop_become_runs_exactly_once_at_the_next_start(
-    settings: svc.Settings, mock_clock: trio.testing.MockClock,
+    settings: svc.Settings,
+    mock_clock: trio.testing.MockClock,
 ) -> None:
     recorder = Recorder()
     async with open_engine_at(settings, recorder, EPOCH_MS, materializer=False) as engine:
@@ -100,10 +114,12 @@ async def test_fires_journaled_before_a_stop_become_runs_exactly_once_at_the_nex
         assert await journal_rows(engine) == []
         seq = await completions(engine, 3, before)
         assert sorted(recorder.fires) == [(i, EPOCH_MS + 1000) for i in ids]
-        announced = await engine.events.replay(EventFilter(topic="automations", types={"run.started"}),
-                                               after_seq=before)
-        assert sorted((e.properties["routineID"], e.properties["scheduledAtMs"]) for e in announced) == \
-            [(i, EPOCH_MS + 1000) for i in ids]
+        announced = await engine.events.replay(
+            EventFilter(topic="automations", types={"run.started"}), after_seq=before
+        )
+        assert sorted(
+            (e.properties["routineID"], e.properties["scheduledAtMs"]) for e in announced
+        ) == [(i, EPOCH_MS + 1000) for i in ids]
         for routine_id in ids:
             assert await stored_fire_times(engine, routine_id) == (EPOCH_MS + 2000, EPOCH_MS + 1000)
 
@@ -114,12 +130,14 @@ async def test_fires_journaled_before_a_stop_become_runs_exactly_once_at_the_nex
         for routine_id in ids:
             runs = await engine.automations.routines.list_runs(routine_id=routine_id)
             assert sorted(r.scheduled_at_ms for r in runs) == [EPOCH_MS + 1000, EPOCH_MS + 2000]
-    assert sorted(recorder.fires) == sorted([(i, EPOCH_MS + 1000) for i in ids] +
-                                            [(i, EPOCH_MS + 2000) for i in ids])
+    assert sorted(recorder.fires) == sorted(
+        [(i, EPOCH_MS + 1000) for i in ids] + [(i, EPOCH_MS + 2000) for i in ids]
+    )
 
 
 async def test_a_routine_with_a_journaled_fire_not_yet_materialized_is_not_fired_again(
-    settings: svc.Settings, mock_clock: trio.testing.MockClock,
+    settings: svc.Settings,
+    mock_clock: trio.testing.MockClock,
 ) -> None:
     recorder = Recorder()
     async with open_engine_at(settings, recorder, EPOCH_MS, materializer=False) as engine:
@@ -147,13 +165,26 @@ async def test_a_routine_with_a_journaled_fire_not_yet_materialized_is_not_fired
 
 
 async def test_a_scheduled_automation_v2_fire_journaled_before_a_stop_runs_once_after_the_restart(
-    settings: svc.Settings, mock_clock: trio.testing.MockClock,
+    settings: svc.Settings,
+    mock_clock: trio.testing.MockClock,
 ) -> None:
     spec = {
-        "name": "ticker", "status": "active",
-        "schedule": {"type": "interval", "interval_seconds": 5, "timezone": "UTC", "misfire_policy": "run_once"},
-        "agents": [{"agent_id": "a", "display_name": "A", "tool_policy": {"allowlist": ["read"]},
-                    "mcp_policy": {"allowed_servers": []}}],
+        "name": "ticker",
+        "status": "active",
+        "schedule": {
+            "type": "interval",
+            "interval_seconds": 5,
+            "timezone": "UTC",
+            "misfire_policy": "run_once",
+        },
+        "agents": [
+            {
+                "agent_id": "a",
+                "display_name": "A",
+                "tool_policy": {"allowlist": ["read"]},
+                "mcp_policy": {"allowed_servers": []},
+            }
+        ],
         "flow": {"nodes": [{"node_id": "n", "agent_id": "a", "objective": "tick"}]},
     }
     async with open_engine_at(settings, Recorder(), EPOCH_MS, materializer=False) as engine:
@@ -163,10 +194,14 @@ async def test_a_scheduled_automation_v2_fire_journaled_before_a_stop_runs_once_
         assert [row[0] for row in await journal_rows(engine)] == ["v2"]
         assert await engine.automations.v2.list_runs(automation_id=automation.automation_id) == []
         assert engine.automations.v2.busy(automation.automation_id)
-        assert (await engine.automations.get_v2(automation.automation_id)).next_fire_at_ms == EPOCH_MS + 10_000
+        assert (
+            await engine.automations.get_v2(automation.automation_id)
+        ).next_fire_at_ms == EPOCH_MS + 10_000
 
     async with open_engine_at(settings, Recorder(), EPOCH_MS + 6000) as engine:
         assert await journal_rows(engine) == []
         runs = await engine.automations.v2.list_runs(automation_id=automation.automation_id)
         assert len(runs) == 1 and runs[0].context == {"scheduled_at_ms": EPOCH_MS + 5000}
-        assert (await engine.automations.get_v2(automation.automation_id)).next_fire_at_ms == EPOCH_MS + 10_000
+        assert (
+            await engine.automations.get_v2(automation.automation_id)
+        ).next_fire_at_ms == EPOCH_MS + 10_000

@@ -29,35 +29,58 @@ def test_a_work_item_goes_through_review_and_test_to_done() -> None:
     state, commands = reduce(state, event("run_started", work_item_id="w-1", run_id="r-1"))
     assert state.item("w-1").status == "in_progress" and state.item("w-1").run_id == "r-1"
     assert state.revision == 2 and commands == []
-    state, commands = reduce(state, event("run_finished", work_item_id="w-1", run_id="r-1", status="completed"))
+    state, commands = reduce(
+        state, event("run_finished", work_item_id="w-1", run_id="r-1", status="completed")
+    )
     assert state.item("w-1").status == "review"
-    assert commands == [{"type": "request_approval", "mission_id": "m-1", "work_item_id": "w-1", "kind": "review",
-                         "summary": "Review required for `item 1` output"}]
-    state, commands = reduce(state, event("approval_granted", work_item_id="w-1", approval_id="a-1"))
+    assert commands == [
+        {
+            "type": "request_approval",
+            "mission_id": "m-1",
+            "work_item_id": "w-1",
+            "kind": "review",
+            "summary": "Review required for `item 1` output",
+        }
+    ]
+    state, commands = reduce(
+        state, event("approval_granted", work_item_id="w-1", approval_id="a-1")
+    )
     assert state.item("w-1").status == "test" and commands[0]["kind"] == "test"
-    state, commands = reduce(state, event("approval_granted", work_item_id="w-1", approval_id="a-2"))
+    state, commands = reduce(
+        state, event("approval_granted", work_item_id="w-1", approval_id="a-2")
+    )
     assert state.item("w-1").status == "done" and state.status == "succeeded"
-    assert [c["event_type"] for c in commands] == ["mission.work_item.completed", "mission.completed"]
+    assert [c["event_type"] for c in commands] == [
+        "mission.work_item.completed",
+        "mission.completed",
+    ]
     assert state.revision == 5
 
 
 def test_failures_and_denials_send_items_to_rework() -> None:
-    state, commands = reduce(mission("in_progress"), event("run_finished", work_item_id="w-1", run_id="r",
-                                                           status="error"))
+    state, commands = reduce(
+        mission("in_progress"),
+        event("run_finished", work_item_id="w-1", run_id="r", status="error"),
+    )
     assert state.item("w-1").status == "rework"
     assert commands[0]["event_type"] == "mission.work_item.rework_requested"
-    state, commands = reduce(mission("test"), event("approval_denied", work_item_id="w-1", approval_id="a",
-                                                    reason="flaky"))
+    state, commands = reduce(
+        mission("test"),
+        event("approval_denied", work_item_id="w-1", approval_id="a", reason="flaky"),
+    )
     assert state.item("w-1").status == "rework" and commands[0]["properties"]["gate"] == "test"
 
 
 def test_events_that_change_nothing_keep_the_revision() -> None:
     state = mission("todo")
-    for unchanged in (event("tool_observed", run_id="r", tool="read", phase="start"),
-                      event("timer_fired", timer_id="t"), event("approval_granted", work_item_id="w-1",
-                                                                approval_id="a"),
-                      event("run_started", work_item_id="w-9", run_id="r"), event("mission_started"),
-                      MissionEvent("mission_started", "another-mission")):
+    for unchanged in (
+        event("tool_observed", run_id="r", tool="read", phase="start"),
+        event("timer_fired", timer_id="t"),
+        event("approval_granted", work_item_id="w-1", approval_id="a"),
+        event("run_started", work_item_id="w-9", run_id="r"),
+        event("mission_started"),
+        MissionEvent("mission_started", "another-mission"),
+    ):
         assert reduce(state, unchanged) == (state, [])
 
 
@@ -71,32 +94,57 @@ def test_pause_resume_cancel() -> None:
 
 
 async def test_mission_routes_and_the_bridge(client: httpx.AsyncClient, engine: svc.Engine) -> None:
-    created = await client.post("/mission", json={"title": "Ship it", "goal": "release 1.0", "work_items": [
-        {"work_item_id": "w-1", "title": "Write code", "assigned_agent": "worker"},
-        {"title": "Write docs", "assigned_agent": "poet"},
-        {"title": "Celebrate"},
-    ]})
+    created = await client.post(
+        "/mission",
+        json={
+            "title": "Ship it",
+            "goal": "release 1.0",
+            "work_items": [
+                {"work_item_id": "w-1", "title": "Write code", "assigned_agent": "worker"},
+                {"title": "Write docs", "assigned_agent": "poet"},
+                {"title": "Celebrate"},
+            ],
+        },
+    )
     assert created.status_code == 200, created.text
     state = created.json()["mission"]
     assert state["status"] == "draft" and state["revision"] == 1
     assert [w["work_item_id"] for w in state["work_items"]] == ["w-1", "w-2", "w-3"]
     mission_id = state["mission_id"]
     assert (await client.get("/mission")).json()["count"] == 1
-    assert (await client.get(f"/mission/{mission_id}")).json()["mission"]["spec"]["goal"] == "release 1.0"
+    assert (await client.get(f"/mission/{mission_id}")).json()["mission"]["spec"][
+        "goal"
+    ] == "release 1.0"
 
-    started = (await client.post(f"/mission/{mission_id}/event",
-                                 json={"event": {"type": "mission_started", "mission_id": mission_id}})).json()
+    started = (
+        await client.post(
+            f"/mission/{mission_id}/event",
+            json={"event": {"type": "mission_started", "mission_id": mission_id}},
+        )
+    ).json()
     assert started["mission"]["status"] == "running" and started["commands"] == []
     spawns = started["orchestratorSpawns"]
     assert [row["workItemID"] for row in spawns] == ["w-1", "w-2"]
     poet = spawns[1]
     assert poet["ok"] is False and poet["code"] == "UNSUPPORTED_ASSIGNED_AGENT"
     assert started["orchestratorCancellations"] == {"triggered": False, "cancelledInstances": 0}
-    updated = await wait_for_event(engine, "mission.updated", where=lambda e: e.properties["missionID"] == mission_id)
+    updated = await wait_for_event(
+        engine, "mission.updated", where=lambda e: e.properties["missionID"] == mission_id
+    )
     assert updated.properties["status"] == "running" and updated.properties["revision"] == 2
 
-    canceled = (await client.post(f"/mission/{mission_id}/event", json={"event": {
-        "type": "mission_canceled", "mission_id": mission_id, "reason": "descoped"}})).json()
+    canceled = (
+        await client.post(
+            f"/mission/{mission_id}/event",
+            json={
+                "event": {
+                    "type": "mission_canceled",
+                    "mission_id": mission_id,
+                    "reason": "descoped",
+                }
+            },
+        )
+    ).json()
     assert canceled["mission"]["status"] == "canceled" and canceled["orchestratorSpawns"] == []
     assert canceled["orchestratorCancellations"]["triggered"] is True
     assert canceled["orchestratorCancellations"]["reason"] == "descoped"
@@ -104,18 +152,27 @@ async def test_mission_routes_and_the_bridge(client: httpx.AsyncClient, engine: 
 
 
 async def test_mission_event_errors(client: httpx.AsyncClient) -> None:
-    mission_id = (await client.post("/mission", json={"title": "t", "goal": "g"})).json()["mission"]["mission_id"]
-    mismatch = await client.post(f"/mission/{mission_id}/event",
-                                 json={"event": {"type": "mission_started", "mission_id": "someone-else"}})
+    mission_id = (await client.post("/mission", json={"title": "t", "goal": "g"})).json()[
+        "mission"
+    ]["mission_id"]
+    mismatch = await client.post(
+        f"/mission/{mission_id}/event",
+        json={"event": {"type": "mission_started", "mission_id": "someone-else"}},
+    )
     assert mismatch.status_code == 400 and mismatch.json()["code"] == "MISSION_EVENT_MISMATCH"
-    missing = await client.post("/mission/ghost/event", json={"event": {"type": "mission_started",
-                                                                         "mission_id": "ghost"}})
+    missing = await client.post(
+        "/mission/ghost/event", json={"event": {"type": "mission_started", "mission_id": "ghost"}}
+    )
     assert missing.status_code == 404 and missing.json()["code"] == "MISSION_NOT_FOUND"
-    unknown = await client.post(f"/mission/{mission_id}/event",
-                                json={"event": {"type": "mission_exploded", "mission_id": mission_id}})
+    unknown = await client.post(
+        f"/mission/{mission_id}/event",
+        json={"event": {"type": "mission_exploded", "mission_id": mission_id}},
+    )
     assert unknown.status_code == 400 and unknown.json()["field"] == "event.type"
-    incomplete = await client.post(f"/mission/{mission_id}/event",
-                                   json={"event": {"type": "run_started", "mission_id": mission_id}})
+    incomplete = await client.post(
+        f"/mission/{mission_id}/event",
+        json={"event": {"type": "run_started", "mission_id": mission_id}},
+    )
     assert incomplete.status_code == 400 and incomplete.json()["field"] == "event.work_item_id"
     assert (await client.post("/mission", json={"title": "t"})).json()["field"] == "goal"
 
@@ -125,42 +182,93 @@ def write_yaml(path: Path, content: dict[str, Any]) -> None:
     path.write_text(yaml.safe_dump(content, sort_keys=False), encoding="utf-8")
 
 
-async def test_the_bridge_spawns_and_cancels_team_instances(client: httpx.AsyncClient, engine: svc.Engine,
-                                                            fake_model: Any, workspace: Path) -> None:
+async def test_the_bridge_spawns_and_cancels_team_instances(
+    client: httpx.AsyncClient, engine: svc.Engine, fake_model: Any, workspace: Path
+) -> None:
     team = workspace / ".svc" / "agent-team"
-    write_yaml(team / "spawn-policy.yaml", {
-        "enabled": True, "spawn_edges": {"orchestrator": {"behavior": "allow", "can_spawn": ["worker"]}}})
-    write_yaml(team / "templates" / "worker-basic.yaml", {
-        "templateID": "worker-basic", "role": "worker", "display_name": "Worker",
-        "capabilities": {"tool_allowlist": ["read"], "fs_scopes": {"read": ["."], "write": []}}})
+    write_yaml(
+        team / "spawn-policy.yaml",
+        {
+            "enabled": True,
+            "spawn_edges": {"orchestrator": {"behavior": "allow", "can_spawn": ["worker"]}},
+        },
+    )
+    write_yaml(
+        team / "templates" / "worker-basic.yaml",
+        {
+            "templateID": "worker-basic",
+            "role": "worker",
+            "display_name": "Worker",
+            "capabilities": {"tool_allowlist": ["read"], "fs_scopes": {"read": ["."], "write": []}},
+        },
+    )
     # The instances' model turns are held, so both are still running when the mission is canceled.
     hold = trio.Event()
     fake_model.default = lambda request: Turn.reply("working", gate=hold)
-    mission_id = (await client.post("/mission", json={"title": "Ship", "goal": "release", "work_items": [
-        {"work_item_id": "w-1", "title": "Build", "assigned_agent": "worker"},
-        {"work_item_id": "w-2", "title": "Build more", "assigned_agent": "worker"},
-        {"work_item_id": "w-3", "title": "Think"},
-    ]})).json()["mission"]["mission_id"]
+    mission_id = (
+        await client.post(
+            "/mission",
+            json={
+                "title": "Ship",
+                "goal": "release",
+                "work_items": [
+                    {"work_item_id": "w-1", "title": "Build", "assigned_agent": "worker"},
+                    {"work_item_id": "w-2", "title": "Build more", "assigned_agent": "worker"},
+                    {"work_item_id": "w-3", "title": "Think"},
+                ],
+            },
+        )
+    ).json()["mission"]["mission_id"]
 
-    started = (await client.post(f"/mission/{mission_id}/event",
-                                 json={"event": {"type": "mission_started", "mission_id": mission_id}})).json()
+    started = (
+        await client.post(
+            f"/mission/{mission_id}/event",
+            json={"event": {"type": "mission_started", "mission_id": mission_id}},
+        )
+    ).json()
     spawns = started["orchestratorSpawns"]
     assert [(row["workItemID"], row["ok"], row["status"]) for row in spawns] == [
-        ("w-1", True, "running"), ("w-2", True, "running")]
+        ("w-1", True, "running"),
+        ("w-2", True, "running"),
+    ]
     assert all(row["instanceID"] and row["sessionID"] for row in spawns)
     assert started["orchestratorCancellations"] == {"triggered": False, "cancelledInstances": 0}
-    instances = (await client.get("/agent-team/instances", params={"missionID": mission_id})).json()["instances"]
+    instances = (
+        await client.get("/agent-team/instances", params={"missionID": mission_id})
+    ).json()["instances"]
     assert sorted(i["instanceID"] for i in instances) == sorted(row["instanceID"] for row in spawns)
 
-    paused = (await client.post(f"/mission/{mission_id}/event", json={"event": {
-        "type": "mission_paused", "mission_id": mission_id, "reason": "lunch"}})).json()
-    assert paused["orchestratorSpawns"] == [] and paused["orchestratorCancellations"]["triggered"] is False
+    paused = (
+        await client.post(
+            f"/mission/{mission_id}/event",
+            json={"event": {"type": "mission_paused", "mission_id": mission_id, "reason": "lunch"}},
+        )
+    ).json()
+    assert (
+        paused["orchestratorSpawns"] == []
+        and paused["orchestratorCancellations"]["triggered"] is False
+    )
 
-    canceled = (await client.post(f"/mission/{mission_id}/event", json={"event": {
-        "type": "mission_canceled", "mission_id": mission_id, "reason": "descoped"}})).json()
+    canceled = (
+        await client.post(
+            f"/mission/{mission_id}/event",
+            json={
+                "event": {
+                    "type": "mission_canceled",
+                    "mission_id": mission_id,
+                    "reason": "descoped",
+                }
+            },
+        )
+    ).json()
     assert canceled["orchestratorSpawns"] == []
-    assert canceled["orchestratorCancellations"] == {"triggered": True, "reason": "descoped",
-                                                     "cancelledInstances": 2}
-    after = (await client.get("/agent-team/instances", params={"missionID": mission_id})).json()["instances"]
+    assert canceled["orchestratorCancellations"] == {
+        "triggered": True,
+        "reason": "descoped",
+        "cancelledInstances": 2,
+    }
+    after = (await client.get("/agent-team/instances", params={"missionID": mission_id})).json()[
+        "instances"
+    ]
     assert {i["status"] for i in after} == {"cancelled"}
     hold.set()

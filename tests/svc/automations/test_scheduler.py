@@ -59,20 +59,26 @@ class RecorderEntrypoint(Component):
 
 
 @asynccontextmanager
-async def open_scheduled_engine(settings: svc.Settings, recorder: Recorder, wall_ms: int,
-                                **handlers: Any) -> AsyncIterator[svc.Engine]:
+async def open_scheduled_engine(
+    settings: svc.Settings, recorder: Recorder, wall_ms: int, **handlers: Any
+) -> AsyncIterator[svc.Engine]:
     clock = TrioClock(epoch_ms=wall_ms, anchor=trio.current_time())
     components = [*default_components(), RecorderEntrypoint({RECORD: recorder, **handlers})]
     async with svc.open_engine(settings, clock=clock, components=components) as engine:
         yield engine
 
 
-async def create_routines(engine: svc.Engine, count: int, *, seconds: int = 1,
-                          misfire: Any = None, prefix: str = "r") -> list[str]:
+async def create_routines(
+    engine: svc.Engine, count: int, *, seconds: int = 1, misfire: Any = None, prefix: str = "r"
+) -> list[str]:
     ids = []
     for index in range(count):
-        body: dict[str, Any] = {"routine_id": f"{prefix}{index:04d}", "name": f"routine {index}",
-                                "schedule": {"interval_seconds": {"seconds": seconds}}, "entrypoint": RECORD}
+        body: dict[str, Any] = {
+            "routine_id": f"{prefix}{index:04d}",
+            "name": f"routine {index}",
+            "schedule": {"interval_seconds": {"seconds": seconds}},
+            "entrypoint": RECORD,
+        }
         if misfire is not None:
             body["misfire_policy"] = misfire
         ids.append((await engine.automations.routines.create(body)).routine_id)
@@ -107,8 +113,11 @@ async def completions(engine: svc.Engine, count: int, after_seq: int) -> int:
     seen = 0
     last = after_seq
     async with real_time_limit(120):
-        with EventStream(engine.events, EventFilter(topic="automations", types={"run.completed"}),
-                         after_seq=after_seq) as stream:
+        with EventStream(
+            engine.events,
+            EventFilter(topic="automations", types={"run.completed"}),
+            after_seq=after_seq,
+        ) as stream:
             while seen < count:
                 for event in await stream.receive():
                     seen += 1
@@ -125,7 +134,8 @@ async def caught_up(engine: svc.Engine) -> None:
 
 @pytest.mark.slow
 async def test_a_thousand_routines_fire_every_second_for_a_minute_across_a_restart(
-    settings: svc.Settings, mock_clock: trio.testing.MockClock,
+    settings: svc.Settings,
+    mock_clock: trio.testing.MockClock,
 ) -> None:
     recorder = Recorder()
     wall = EPOCH_MS
@@ -160,15 +170,21 @@ async def test_a_thousand_routines_fire_every_second_for_a_minute_across_a_resta
     assert {r.scheduled_at_ms for r in stored} == expected
 
 
-@pytest.mark.parametrize(("policy", "expected_slots"), [
-    ({"type": "skip"}, []),
-    ("run_once", [11]),
-    ({"type": "run_once"}, [11]),
-    ({"type": "catch_up", "max_runs": 3}, [9, 10, 11]),
-    ({"type": "catch_up", "max_runs": 50}, list(range(2, 12))),
-])
+@pytest.mark.parametrize(
+    ("policy", "expected_slots"),
+    [
+        ({"type": "skip"}, []),
+        ("run_once", [11]),
+        ({"type": "run_once"}, [11]),
+        ({"type": "catch_up", "max_runs": 3}, [9, 10, 11]),
+        ({"type": "catch_up", "max_runs": 50}, list(range(2, 12))),
+    ],
+)
 async def test_misfire_policies_after_an_outage_of_ten_intervals(
-    settings: svc.Settings, mock_clock: trio.testing.MockClock, policy: Any, expected_slots: list[int],
+    settings: svc.Settings,
+    mock_clock: trio.testing.MockClock,
+    policy: Any,
+    expected_slots: list[int],
 ) -> None:
     recorder = Recorder()
     async with open_scheduled_engine(settings, recorder, EPOCH_MS) as engine:
@@ -187,13 +203,20 @@ async def test_misfire_policies_after_an_outage_of_ten_intervals(
         await caught_up(engine)
         after_outage = [slot for _, slot in recorder.fires[1:]]
         assert after_outage == [EPOCH_MS + 1000 * s for s in expected_slots]
-        routine = engine.automations.routines.routine_wire(engine.automations.routines.require("r0000"))
+        routine = engine.automations.routines.routine_wire(
+            engine.automations.routines.require("r0000")
+        )
         assert routine["next_fire_at_ms"] == EPOCH_MS + 12_000
         runs = await engine.automations.routines.list_runs(routine_id="r0000")
-        assert all(r.trigger_type == "scheduled" for r in runs) and len(runs) == 1 + len(expected_slots)
-        created = await engine.events.replay(EventFilter(topic="automations", types={"run.started"}),
-                                             after_seq=before)
-        assert [e.properties["scheduledAtMs"] for e in created] == [EPOCH_MS + 1000 * s for s in expected_slots]
+        assert all(r.trigger_type == "scheduled" for r in runs) and len(runs) == 1 + len(
+            expected_slots
+        )
+        created = await engine.events.replay(
+            EventFilter(topic="automations", types={"run.started"}), after_seq=before
+        )
+        assert [e.properties["scheduledAtMs"] for e in created] == [
+            EPOCH_MS + 1000 * s for s in expected_slots
+        ]
         assert all(e.properties["reason"].startswith("misfire: 10 fires were due") for e in created)
 
         # Back on schedule: the next slot fires once, on time.
@@ -205,7 +228,8 @@ async def test_misfire_policies_after_an_outage_of_ten_intervals(
 
 
 async def test_a_busy_routine_is_not_fired_again_until_its_run_settles(
-    settings: svc.Settings, mock_clock: trio.testing.MockClock,
+    settings: svc.Settings,
+    mock_clock: trio.testing.MockClock,
 ) -> None:
     release = trio.Event()
     started = trio.Event()
@@ -217,10 +241,18 @@ async def test_a_busy_routine_is_not_fired_again_until_its_run_settles(
         await release.wait()
         return EntrypointResult("completed")
 
-    async with open_scheduled_engine(settings, Recorder(), EPOCH_MS, **{"test.slow": slow}) as engine:
-        await engine.automations.routines.create({
-            "routine_id": "slow", "name": "slow", "schedule": {"interval_seconds": {"seconds": 1}},
-            "entrypoint": "test.slow", "misfire_policy": {"type": "catch_up", "max_runs": 5}})
+    async with open_scheduled_engine(
+        settings, Recorder(), EPOCH_MS, **{"test.slow": slow}
+    ) as engine:
+        await engine.automations.routines.create(
+            {
+                "routine_id": "slow",
+                "name": "slow",
+                "schedule": {"interval_seconds": {"seconds": 1}},
+                "entrypoint": "test.slow",
+                "misfire_policy": {"type": "catch_up", "max_runs": 5},
+            }
+        )
         seq = engine.events.last_seq
         mock_clock.jump(1.0)
         async with real_time_limit(60):
@@ -237,14 +269,21 @@ async def test_a_busy_routine_is_not_fired_again_until_its_run_settles(
         assert fires == [EPOCH_MS + 1000 * k for k in (1, 2, 3, 4)]
 
 
-async def test_cron_schedules_fire_in_their_time_zone(settings: svc.Settings,
-                                                      mock_clock: trio.testing.MockClock) -> None:
+async def test_cron_schedules_fire_in_their_time_zone(
+    settings: svc.Settings, mock_clock: trio.testing.MockClock
+) -> None:
     recorder = Recorder()
     # 2026-01-01T00:00:00Z is 01:00 in Berlin; "0 2 * * *" Berlin is 01:00Z.
     async with open_scheduled_engine(settings, recorder, EPOCH_MS) as engine:
-        routine = await engine.automations.routines.create({
-            "routine_id": "berlin", "name": "berlin", "schedule": {"cron": {"expression": "0 2 * * *"}},
-            "timezone": "Europe/Berlin", "entrypoint": RECORD})
+        routine = await engine.automations.routines.create(
+            {
+                "routine_id": "berlin",
+                "name": "berlin",
+                "schedule": {"cron": {"expression": "0 2 * * *"}},
+                "timezone": "Europe/Berlin",
+                "entrypoint": RECORD,
+            }
+        )
         wire = engine.automations.routines.routine_wire(routine)
         assert wire["next_fire_at_ms"] == EPOCH_MS + 3_600_000
         seq = engine.events.last_seq
@@ -255,8 +294,9 @@ async def test_cron_schedules_fire_in_their_time_zone(settings: svc.Settings,
         assert wire["next_fire_at_ms"] == EPOCH_MS + 3_600_000 + 86_400_000
 
 
-async def test_paused_routines_do_not_fire_and_resume_from_now(settings: svc.Settings,
-                                                               mock_clock: trio.testing.MockClock) -> None:
+async def test_paused_routines_do_not_fire_and_resume_from_now(
+    settings: svc.Settings, mock_clock: trio.testing.MockClock
+) -> None:
     recorder = Recorder()
     async with open_scheduled_engine(settings, recorder, EPOCH_MS) as engine:
         await create_routines(engine, 1, seconds=10)
@@ -265,31 +305,55 @@ async def test_paused_routines_do_not_fire_and_resume_from_now(settings: svc.Set
         await caught_up(engine)
         assert recorder.fires == []
         resumed = await engine.automations.routines.patch("r0000", {"status": "active"})
-        assert engine.automations.routines.routine_wire(resumed)["next_fire_at_ms"] == EPOCH_MS + 40_000
+        assert (
+            engine.automations.routines.routine_wire(resumed)["next_fire_at_ms"]
+            == EPOCH_MS + 40_000
+        )
         seq = engine.events.last_seq
         mock_clock.jump(10.0)
         await completions(engine, 1, seq)
         assert recorder.fires == [("r0000", EPOCH_MS + 40_000)]
 
 
-async def test_scheduled_automations_v2_create_runs(settings: svc.Settings, mock_clock: trio.testing.MockClock,
-                                                    tmp_path: Path) -> None:
+async def test_scheduled_automations_v2_create_runs(
+    settings: svc.Settings, mock_clock: trio.testing.MockClock, tmp_path: Path
+) -> None:
     async with open_scheduled_engine(settings, Recorder(), EPOCH_MS) as engine:
-        automation = await engine.automations.create_v2({
-            "name": "ticker", "status": "active",
-            "schedule": {"type": "interval", "interval_seconds": 5, "timezone": "UTC", "misfire_policy": "run_once"},
-            "agents": [{"agent_id": "a", "display_name": "A", "tool_policy": {"allowlist": ["read"]},
-                        "mcp_policy": {"allowed_servers": []}}],
-            "flow": {"nodes": [{"node_id": "n", "agent_id": "a", "objective": "tick"}]},
-        })
+        automation = await engine.automations.create_v2(
+            {
+                "name": "ticker",
+                "status": "active",
+                "schedule": {
+                    "type": "interval",
+                    "interval_seconds": 5,
+                    "timezone": "UTC",
+                    "misfire_policy": "run_once",
+                },
+                "agents": [
+                    {
+                        "agent_id": "a",
+                        "display_name": "A",
+                        "tool_policy": {"allowlist": ["read"]},
+                        "mcp_policy": {"allowed_servers": []},
+                    }
+                ],
+                "flow": {"nodes": [{"node_id": "n", "agent_id": "a", "objective": "tick"}]},
+            }
+        )
         assert automation.next_fire_at_ms == EPOCH_MS + 5000
         seq = engine.events.last_seq
         mock_clock.jump(5.0)
         async with real_time_limit(60):
-            with EventStream(engine.events, EventFilter(topic="automations/v2"), after_seq=seq) as stream:
+            with EventStream(
+                engine.events, EventFilter(topic="automations/v2"), after_seq=seq
+            ) as stream:
                 while not [e for e in await stream.receive() if e.type == "run.completed"]:
                     pass
         runs = await engine.automations.v2.list_runs(automation_id=automation.automation_id)
-        assert len(runs) == 1 and runs[0].trigger_type == "scheduled" and runs[0].status == "completed"
+        assert (
+            len(runs) == 1 and runs[0].trigger_type == "scheduled" and runs[0].status == "completed"
+        )
         assert runs[0].context == {"scheduled_at_ms": EPOCH_MS + 5000}
-        assert (await engine.automations.get_v2(automation.automation_id)).next_fire_at_ms == EPOCH_MS + 10_000
+        assert (
+            await engine.automations.get_v2(automation.automation_id)
+        ).next_fire_at_ms == EPOCH_MS + 10_000

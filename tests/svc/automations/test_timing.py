@@ -31,14 +31,18 @@ def test_a_single_fire_later_than_the_grace_is_a_misfire() -> None:
     assert plan_fires(hourly, MisfirePolicy(), T, late, grace_ms=GRACE).fires == (T,)
 
 
-@pytest.mark.parametrize(("policy", "fires"), [
-    (MisfirePolicy("skip"), ()),
-    (MisfirePolicy("run_once"), (T + 9000,)),
-    (MisfirePolicy("catch_up", 3), (T + 7000, T + 8000, T + 9000)),
-    (MisfirePolicy("catch_up", 20), tuple(T + 1000 * k for k in range(10))),
-])
-def test_missed_interval_fires_follow_the_policy_and_stay_on_the_grid(policy: MisfirePolicy,
-                                                                      fires: tuple[int, ...]) -> None:
+@pytest.mark.parametrize(
+    ("policy", "fires"),
+    [
+        (MisfirePolicy("skip"), ()),
+        (MisfirePolicy("run_once"), (T + 9000,)),
+        (MisfirePolicy("catch_up", 3), (T + 7000, T + 8000, T + 9000)),
+        (MisfirePolicy("catch_up", 20), tuple(T + 1000 * k for k in range(10))),
+    ],
+)
+def test_missed_interval_fires_follow_the_policy_and_stay_on_the_grid(
+    policy: MisfirePolicy, fires: tuple[int, ...]
+) -> None:
     plan = plan_fires(EVERY_SECOND, policy, T, T + 9_500, grace_ms=GRACE)
     assert plan.fires == fires and plan.due == 10 and plan.missed
     assert plan.next_fire_at_ms == T + 10_000
@@ -79,7 +83,9 @@ def test_manual_schedules_never_fire() -> None:
 
 def test_misfire_policies_parse_from_strings_and_objects() -> None:
     assert parse_misfire("run_once", field="m", code="X") == MisfirePolicy("run_once")
-    assert parse_misfire({"type": "catch_up", "max_runs": 4}, field="m", code="X") == MisfirePolicy("catch_up", 4)
+    assert parse_misfire({"type": "catch_up", "max_runs": 4}, field="m", code="X") == MisfirePolicy(
+        "catch_up", 4
+    )
     with pytest.raises(ValidationFailed) as caught:
         parse_misfire({"type": "sometimes"}, field="misfire_policy", code="X")
     assert caught.value.extra["field"] == "misfire_policy.type"

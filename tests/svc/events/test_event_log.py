@@ -35,8 +35,13 @@ async def test_events_published_before_shutdown_are_committed(tmp_path: Path) ->
 
 
 async def test_wire_form_has_the_envelope(tmp_path: Path) -> None:
-    async with open_database(tmp_path / "svc.db") as db, open_event_log(db, TrioClock(epoch_ms=1000)) as log:
-        event = log.publish("message.part.updated", {"sessionID": "s1", "runID": "r1", "delta": "hi"})
+    async with (
+        open_database(tmp_path / "svc.db") as db,
+        open_event_log(db, TrioClock(epoch_ms=1000)) as log,
+    ):
+        event = log.publish(
+            "message.part.updated", {"sessionID": "s1", "runID": "r1", "delta": "hi"}
+        )
         wire = json.loads(event.data)
     assert wire["type"] == "message.part.updated"
     assert wire["properties"] == {"sessionID": "s1", "runID": "r1", "delta": "hi"}
@@ -61,8 +66,16 @@ async def test_run_filter_admits_session_events_only_with_a_session_filter() -> 
     from svc.events._event import make_event
 
     def ev(**props: str) -> object:
-        return make_event(seq=1, event_id="e", type="t", properties=props, occurred_at_ms=0,
-                          session_id=None, run_id=None, topic=None)
+        return make_event(
+            seq=1,
+            event_id="e",
+            type="t",
+            properties=props,
+            occurred_at_ms=0,
+            session_id=None,
+            run_id=None,
+            topic=None,
+        )
 
     run_only = EventFilter(run_id="r1")
     both = EventFilter(session_id="s1", run_id="r1")
@@ -146,7 +159,11 @@ async def test_a_stream_that_subscribes_after_streams_ended_ends_at_once(tmp_pat
         log.end_streams()
         log.publish("e", {})
         # (fail_after only turns a hang, the bug, into a failure)
-        with trio.fail_after(10), EventStream(log, after_seq=log.last_seq) as stream, pytest.raises(StreamEnded):
+        with (
+            trio.fail_after(10),
+            EventStream(log, after_seq=log.last_seq) as stream,
+            pytest.raises(StreamEnded),
+        ):
             await stream.receive()
         assert log.subscriber_count == 0
 

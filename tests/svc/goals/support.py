@@ -17,14 +17,28 @@ def workflow_spec(automation_id: str, *, steps: tuple[str, ...] = ("work",)) -> 
     previous: str | None = None
     for step in steps:
         node_id = f"{automation_id}-{step}"
-        nodes.append({"node_id": node_id, "agent_id": "worker", "objective": f"{step} for {automation_id}",
-                      "depends_on": [previous] if previous else []})
+        nodes.append(
+            {
+                "node_id": node_id,
+                "agent_id": "worker",
+                "objective": f"{step} for {automation_id}",
+                "depends_on": [previous] if previous else [],
+            }
+        )
         previous = node_id
     return {
-        "automation_id": automation_id, "name": automation_id, "status": "active",
+        "automation_id": automation_id,
+        "name": automation_id,
+        "status": "active",
         "schedule": {"type": "manual", "timezone": "UTC", "misfire_policy": {"type": "run_once"}},
-        "agents": [{"agent_id": "worker", "display_name": "Worker",
-                    "tool_policy": {"allowlist": ["read"], "denylist": []}, "mcp_policy": {"allowed_servers": []}}],
+        "agents": [
+            {
+                "agent_id": "worker",
+                "display_name": "Worker",
+                "tool_policy": {"allowlist": ["read"], "denylist": []},
+                "mcp_policy": {"allowed_servers": []},
+            }
+        ],
         "flow": {"nodes": nodes},
     }
 
@@ -51,11 +65,15 @@ async def publish(client: httpx.AsyncClient, body: dict[str, Any]) -> dict[str, 
     created = await client.post("/orchestrations", json=body)
     assert created.status_code == 201, created.text
     token = created.json()["updated_at_ms"]
-    refreshed = await client.post(f"/orchestrations/{body['orchestration_id']}/refresh-references",
-                                  json={"expected_updated_at_ms": token})
+    refreshed = await client.post(
+        f"/orchestrations/{body['orchestration_id']}/refresh-references",
+        json={"expected_updated_at_ms": token},
+    )
     assert refreshed.status_code == 200, refreshed.text
-    published = await client.post(f"/orchestrations/{body['orchestration_id']}/publish",
-                                  json={"expected_updated_at_ms": refreshed.json()["updated_at_ms"]})
+    published = await client.post(
+        f"/orchestrations/{body['orchestration_id']}/publish",
+        json={"expected_updated_at_ms": refreshed.json()["updated_at_ms"]},
+    )
     assert published.status_code == 201, published.text
     return published.json()
 
@@ -66,16 +84,35 @@ async def run_settled(engine: svc.Engine, run_id: str) -> Any:
     return await engine.automations.get_v2_run(run_id)
 
 
-async def start_goal(client: httpx.AsyncClient, *, key: str = "goal-1", orchestration_id: str = "release-loop",
-                     objective: str = "ship 1.4", **extra: Any) -> dict[str, Any]:
-    response = await client.post("/goals", json={"orchestration_id": orchestration_id, "objective": objective,
-                                                 "idempotency_key": key, **extra})
+async def start_goal(
+    client: httpx.AsyncClient,
+    *,
+    key: str = "goal-1",
+    orchestration_id: str = "release-loop",
+    objective: str = "ship 1.4",
+    **extra: Any,
+) -> dict[str, Any]:
+    response = await client.post(
+        "/goals",
+        json={
+            "orchestration_id": orchestration_id,
+            "objective": objective,
+            "idempotency_key": key,
+            **extra,
+        },
+    )
     assert response.status_code in (200, 201), response.text
     return response.json()
 
 
-async def transition(client: httpx.AsyncClient, goal_id: str, key: str, transition_key: str,
-                     artifact: dict[str, Any] | None, **headers: str) -> httpx.Response:
+async def transition(
+    client: httpx.AsyncClient,
+    goal_id: str,
+    key: str,
+    transition_key: str,
+    artifact: dict[str, Any] | None,
+    **headers: str,
+) -> httpx.Response:
     body: dict[str, Any] = {"transition_key": transition_key, "idempotency_key": key}
     if artifact is not None:
         body["artifact"] = artifact

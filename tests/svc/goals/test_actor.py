@@ -36,8 +36,15 @@ async def fire(client: httpx.AsyncClient, goal_id: str, keys: list[str]) -> list
     responses: list[httpx.Response] = []
 
     async def one(key: str) -> None:
-        responses.append(await transition(client, goal_id, key, "planned", {**PLAN, "value": {"by": key}}
-                                          if not key.startswith("same") else PLAN))
+        responses.append(
+            await transition(
+                client,
+                goal_id,
+                key,
+                "planned",
+                {**PLAN, "value": {"by": key}} if not key.startswith("same") else PLAN,
+            )
+        )
 
     async with trio.open_nursery() as nursery:
         for key in keys:
@@ -45,8 +52,9 @@ async def fire(client: httpx.AsyncClient, goal_id: str, keys: list[str]) -> list
     return responses
 
 
-async def test_concurrent_transitions_commit_exactly_once(client: httpx.AsyncClient, engine: svc.Engine,
-                                                          goal_id: str) -> None:
+async def test_concurrent_transitions_commit_exactly_once(
+    client: httpx.AsyncClient, engine: svc.Engine, goal_id: str
+) -> None:
     responses = await fire(client, goal_id, [f"t{i}" for i in range(12)])
     statuses = sorted(r.status_code for r in responses)
     assert statuses.count(200) == 1, [r.text for r in responses]
@@ -60,8 +68,9 @@ async def test_concurrent_transitions_commit_exactly_once(client: httpx.AsyncCli
     assert [h["status"] for h in handoffs] == ["consumed"]
 
 
-async def test_concurrent_retries_of_one_transition_agree(client: httpx.AsyncClient, engine: svc.Engine,
-                                                          goal_id: str) -> None:
+async def test_concurrent_retries_of_one_transition_agree(
+    client: httpx.AsyncClient, engine: svc.Engine, goal_id: str
+) -> None:
     responses = await fire(client, goal_id, ["same"] * 10)
     assert {r.status_code for r in responses} == {200}
     commits = sorted(r.json()["commit"] for r in responses)
@@ -69,8 +78,9 @@ async def test_concurrent_retries_of_one_transition_agree(client: httpx.AsyncCli
     assert len({r.json()["downstream_run_id"] for r in responses}) == 1
 
 
-async def test_one_actor_per_active_goal_and_none_after_it_ends(client: httpx.AsyncClient, engine: svc.Engine,
-                                                                goal_id: str) -> None:
+async def test_one_actor_per_active_goal_and_none_after_it_ends(
+    client: httpx.AsyncClient, engine: svc.Engine, goal_id: str
+) -> None:
     assert engine.actors.names("goal/") == [f"goal/{goal_id}"]
     assert engine.supervisors["goals"].count == 1
     watch = engine.actors.watch(f"goal/{goal_id}")
@@ -83,20 +93,34 @@ async def test_one_actor_per_active_goal_and_none_after_it_ends(client: httpx.As
     assert again.status_code == 200 and again.json()["outcome"] == "AlreadyTerminal"
 
 
-HELD = {"kind": "external_condition", "condition_key": {"source": "literal", "value": "go"},
-        "timeout": {"expires_after_ms": 86_400_000, "on_timeout": "escalate"}}
+HELD = {
+    "kind": "external_condition",
+    "condition_key": {"source": "literal", "value": "go"},
+    "timeout": {"expires_after_ms": 86_400_000, "on_timeout": "escalate"},
+}
 
 
-async def test_concurrent_mixed_mutations_apply_one_at_a_time(client: httpx.AsyncClient, engine: svc.Engine,
-                                                              goal_id: str) -> None:
+async def test_concurrent_mixed_mutations_apply_one_at_a_time(
+    client: httpx.AsyncClient, engine: svc.Engine, goal_id: str
+) -> None:
     """Transitions, pauses, resumes and a cancel racing on one goal leave one consistent history."""
     # The build node's run waits on a condition, so no run talks to the model during the burst.
     await publish(client, linear_spec(orchestration_id="held-loop", wait=HELD))
     started = await start_goal(client, key="held", orchestration_id="held-loop")
     goal_id = started["goal"]["goal_id"]
     await run_settled(engine, started["root_run_id"])
-    calls = [("post", f"/goals/{goal_id}/transitions", {"transition_key": "planned", "idempotency_key": f"t{i}",
-                                                         "artifact": {**PLAN, "value": {"n": i}}}) for i in range(4)]
+    calls = [
+        (
+            "post",
+            f"/goals/{goal_id}/transitions",
+            {
+                "transition_key": "planned",
+                "idempotency_key": f"t{i}",
+                "artifact": {**PLAN, "value": {"n": i}},
+            },
+        )
+        for i in range(4)
+    ]
     calls += [("post", f"/goals/{goal_id}/pause", {"reason": f"p{i}"}) for i in range(3)]
     calls += [("post", f"/goals/{goal_id}/resume", {}) for _ in range(3)]
     calls += [("post", f"/goals/{goal_id}/cancel", {"reason": "stop"})]
@@ -112,17 +136,24 @@ async def test_concurrent_mixed_mutations_apply_one_at_a_time(client: httpx.Asyn
         async with trio.open_nursery() as nursery:
             for _, path, body in calls:
                 nursery.start_soon(one, path, body)
-    odd = [(r.status_code, r.json().get("code"), r.json().get("error")) for r in responses
-           if r.status_code not in (200, 409)]
+    odd = [
+        (r.status_code, r.json().get("code"), r.json().get("error"))
+        for r in responses
+        if r.status_code not in (200, 409)
+    ]
     assert odd == []
 
     goal = (await client.get(f"/goals/{goal_id}")).json()["goal"]
     assert goal["status"] == "cancelled"
     events = [e["event"] for e in (await client.get(f"/goals/{goal_id}/events")).json()["events"]]
     own = [e for e in events if e["run_id"] == f"goal:{goal_id}"]
-    assert [e["seq"] for e in own] == list(range(1, len(own) + 1))  # one writer: no gaps, no duplicates
+    assert [e["seq"] for e in own] == list(
+        range(1, len(own) + 1)
+    )  # one writer: no gaps, no duplicates
     types = [e["event_type"].rsplit(".", 1)[1] for e in own]
-    assert types.count("cancelled") == 1 and types[-1] == "cancelled"  # nothing moved the goal after it
+    assert (
+        types.count("cancelled") == 1 and types[-1] == "cancelled"
+    )  # nothing moved the goal after it
     assert types.count("transitioned") == goal["hop_count"] <= 1
     # Pauses and resumes alternate: each one saw the state the previous one left.
     toggles = [t for t in types if t in ("paused", "resumed")]

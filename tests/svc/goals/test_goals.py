@@ -34,18 +34,28 @@ async def ready(engine: svc.Engine, client: httpx.AsyncClient, fake_model: Any) 
     await create_workflows(engine, "wf-plan", "wf-build", "wf-review")
 
 
-async def started_goal(engine: svc.Engine, client: httpx.AsyncClient, **spec: Any) -> dict[str, Any]:
+async def started_goal(
+    engine: svc.Engine, client: httpx.AsyncClient, **spec: Any
+) -> dict[str, Any]:
     await publish(client, linear_spec(**spec))
     started = await start_goal(client)
     await run_settled(engine, started["root_run_id"])
     return started
 
 
-async def test_start_is_idempotent_and_the_root_run_is_hop_zero(client: httpx.AsyncClient, engine: svc.Engine,
-                                                                ready: None) -> None:
+async def test_start_is_idempotent_and_the_root_run_is_hop_zero(
+    client: httpx.AsyncClient, engine: svc.Engine, ready: None
+) -> None:
     await publish(client, linear_spec())
-    response = await client.post("/goals", json={"orchestration_id": "release-loop", "objective": "ship",
-                                                 "idempotency_key": "k", "metadata": {"release": "1.4"}})
+    response = await client.post(
+        "/goals",
+        json={
+            "orchestration_id": "release-loop",
+            "objective": "ship",
+            "idempotency_key": "k",
+            "metadata": {"release": "1.4"},
+        },
+    )
     assert response.status_code == 201
     first = response.json()
     goal = first["goal"]
@@ -55,8 +65,10 @@ async def test_start_is_idempotent_and_the_root_run_is_hop_zero(client: httpx.As
     assert goal["metadata"]["release"] == "1.4"
     assert goal["metadata"]["started_by"] == {"kind": "human_user", "id": "local-operator"}
     assert goal["metadata"]["orchestration_snapshot"]["version"] == 1
-    again = await client.post("/goals", json={"orchestration_id": "release-loop", "objective": "other",
-                                              "idempotency_key": "k"})
+    again = await client.post(
+        "/goals",
+        json={"orchestration_id": "release-loop", "objective": "other", "idempotency_key": "k"},
+    )
     assert again.status_code == 200
     assert again.json()["replayed"] is True
     assert again.json()["goal"]["goal_id"] == goal["goal_id"]
@@ -64,14 +76,25 @@ async def test_start_is_idempotent_and_the_root_run_is_hop_zero(client: httpx.As
     runs = (await client.get(f"/goals/{goal['goal_id']}/runs")).json()
     assert runs["count"] == 1 and runs["active_run_id"] == first["root_run_id"]
     link = runs["runs"][0]["link"]
-    assert (link["hop_index"], link["orchestration_node_id"], link["parent_run_id"]) == (0, "plan", None)
+    assert (link["hop_index"], link["orchestration_node_id"], link["parent_run_id"]) == (
+        0,
+        "plan",
+        None,
+    )
     run = await run_settled(engine, first["root_run_id"])
     assert run.trigger_type == "orchestration_goal_start"
     assert run.context["objective"] == "ship" and run.context["goal_id"] == goal["goal_id"]
 
     await publish_again(client)
-    pinned_key = await client.post("/goals", json={"orchestration_id": "release-loop", "objective": "ship",
-                                                   "idempotency_key": "k", "orchestration_version": 2})
+    pinned_key = await client.post(
+        "/goals",
+        json={
+            "orchestration_id": "release-loop",
+            "objective": "ship",
+            "idempotency_key": "k",
+            "orchestration_version": 2,
+        },
+    )
     assert pinned_key.status_code == 409 and pinned_key.json()["code"] == "goal_state_conflict"
 
 
@@ -84,50 +107,86 @@ async def publish_again(client: httpx.AsyncClient) -> int:
 async def test_start_refuses_what_cannot_run(client: httpx.AsyncClient, ready: None) -> None:
     created = await client.post("/orchestrations", json=linear_spec())
     assert created.status_code == 201
-    unpublished = await client.post("/goals", json={"orchestration_id": "release-loop", "objective": "x",
-                                                    "idempotency_key": "k"})
+    unpublished = await client.post(
+        "/goals",
+        json={"orchestration_id": "release-loop", "objective": "x", "idempotency_key": "k"},
+    )
     assert unpublished.status_code == 400
     assert unpublished.json()["detail"] == "orchestration has no published version"
-    unknown = await client.post("/goals", json={"orchestration_id": "nope", "objective": "x",
-                                                "idempotency_key": "k"})
+    unknown = await client.post(
+        "/goals", json={"orchestration_id": "nope", "objective": "x", "idempotency_key": "k"}
+    )
     assert unknown.status_code == 404 and unknown.json()["code"] == "orchestration_not_found"
-    for body, field in (({"objective": "x", "idempotency_key": "k"}, "orchestration_id"),
-                        ({"orchestration_id": "release-loop", "objective": " ", "idempotency_key": "k"},
-                         "objective"),
-                        ({"orchestration_id": "release-loop", "objective": "x", "idempotency_key": "k" * 300},
-                         "idempotency_key"),
-                        ({"orchestration_id": "release-loop", "objective": "x", "idempotency_key": "k",
-                          "metadata": {"blob": "x" * 20_000}}, "metadata")):
+    for body, field in (
+        ({"objective": "x", "idempotency_key": "k"}, "orchestration_id"),
+        (
+            {"orchestration_id": "release-loop", "objective": " ", "idempotency_key": "k"},
+            "objective",
+        ),
+        (
+            {"orchestration_id": "release-loop", "objective": "x", "idempotency_key": "k" * 300},
+            "idempotency_key",
+        ),
+        (
+            {
+                "orchestration_id": "release-loop",
+                "objective": "x",
+                "idempotency_key": "k",
+                "metadata": {"blob": "x" * 20_000},
+            },
+            "metadata",
+        ),
+    ):
         response = await client.post("/goals", json=body)
         assert response.status_code == 400, body
         assert response.json()["field"] == field
 
 
-async def test_transition_checks_run_in_order(client: httpx.AsyncClient, engine: svc.Engine, ready: None,
-                                             workspace: Path) -> None:
+async def test_transition_checks_run_in_order(
+    client: httpx.AsyncClient, engine: svc.Engine, ready: None, workspace: Path
+) -> None:
     started = await started_goal(engine, client)
     goal_id = started["goal"]["goal_id"]
     unknown_key = await transition(client, goal_id, "t0", "shipped", PLAN)
     assert unknown_key.status_code == 400
-    assert (unknown_key.json()["code"], unknown_key.json()["check"]) == ("invalid_goal_request", "transition_key")
-    wrong_type = await transition(client, goal_id, "t0", "planned", {"artifact_type": "memo", "value": "x"})
+    assert (unknown_key.json()["code"], unknown_key.json()["check"]) == (
+        "invalid_goal_request",
+        "transition_key",
+    )
+    wrong_type = await transition(
+        client, goal_id, "t0", "planned", {"artifact_type": "memo", "value": "x"}
+    )
     assert wrong_type.status_code == 400 and wrong_type.json()["check"] == "artifact_contract"
     empty = await transition(client, goal_id, "t0", "planned", {"artifact_type": "plan"})
     assert empty.status_code == 400 and empty.json()["check"] == "artifact_contract"
-    missing_file = await transition(client, goal_id, "t0", "planned", {
-        "artifact_type": "plan", "content_path": "plan.md", "content_digest": "a" * 64})
-    assert missing_file.status_code == 422 and missing_file.json()["code"] == "artifact_policy_violation"
+    missing_file = await transition(
+        client,
+        goal_id,
+        "t0",
+        "planned",
+        {"artifact_type": "plan", "content_path": "plan.md", "content_digest": "a" * 64},
+    )
+    assert (
+        missing_file.status_code == 422
+        and missing_file.json()["code"] == "artifact_policy_violation"
+    )
 
     (workspace / "plan.md").write_text("1. build\n2. test\n")
     digest = hashlib.sha256((workspace / "plan.md").read_bytes()).hexdigest()
-    artifact = {"artifact_type": "plan", "content_path": "plan.md", "content_digest": "sha256:" + digest}
+    artifact = {
+        "artifact_type": "plan",
+        "content_path": "plan.md",
+        "content_digest": "sha256:" + digest,
+    }
     moved = await transition(client, goal_id, "t1", "planned", artifact)
     assert moved.status_code == 200, moved.text
     body = moved.json()
     assert (body["outcome"], body["commit"]) == ("committed", "Committed")
     assert body["handoff"]["status"] == "consumed"
     assert body["handoff"]["consumed_by_run_id"] == body["downstream_run_id"]
-    assert body["link"]["hop_index"] == 1 and body["link"]["parent_run_id"] == started["root_run_id"]
+    assert (
+        body["link"]["hop_index"] == 1 and body["link"]["parent_run_id"] == started["root_run_id"]
+    )
     assert (body["goal"]["current_node_id"], body["goal"]["hop_count"]) == ("build", 1)
     assert body["goal"]["total_tokens"] > 0  # the source run's usage is charged at the handoff
 
@@ -146,8 +205,9 @@ async def test_transition_checks_run_in_order(client: httpx.AsyncClient, engine:
     assert "completion" in terminal_edge.json()["detail"]
 
 
-async def test_a_handoff_waits_for_an_unfinished_source_run(client: httpx.AsyncClient, engine: svc.Engine,
-                                                            ready: None, fake_model: Any) -> None:
+async def test_a_handoff_waits_for_an_unfinished_source_run(
+    client: httpx.AsyncClient, engine: svc.Engine, ready: None, fake_model: Any
+) -> None:
     gate = trio.Event()
     fake_model.default = lambda request: Turn.reply("slow", gate=gate)
     await publish(client, linear_spec())
@@ -158,27 +218,40 @@ async def test_a_handoff_waits_for_an_unfinished_source_run(client: httpx.AsyncC
     assert early.json()["run_status"] in ("queued", "running")
     gate.set()
     await run_settled(engine, started["root_run_id"])
-    assert (await transition(client, started["goal"]["goal_id"], "t1", "planned", PLAN)).status_code == 200
+    assert (
+        await transition(client, started["goal"]["goal_id"], "t1", "planned", PLAN)
+    ).status_code == 200
 
 
-async def test_approval_gated_handoff(client: httpx.AsyncClient, engine: svc.Engine, ready: None) -> None:
+async def test_approval_gated_handoff(
+    client: httpx.AsyncClient, engine: svc.Engine, ready: None
+) -> None:
     started = await started_goal(engine, client, approval_on="e1")
     goal_id = started["goal"]["goal_id"]
     pending = await transition(client, goal_id, "t1", "planned", PLAN)
     assert pending.status_code == 202
     handoff = pending.json()["handoff"]
-    assert pending.json()["outcome"] == "pending_approval" and handoff["status"] == "pending_approval"
+    assert (
+        pending.json()["outcome"] == "pending_approval" and handoff["status"] == "pending_approval"
+    )
     assert pending.json()["goal"]["status"] == "waiting"
     again = await transition(client, goal_id, "t1", "planned", PLAN)
-    assert again.status_code == 202 and again.json()["handoff"]["handoff_id"] == handoff["handoff_id"]
+    assert (
+        again.status_code == 202 and again.json()["handoff"]["handoff_id"] == handoff["handoff_id"]
+    )
 
     path = f"/goals/{goal_id}/handoffs/{handoff['handoff_id']}/decision"
-    agent = await client.post(path, json={"decision": "approve"}, headers={"x-svc-agent-id": "planner"})
+    agent = await client.post(
+        path, json={"decision": "approve"}, headers={"x-svc-agent-id": "planner"}
+    )
     assert agent.status_code == 403 and agent.json()["code"] == "goal_forbidden"
     bad = await client.post(path, json={"decision": "maybe"})
     assert bad.status_code == 400
-    assert (await client.post(f"/goals/{goal_id}/handoffs/handoff-nope/decision",
-                              json={"decision": "approve"})).status_code == 404
+    assert (
+        await client.post(
+            f"/goals/{goal_id}/handoffs/handoff-nope/decision", json={"decision": "approve"}
+        )
+    ).status_code == 404
     decided = await client.post(path, json={"decision": "approve", "reason": "looks right"})
     assert decided.status_code == 200 and decided.json()["handoff"]["status"] == "approved"
     assert decided.json()["handoff"]["metadata"]["decision_actor"]["id"] == "local-operator"
@@ -193,21 +266,28 @@ async def test_approval_gated_handoff(client: httpx.AsyncClient, engine: svc.Eng
     assert [h["status"] for h in handoffs["handoffs"]] == ["consumed"]
 
 
-async def test_a_rejected_handoff_is_no_longer_eligible(client: httpx.AsyncClient, engine: svc.Engine,
-                                                        ready: None) -> None:
+async def test_a_rejected_handoff_is_no_longer_eligible(
+    client: httpx.AsyncClient, engine: svc.Engine, ready: None
+) -> None:
     started = await started_goal(engine, client, approval_on="e1")
     goal_id = started["goal"]["goal_id"]
     handoff = (await transition(client, goal_id, "t1", "planned", PLAN)).json()["handoff"]
-    await client.post(f"/goals/{goal_id}/handoffs/{handoff['handoff_id']}/decision",
-                      json={"decision": "reject", "reason": "plan is incomplete"})
+    await client.post(
+        f"/goals/{goal_id}/handoffs/{handoff['handoff_id']}/decision",
+        json={"decision": "reject", "reason": "plan is incomplete"},
+    )
     rejected = await transition(client, goal_id, "t1", "planned", PLAN)
     assert rejected.status_code == 409 and rejected.json()["code"] == "goal_state_conflict"
     # A fresh key proposes a new handoff from the same node.
-    fresh = await transition(client, goal_id, "t2", "planned", {**PLAN, "value": {"steps": ["all"]}})
+    fresh = await transition(
+        client, goal_id, "t2", "planned", {**PLAN, "value": {"steps": ["all"]}}
+    )
     assert fresh.status_code == 202
 
 
-async def test_completion_settles_the_goal(client: httpx.AsyncClient, engine: svc.Engine, ready: None) -> None:
+async def test_completion_settles_the_goal(
+    client: httpx.AsyncClient, engine: svc.Engine, ready: None
+) -> None:
     started = await started_goal(engine, client)
     goal_id = started["goal"]["goal_id"]
     moved = (await transition(client, goal_id, "t1", "planned", PLAN)).json()
@@ -218,12 +298,17 @@ async def test_completion_settles_the_goal(client: httpx.AsyncClient, engine: sv
     assert waiting.status_code == 200 and waiting.json()["outcome"] == "awaiting_transition"
     assert waiting.json()["goal"]["status"] == "waiting"
     charged = waiting.json()["goal"]["total_tokens"]
-    done = await client.post(f"/goals/{goal_id}/completion", json={"transition_key": "done",
-                                                                  "final_artifact": REPORT})
+    done = await client.post(
+        f"/goals/{goal_id}/completion", json={"transition_key": "done", "final_artifact": REPORT}
+    )
     assert done.status_code == 200, done.text
     goal = done.json()["goal"]
     assert done.json()["outcome"] == "terminal"
-    assert (goal["status"], goal["current_node_id"], goal["final_artifact"]) == ("completed", "finish", REPORT)
+    assert (goal["status"], goal["current_node_id"], goal["final_artifact"]) == (
+        "completed",
+        "finish",
+        REPORT,
+    )
     assert "active_run_id" not in goal and goal["finished_at_ms"] is not None
     assert goal["total_tokens"] == charged  # a run is charged once
     assert goal["hop_count"] == 1  # completion consumes no hop
@@ -235,7 +320,9 @@ async def test_completion_settles_the_goal(client: httpx.AsyncClient, engine: sv
     assert artifacts["final_artifact"] == REPORT and artifacts["artifacts"][0]["artifact"] == PLAN
 
 
-async def test_pause_resume_and_cancel(client: httpx.AsyncClient, engine: svc.Engine, ready: None) -> None:
+async def test_pause_resume_and_cancel(
+    client: httpx.AsyncClient, engine: svc.Engine, ready: None
+) -> None:
     started = await started_goal(engine, client, approval_on="e1")
     goal_id = started["goal"]["goal_id"]
     pending = (await transition(client, goal_id, "t1", "planned", PLAN)).json()["handoff"]
@@ -257,20 +344,25 @@ async def test_pause_resume_and_cancel(client: httpx.AsyncClient, engine: svc.En
     again = (await client.post(f"/goals/{goal_id}/cancel")).json()
     assert again["outcome"] == "AlreadyTerminal"
     assert (await client.post(f"/goals/{goal_id}/pause")).status_code == 409
-    assert (await client.get(f"/goals/{goal_id}/handoffs")).json()["handoffs"][0]["status"] == "dead_lettered"
+    assert (await client.get(f"/goals/{goal_id}/handoffs")).json()["handoffs"][0][
+        "status"
+    ] == "dead_lettered"
     listed = (await client.get("/goals", params={"status": "cancelled"})).json()
     assert [g["goal_id"] for g in listed["goals"]] == [goal_id]
 
 
-async def test_cancel_stops_the_active_run(client: httpx.AsyncClient, engine: svc.Engine, ready: None,
-                                           fake_model: Any) -> None:
+async def test_cancel_stops_the_active_run(
+    client: httpx.AsyncClient, engine: svc.Engine, ready: None, fake_model: Any
+) -> None:
     gate = trio.Event()
     fake_model.default = lambda request: Turn.reply("slow words here", gate=gate, gate_after=1)
     await publish(client, linear_spec())
     started = await start_goal(client)
     goal_id = started["goal"]["goal_id"]
     # Cancel mid-stream: the root run's node is answering.
-    await wait_for_event(engine, "message.part.updated", where=lambda e: e.properties.get("delta") == "slow ")
+    await wait_for_event(
+        engine, "message.part.updated", where=lambda e: e.properties.get("delta") == "slow "
+    )
     cancelled = (await client.post(f"/goals/{goal_id}/cancel")).json()
     assert cancelled["cancelled_run_id"] == started["root_run_id"]
     await wait_for_event(engine, "run.cancelled", run_id=started["root_run_id"])
@@ -279,11 +371,15 @@ async def test_cancel_stops_the_active_run(client: httpx.AsyncClient, engine: sv
     assert run.status == "cancelled"
 
 
-@pytest.mark.parametrize(("on_limit", "status"), [("pause_for_review", "paused"), ("fail", "failed")])
-async def test_hop_limit_applies_the_goal_policy(client: httpx.AsyncClient, engine: svc.Engine, ready: None,
-                                                 on_limit: str, status: str) -> None:
-    started = await started_goal(engine, client, review="wf-review",
-                                 goal_policy={"max_hops": 1, "on_limit": on_limit})
+@pytest.mark.parametrize(
+    ("on_limit", "status"), [("pause_for_review", "paused"), ("fail", "failed")]
+)
+async def test_hop_limit_applies_the_goal_policy(
+    client: httpx.AsyncClient, engine: svc.Engine, ready: None, on_limit: str, status: str
+) -> None:
+    started = await started_goal(
+        engine, client, review="wf-review", goal_policy={"max_hops": 1, "on_limit": on_limit}
+    )
     goal_id = started["goal"]["goal_id"]
     first = (await transition(client, goal_id, "t1", "planned", PLAN)).json()
     await run_settled(engine, first["downstream_run_id"])
@@ -293,20 +389,27 @@ async def test_hop_limit_applies_the_goal_policy(client: httpx.AsyncClient, engi
     goal = (await client.get(f"/goals/{goal_id}")).json()
     assert goal["status"] == status and goal["budgets"]["remaining"]["hops"] == 0
     events = (await client.get(f"/goals/{goal_id}/events")).json()["events"]
-    limit_event = next(e["event"] for e in events if e["event"]["event_type"].endswith("limit_reached"))
-    assert limit_event["payload"]["limit"] == "hop_limit" and limit_event["payload"]["status"] == status
+    limit_event = next(
+        e["event"] for e in events if e["event"]["event_type"].endswith("limit_reached")
+    )
+    assert (
+        limit_event["payload"]["limit"] == "hop_limit"
+        and limit_event["payload"]["status"] == status
+    )
 
 
-async def test_token_limit_counts_the_source_runs_usage(client: httpx.AsyncClient, engine: svc.Engine,
-                                                        ready: None) -> None:
+async def test_token_limit_counts_the_source_runs_usage(
+    client: httpx.AsyncClient, engine: svc.Engine, ready: None
+) -> None:
     started = await started_goal(engine, client, goal_policy={"max_total_tokens": 1})
     refused = await transition(client, started["goal"]["goal_id"], "t1", "planned", PLAN)
     assert refused.status_code == 400 and refused.json()["limit"] == "token_limit"
     assert refused.json()["goal_status"] == "paused"
 
 
-async def test_a_running_goal_stays_on_its_version(client: httpx.AsyncClient, engine: svc.Engine,
-                                                   ready: None) -> None:
+async def test_a_running_goal_stays_on_its_version(
+    client: httpx.AsyncClient, engine: svc.Engine, ready: None
+) -> None:
     old = await started_goal(engine, client)
     goal_id = old["goal"]["goal_id"]
     # Version 2 renames the transition and the automation changes after the first publication.
@@ -314,11 +417,19 @@ async def test_a_running_goal_stays_on_its_version(client: httpx.AsyncClient, en
     body = linear_spec()
     body["nodes"][0]["allowed_transition_keys"] = ["ready"]
     body["edges"][0]["transition_key"] = "ready"
-    updated = (await client.put("/orchestrations/release-loop",
-                                json={**body, "expected_updated_at_ms": draft["updated_at_ms"]})).json()
+    updated = (
+        await client.put(
+            "/orchestrations/release-loop",
+            json={**body, "expected_updated_at_ms": draft["updated_at_ms"]},
+        )
+    ).json()
     await engine.automations.v2.patch("wf-build", {"description": "version two of build"})
-    refreshed = (await client.post("/orchestrations/release-loop/refresh-references",
-                                   json={"expected_updated_at_ms": updated["updated_at_ms"]})).json()
+    refreshed = (
+        await client.post(
+            "/orchestrations/release-loop/refresh-references",
+            json={"expected_updated_at_ms": updated["updated_at_ms"]},
+        )
+    ).json()
     assert refreshed["refreshed_node_ids"] == ["plan", "build"]
     assert await publish_again(client) == 2
 
@@ -327,11 +438,15 @@ async def test_a_running_goal_stays_on_its_version(client: httpx.AsyncClient, en
     assert moved.status_code == 200, moved.text
     assert moved.json()["goal"]["orchestration_version"] == 1
     run = await engine.automations.get_v2_run(moved.json()["downstream_run_id"])
-    v1_hash = old["goal"]["metadata"]["orchestration_snapshot"]["nodes"][1]["pinned_definition_hash"]
+    v1_hash = old["goal"]["metadata"]["orchestration_snapshot"]["nodes"][1][
+        "pinned_definition_hash"
+    ]
     assert run.definition_hash == v1_hash  # the run executes the definition version 1 pinned
     assert "description" not in run.snapshot
 
     new = await start_goal(client, key="goal-2")
     assert new["goal"]["orchestration_version"] == 2
     await run_settled(engine, new["root_run_id"])
-    assert (await transition(client, new["goal"]["goal_id"], "t1", "ready", PLAN)).status_code == 200
+    assert (
+        await transition(client, new["goal"]["goal_id"], "t1", "ready", PLAN)
+    ).status_code == 200

@@ -16,12 +16,21 @@ from tests.svc.goals.support import create_workflows, publish, run_settled, star
 @pytest.fixture
 def settings(make_settings: Callable[..., svc.Settings], fake_model: Any) -> svc.Settings:
     return make_settings(
-        default_provider="openai", goal_event_retention=3,
-        providers={"openai": {"url": fake_model.url, "api_key": "sk-test-key-0001", "default_model": "fake-model"}},
+        default_provider="openai",
+        goal_event_retention=3,
+        providers={
+            "openai": {
+                "url": fake_model.url,
+                "api_key": "sk-test-key-0001",
+                "default_model": "fake-model",
+            }
+        },
     )
 
 
-async def test_old_cursors_are_not_retained(client: httpx.AsyncClient, engine: svc.Engine, fake_model: Any) -> None:
+async def test_old_cursors_are_not_retained(
+    client: httpx.AsyncClient, engine: svc.Engine, fake_model: Any
+) -> None:
     fake_model.default = step_reply
     await create_workflows(engine, "wf-plan", "wf-build")
     await publish(client, linear_spec())
@@ -33,7 +42,10 @@ async def test_old_cursors_are_not_retained(client: httpx.AsyncClient, engine: s
         await client.post(f"/goals/{goal_id}/resume")
     events = (await client.get(f"/goals/{goal_id}/events")).json()["events"]
     assert [e["event"]["event_type"] for e in events] == [
-        "stateful_runtime.goal.resumed", "stateful_runtime.goal.paused", "stateful_runtime.goal.resumed"]
+        "stateful_runtime.goal.resumed",
+        "stateful_runtime.goal.paused",
+        "stateful_runtime.goal.resumed",
+    ]
     oldest = events[0]["cursor"]
     gone = await client.get(f"/goals/{goal_id}/projection", params={"cursor": oldest - 1})
     assert gone.status_code == 410

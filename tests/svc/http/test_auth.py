@@ -28,7 +28,9 @@ async def test_missing_token_is_401_auth_required(client: httpx.AsyncClient) -> 
     response = await client.get("/config/providers")
     assert response.status_code == 401
     assert response.json() == {
-        "error": "Unauthorized: missing or invalid API token", "code": "AUTH_REQUIRED", "retryable": False,
+        "error": "Unauthorized: missing or invalid API token",
+        "code": "AUTH_REQUIRED",
+        "retryable": False,
     }
 
 
@@ -41,7 +43,9 @@ async def test_unknown_routes_need_the_token_too(client: httpx.AsyncClient) -> N
     [{"Authorization": f"Bearer {TOKEN}"}, {"X-Agent-Token": TOKEN}, {"X-Svc-Token": TOKEN}],
     ids=["bearer", "x-agent-token", "x-svc-token"],
 )
-async def test_each_token_header_is_accepted(client: httpx.AsyncClient, headers: dict[str, str]) -> None:
+async def test_each_token_header_is_accepted(
+    client: httpx.AsyncClient, headers: dict[str, str]
+) -> None:
     assert (await client.get("/config/providers", headers=headers)).status_code == 200
 
 
@@ -59,7 +63,9 @@ def test_first_present_header_is_the_one_checked() -> None:
     assert not token_matches(presented_token(headers), TOKEN)
 
 
-async def test_refuses_a_non_loopback_bind_without_a_token(make_settings: Callable[..., svc.Settings]) -> None:
+async def test_refuses_a_non_loopback_bind_without_a_token(
+    make_settings: Callable[..., svc.Settings],
+) -> None:
     open_settings = make_settings(host="0.0.0.0")
     with pytest.raises(ConfigError, match="without an API token"):
         async with svc.open_engine(open_settings, serve_http=True):

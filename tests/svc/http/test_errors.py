@@ -29,7 +29,9 @@ async def test_wrong_method_is_a_json_405(client: httpx.AsyncClient) -> None:
 @pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
 async def test_body_over_10_mib_is_413(client: httpx.AsyncClient) -> None:
     big = b"x" * (10 * 1024 * 1024 + 1)
-    response = await client.post("/admin/reload-config", content=big, headers={"Content-Type": "application/json"})
+    response = await client.post(
+        "/admin/reload-config", content=big, headers={"Content-Type": "application/json"}
+    )
     assert_error_shape(response, 413, "PAYLOAD_TOO_LARGE")
 
 

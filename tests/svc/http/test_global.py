@@ -19,11 +19,20 @@ async def test_health_reports_ready(client: httpx.AsyncClient) -> None:
 @pytest.fixture
 def settings(make_settings: Callable[..., svc.Settings], workspace: Path) -> svc.Settings:
     (workspace / ".svc").mkdir()
-    (workspace / ".svc" / "config.json").write_text(json.dumps({
-        "default_provider": "ollama",
-        "providers": {"ollama": {"url": "http://127.0.0.1:11434/v1", "default_model": "llama3.1:8b",
-                                 "headers": {"X-Trace": "abc"}}},
-    }))
+    (workspace / ".svc" / "config.json").write_text(
+        json.dumps(
+            {
+                "default_provider": "ollama",
+                "providers": {
+                    "ollama": {
+                        "url": "http://127.0.0.1:11434/v1",
+                        "default_model": "llama3.1:8b",
+                        "headers": {"X-Trace": "abc"},
+                    }
+                },
+            }
+        )
+    )
     return make_settings(env={"OPENROUTER_API_KEY": "sk-or-very-secret-value"})
 
 

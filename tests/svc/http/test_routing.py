@@ -15,9 +15,13 @@ async def test_every_rule_builds_the_url_an_eager_rule_builds(engine: svc.Engine
     checked = 0
     for rule in app.url_map.iter_rules():
         assert isinstance(rule, LazyBuildRule)
-        values = {name: "7" if isinstance(rule._converters.get(name), IntegerConverter) else f"v-{name}"
-                  for name in rule.arguments}
-        eager = QuartRule(rule.rule, endpoint=rule.endpoint, methods=rule.methods, defaults=rule.defaults)
+        values = {
+            name: "7" if isinstance(rule._converters.get(name), IntegerConverter) else f"v-{name}"
+            for name in rule.arguments
+        }
+        eager = QuartRule(
+            rule.rule, endpoint=rule.endpoint, methods=rule.methods, defaults=rule.defaults
+        )
         Map([eager])  # binding compiles its builders at once
         assert rule.build(values) == eager.build(values)
         checked += 1

@@ -35,17 +35,23 @@ async def test_event_stream_frames_carry_seq_ids_and_envelopes(
     assert body["envelope"]["session_id"] == "s1"
 
 
-async def test_stream_resumes_after_last_event_id(client: httpx.AsyncClient, engine: svc.Engine) -> None:
+async def test_stream_resumes_after_last_event_id(
+    client: httpx.AsyncClient, engine: svc.Engine
+) -> None:
     seqs = [engine.events.publish("test.e", {"sessionID": "s1", "i": i}).seq for i in range(5)]
     await engine.events.flush()
     headers = {"Last-Event-ID": str(seqs[1])}
-    async with client.stream("GET", "/event", params={"sessionID": "s1"}, headers=headers) as response:
+    async with client.stream(
+        "GET", "/event", params={"sessionID": "s1"}, headers=headers
+    ) as response:
         frames = await read_sse(response, 5)
     replayed = [int(f["id"]) for f in frames if "id" in f]
     assert replayed == seqs[2:]
 
 
-async def test_cursor_query_resumes_like_last_event_id(client: httpx.AsyncClient, engine: svc.Engine) -> None:
+async def test_cursor_query_resumes_like_last_event_id(
+    client: httpx.AsyncClient, engine: svc.Engine
+) -> None:
     seqs = [engine.events.publish("test.e", {"sessionID": "s9"}).seq for _ in range(3)]
     await engine.events.flush()
     params = {"sessionID": "s9", "cursor": str(seqs[0])}
@@ -79,7 +85,9 @@ async def _open_and_drop(client: httpx.AsyncClient) -> None:
         await read_sse(response, 1)
 
 
-async def test_keepalive_after_ten_idle_seconds(tmp_path: Path, autojump_clock: trio.testing.MockClock) -> None:
+async def test_keepalive_after_ten_idle_seconds(
+    tmp_path: Path, autojump_clock: trio.testing.MockClock
+) -> None:
     async with open_database(tmp_path / "svc.db") as db, open_event_log(db, TrioClock()) as log:
         frames = event_frames(log, EventFilter(), after_seq=None)
         start = trio.current_time()
@@ -101,5 +109,7 @@ async def test_runs_events_json_replay(client: httpx.AsyncClient, engine: svc.En
     assert body["events"][0]["event_type"] == "session.status"
     tail = (await client.get("/runs/run-1/events", params={"tail": "1"})).json()
     assert [e["payload"]["i"] for e in tail["events"]] == [3]
-    legacy = (await client.get("/run/run-1/events", params={"since_seq": str(body["last_seq"])})).json()
+    legacy = (
+        await client.get("/run/run-1/events", params={"since_seq": str(body["last_seq"])})
+    ).json()
     assert [e["payload"]["i"] for e in legacy] == [2, 3]

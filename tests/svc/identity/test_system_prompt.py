@@ -19,11 +19,16 @@ def settings(model_settings: svc.Settings) -> svc.Settings:
     return model_settings
 
 
-async def system_message(client: httpx.AsyncClient, engine: svc.Engine, fake_model: Any, **body: Any) -> str:
+async def system_message(
+    client: httpx.AsyncClient, engine: svc.Engine, fake_model: Any, **body: Any
+) -> str:
     fake_model.enqueue(Turn.reply("ok"))
     sid = (await client.post("/session", json={})).json()["id"]
-    started = await client.post(f"/session/{sid}/prompt_async", params={"return": "run"},
-                                json={**text_prompt("hello"), **body})
+    started = await client.post(
+        f"/session/{sid}/prompt_async",
+        params={"return": "run"},
+        json={**text_prompt("hello"), **body},
+    )
     assert started.status_code == 202, started.text
     await wait_for_event(engine, "session.run.finished", run_id=started.json()["runID"])
     messages = fake_model.requests[-1].body["messages"]
@@ -31,20 +36,27 @@ async def system_message(client: httpx.AsyncClient, engine: svc.Engine, fake_mod
     return messages[0]["content"]
 
 
-async def test_the_default_voice_adds_no_personality(client: httpx.AsyncClient, engine: svc.Engine,
-                                                     fake_model: Any) -> None:
+async def test_the_default_voice_adds_no_personality(
+    client: httpx.AsyncClient, engine: svc.Engine, fake_model: Any
+) -> None:
     prompt = await system_message(client, engine, fake_model)
     assert prompt.startswith("You are svc, an agent")
     assert "Be concise" not in prompt and "mentor" not in prompt
 
 
-async def test_a_patched_identity_changes_the_next_run(client: httpx.AsyncClient, engine: svc.Engine,
-                                                       fake_model: Any) -> None:
-    response = await client.patch("/config/identity", json={
-        "bot": {"canonical_name": "Ada"},
-        "personality": {"default": {"preset": "concise", "custom_instructions": "Use metric units."},
-                        "per_agent": {"reviewer": {"preset": "critical"}}},
-    })
+async def test_a_patched_identity_changes_the_next_run(
+    client: httpx.AsyncClient, engine: svc.Engine, fake_model: Any
+) -> None:
+    response = await client.patch(
+        "/config/identity",
+        json={
+            "bot": {"canonical_name": "Ada"},
+            "personality": {
+                "default": {"preset": "concise", "custom_instructions": "Use metric units."},
+                "per_agent": {"reviewer": {"preset": "critical"}},
+            },
+        },
+    )
     assert response.status_code == 200
     prompt = await system_message(client, engine, fake_model)
     assert prompt.startswith("You are Ada, an agent")
@@ -54,16 +66,28 @@ async def test_a_patched_identity_changes_the_next_run(client: httpx.AsyncClient
     assert "Use metric units." in reviewer
 
 
-async def test_agent_persona_from_the_environment(make_settings: Any, fake_model: Any, workspace: Path) -> None:
+async def test_agent_persona_from_the_environment(
+    make_settings: Any, fake_model: Any, workspace: Path
+) -> None:
     (workspace / ".svc").mkdir()
-    (workspace / ".svc" / "config.json").write_text(json.dumps({"identity": {"personality": {
-        "default": {"preset": "mentor"}}}}))
-    settings = make_settings(
-        env={"SVC_BOT_NAME": "Max", "AGENT_PERSONA": "Always end with a haiku."}, default_provider="openai",
-        providers={"openai": {"url": fake_model.url, "api_key": "sk-test-key-0001", "default_model": "fake-model"}},
+    (workspace / ".svc" / "config.json").write_text(
+        json.dumps({"identity": {"personality": {"default": {"preset": "mentor"}}}})
     )
-    async with svc.open_engine(settings, serve_http=True) as engine, \
-            httpx.AsyncClient(base_url=engine.url or "") as client:
+    settings = make_settings(
+        env={"SVC_BOT_NAME": "Max", "AGENT_PERSONA": "Always end with a haiku."},
+        default_provider="openai",
+        providers={
+            "openai": {
+                "url": fake_model.url,
+                "api_key": "sk-test-key-0001",
+                "default_model": "fake-model",
+            }
+        },
+    )
+    async with (
+        svc.open_engine(settings, serve_http=True) as engine,
+        httpx.AsyncClient(base_url=engine.url or "") as client,
+    ):
         prompt = await system_message(client, engine, fake_model)
     assert prompt.startswith("You are Max, an agent")
     assert "Act as a mentor" in prompt and prompt.endswith("Always end with a haiku.")

@@ -15,16 +15,29 @@ URL = "https://auth.example.test/authorize?x=1"
 
 
 def test_a_url_in_structured_content_is_a_challenge() -> None:
-    result = {"content": [{"type": "text", "text": "Grant access. Authorize here: " + URL}],
-              "structuredContent": {"authorization_url": URL, "message": "Grant access."}}
+    result = {
+        "content": [{"type": "text", "text": "Grant access. Authorize here: " + URL}],
+        "structuredContent": {"authorization_url": URL, "message": "Grant access."},
+    }
     challenge = find_challenge("Gmail_Send", result, now_ms=5)
     assert challenge is not None
-    assert (challenge.authorization_url, challenge.message, challenge.requested_at_ms) == (URL, "Grant access.", 5)
-    assert challenge.challenge_id == challenge_id("Gmail_Send", URL) and len(challenge.challenge_id) == 16
+    assert (challenge.authorization_url, challenge.message, challenge.requested_at_ms) == (
+        URL,
+        "Grant access.",
+        5,
+    )
+    assert (
+        challenge.challenge_id == challenge_id("Gmail_Send", URL)
+        and len(challenge.challenge_id) == 16
+    )
 
 
 def test_a_url_deep_in_a_json_rpc_error_is_a_challenge() -> None:
-    error = {"code": -32001, "message": "Authorization required", "data": {"auth": {"authorizationUrl": URL}}}
+    error = {
+        "code": -32001,
+        "message": "Authorization required",
+        "data": {"auth": {"authorizationUrl": URL}},
+    }
     challenge = find_challenge("Drive_List", error, now_ms=0, failed=True)
     assert challenge is not None and challenge.authorization_url == URL
     assert challenge.message == "Authorization required"
@@ -47,8 +60,16 @@ def test_a_url_in_error_text_about_authorization_counts_only_for_failures() -> N
 
 
 def test_ordinary_results_are_not_challenges() -> None:
-    assert find_challenge("t", {"content": [{"type": "text", "text": "see https://example.org"}]}, now_ms=0) is None
-    assert find_challenge("t", {"structuredContent": {"authorization_url": "not a url"}}, now_ms=0) is None
+    assert (
+        find_challenge(
+            "t", {"content": [{"type": "text", "text": "see https://example.org"}]}, now_ms=0
+        )
+        is None
+    )
+    assert (
+        find_challenge("t", {"structuredContent": {"authorization_url": "not a url"}}, now_ms=0)
+        is None
+    )
 
 
 def test_the_ledger_blocks_a_challenged_tool_for_the_cooldown_only() -> None:
@@ -72,7 +93,10 @@ def test_texts_handed_to_the_model() -> None:
     challenge = find_challenge("t", {"auth_url": URL, "message": "Connect Gmail."}, now_ms=0)
     assert challenge is not None
     assert required_text("mcp.gw.t", challenge) == (
-        "Authorization required for `mcp.gw.t`.\nConnect Gmail.\n\nAuthorize here: " + URL)
+        "Authorization required for `mcp.gw.t`.\nConnect Gmail.\n\nAuthorize here: " + URL
+    )
     ledger = AuthLedger(15_000)
     entry = ledger.challenged(challenge, 0)
-    assert pending_text("mcp.gw.t", entry, 11_200).endswith("Authorize here: " + URL + "\nRetry after 12s.")
+    assert pending_text("mcp.gw.t", entry, 11_200).endswith(
+        "Authorize here: " + URL + "\nRetry after 12s."
+    )

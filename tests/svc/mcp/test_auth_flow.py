@@ -28,8 +28,15 @@ async def engine(settings: Settings, clock: ManualClock) -> AsyncIterator[svc.En
 
 
 def in_session(engine: svc.Engine) -> ToolContext:
-    return ToolContext(workspace=engine.workspace, source="session", session_id="ses-1", run_id="run-1",
-                       message_id="msg-1", call_id="call-1", engine=engine)
+    return ToolContext(
+        workspace=engine.workspace,
+        source="session",
+        session_id="ses-1",
+        run_id="run-1",
+        message_id="msg-1",
+        call_id="call-1",
+        engine=engine,
+    )
 
 
 async def call(engine: svc.Engine, tool: str) -> Any:
@@ -42,22 +49,36 @@ async def test_a_challenge_blocks_only_that_tool_until_the_cooldown_passes(
     await connected_engine_server(engine, "gw", gateway.url)
 
     first = await call(engine, "mcp.gw.gmail_sendemail")
-    assert first.output == ("Authorization required for `mcp.gw.gmail_sendemail`.\nGrant Gmail access first.\n\n"
-                            f"Authorize here: {AUTH_URL}")
-    assert first.metadata["mcpAuth"]["required"] is True and first.metadata["mcpAuth"]["pending"] is False
+    assert first.output == (
+        "Authorization required for `mcp.gw.gmail_sendemail`.\nGrant Gmail access first.\n\n"
+        f"Authorize here: {AUTH_URL}"
+    )
+    assert (
+        first.metadata["mcpAuth"]["required"] is True
+        and first.metadata["mcpAuth"]["pending"] is False
+    )
     required = await wait_for_event(engine, "mcp.auth.required", session_id="ses-1")
     assert required.properties["authorizationUrl"] == AUTH_URL
-    assert required.properties["tool"] == "mcp.gw.gmail_sendemail" and required.properties["server"] == "gw"
+    assert (
+        required.properties["tool"] == "mcp.gw.gmail_sendemail"
+        and required.properties["server"] == "gw"
+    )
     assert required.properties["runID"] == "run-1" and required.properties["messageID"] == "msg-1"
     state = engine.mcp.get("gw").state
-    assert state.last_auth_challenge is not None and state.last_auth_challenge.tool_name == "Gmail_SendEmail"
+    assert (
+        state.last_auth_challenge is not None
+        and state.last_auth_challenge.tool_name == "Gmail_SendEmail"
+    )
     assert list(state.pending_auth_by_tool) == ["gmail_sendemail"]
 
     clock.advance(10_000)
     calls_before = len(gateway.calls())
     second = await call(engine, "mcp.gw.gmail_sendemail")
     assert len(gateway.calls()) == calls_before  # short-circuited: nothing went out
-    assert second.output.endswith("Retry after 5s.") and second.metadata["mcpAuth"]["retryAfterMs"] == 5_000
+    assert (
+        second.output.endswith("Retry after 5s.")
+        and second.metadata["mcpAuth"]["retryAfterMs"] == 5_000
+    )
     pending = await wait_for_event(engine, "mcp.auth.pending")
     assert pending.properties["blocked"] is True and pending.properties["retryAfterMs"] == 5_000
     assert pending.properties["sessionID"] == "ses-1"
@@ -80,7 +101,9 @@ async def test_a_challenge_in_a_json_rpc_error_is_recognised(
     result = await call(engine, "mcp.gw.drive_list")
     assert result.metadata["mcpAuth"]["authorizationUrl"] == AUTH_URL + "&scope=drive"
     assert "Authorization required for Drive" in result.output
-    assert (await wait_for_event(engine, "mcp.auth.required")).properties["remoteTool"] == "Drive_List"
+    assert (await wait_for_event(engine, "mcp.auth.required")).properties[
+        "remoteTool"
+    ] == "Drive_List"
 
 
 async def test_the_cooldown_survives_a_connector_restart(

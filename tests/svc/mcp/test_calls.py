@@ -51,32 +51,47 @@ async def test_is_error_makes_the_call_fail_with_the_servers_text(
     assert raised.value.extra["tool"] == "mcp.bench.fail"
 
 
-async def test_tools_are_found_by_remote_name_slug_or_id(workbench: FakeMcpServer, engine: svc.Engine) -> None:
+async def test_tools_are_found_by_remote_name_slug_or_id(
+    workbench: FakeMcpServer, engine: svc.Engine
+) -> None:
     await connected_engine_server(engine, "bench", workbench.url)
     for name in ("Search-Issues", "search_issues", "mcp.bench.search_issues", "search-issues"):
-        assert (await engine.mcp.call("bench", name, {"query": "bug"})).output == "issues matching bug"
+        assert (
+            await engine.mcp.call("bench", name, {"query": "bug"})
+        ).output == "issues matching bug"
     assert [c["name"] for c in workbench.calls()] == ["Search-Issues"] * 4
     with pytest.raises(McpToolNotFound):
         await engine.mcp.call("bench", "nope", {})
 
 
-async def test_allowed_tools_filter_the_registry_and_calls(workbench: FakeMcpServer, engine: svc.Engine) -> None:
-    await connected_engine_server(engine, "bench", workbench.url, allowed_tools=["add", "mcp.bench.echo"])
-    assert sorted(n for n in engine.tools.names() if n.startswith("mcp.")) == ["mcp.bench.add", "mcp.bench.echo"]
+async def test_allowed_tools_filter_the_registry_and_calls(
+    workbench: FakeMcpServer, engine: svc.Engine
+) -> None:
+    await connected_engine_server(
+        engine, "bench", workbench.url, allowed_tools=["add", "mcp.bench.echo"]
+    )
+    assert sorted(n for n in engine.tools.names() if n.startswith("mcp.")) == [
+        "mcp.bench.add",
+        "mcp.bench.echo",
+    ]
     assert (await engine.mcp.call("bench", "echo", {"text": "hi"})).output == "hi"
     with pytest.raises(McpToolNotAllowed):
         await engine.mcp.call("bench", "forecast", {"city": "Oslo"})
     assert [c["name"] for c in workbench.calls()] == ["echo"]
 
 
-async def test_a_registry_tool_executes_through_the_connector(workbench: FakeMcpServer, engine: svc.Engine) -> None:
+async def test_a_registry_tool_executes_through_the_connector(
+    workbench: FakeMcpServer, engine: svc.Engine
+) -> None:
     await connected_engine_server(engine, "bench", workbench.url)
     tool = engine.tools.require("mcp.bench.echo")
     result = await tool.execute({"text": "via registry"}, context(engine))
     assert result.output == "via registry"
 
 
-async def test_hundred_concurrent_calls_share_one_session(workbench: FakeMcpServer, engine: svc.Engine) -> None:
+async def test_hundred_concurrent_calls_share_one_session(
+    workbench: FakeMcpServer, engine: svc.Engine
+) -> None:
     await connected_engine_server(engine, "bench", workbench.url)
     results: dict[int, str] = {}
 
@@ -88,7 +103,9 @@ async def test_hundred_concurrent_calls_share_one_session(workbench: FakeMcpServ
             nursery.start_soon(one, i)
     assert results == {i: str(i + 1000) for i in range(100)}
     assert workbench.sessions_opened == 1
-    assert {r.session_id for r in workbench.posts("tools/call")} == {engine.mcp.get("bench").state.mcp_session_id}
+    assert {r.session_id for r in workbench.posts("tools/call")} == {
+        engine.mcp.get("bench").state.mcp_session_id
+    }
 
 
 async def test_a_slow_call_does_not_hold_up_others_or_the_mailbox(
@@ -148,7 +165,9 @@ async def test_a_server_dying_mid_session_fails_the_call_and_disconnects(
         await engine.mcp.call("bench", "echo", {"text": "anyone?"})
     assert raised.value.retryable is True
     lost = await wait_for_event(engine, "mcp.server.disconnected")
-    assert lost.properties["reason"] == "connection_lost" and lost.properties["removedToolCount"] == 7
+    assert (
+        lost.properties["reason"] == "connection_lost" and lost.properties["removedToolCount"] == 7
+    )
     snapshot = engine.mcp.get("bench")
     assert snapshot.state.connected is False and snapshot.state.tool_cache == ()
     assert "unreachable" in (snapshot.state.last_error or "")

@@ -18,8 +18,14 @@ async def test_connect_runs_the_handshake_then_lists_tools(
 ) -> None:
     await add_server(client, "bench", workbench.url)
     outcome = await connect(client, "bench")
-    assert outcome == {"ok": True, "count": 7, "discoveredCount": 7, "pendingAuth": False,
-                       "lastAuthChallenge": None, "authorizationUrl": None}
+    assert outcome == {
+        "ok": True,
+        "count": 7,
+        "discoveredCount": 7,
+        "pendingAuth": False,
+        "lastAuthChallenge": None,
+        "authorizationUrl": None,
+    }
     assert workbench.rpc_methods()[:3] == ["initialize", "notifications/initialized", "tools/list"]
     init = workbench.posts("initialize")[0]
     assert init.session_id is None and "mcp-protocol-version" not in init.headers
@@ -30,10 +36,20 @@ async def test_connect_runs_the_handshake_then_lists_tools(
     assert listing.headers["mcp-protocol-version"] == init.body["params"]["protocolVersion"]
 
     ids = sorted(n for n in engine.tools.names() if n.startswith("mcp."))
-    assert ids == ["mcp.bench.add", "mcp.bench.echo", "mcp.bench.fail", "mcp.bench.forecast",
-                   "mcp.bench.grow", "mcp.bench.hold", "mcp.bench.search_issues"]
+    assert ids == [
+        "mcp.bench.add",
+        "mcp.bench.echo",
+        "mcp.bench.fail",
+        "mcp.bench.forecast",
+        "mcp.bench.grow",
+        "mcp.bench.hold",
+        "mcp.bench.search_issues",
+    ]
     connected = await wait_for_event(engine, "mcp.server.connected")
-    assert connected.properties["name"] == "bench" and connected.properties["serverName"] == "workbench"
+    assert (
+        connected.properties["name"] == "bench"
+        and connected.properties["serverName"] == "workbench"
+    )
     updated = await wait_for_event(engine, "mcp.tools.updated")
     assert updated.properties["count"] == 7
 
@@ -53,8 +69,10 @@ async def test_tools_list_follows_next_cursor_across_pages(
     assert [t["namespaced_name"] for t in tools] == [f"mcp.paged.tool_{i:02d}" for i in range(7)]
     row: dict[str, Any] = tools[0]
     assert row["server_name"] == "paged" and row["tool_name"] == "tool_00"
-    assert row["input_schema"]["properties"] == {"n": {"type": "integer"}} and len(row["schema_hash"]) == 64
-
+    assert (
+        row["input_schema"]["properties"] == {"n": {"type": "integer"}}
+        and len(row["schema_hash"]) == 64
+    )
 
 
 async def test_json_and_sse_responses_are_both_understood(
@@ -77,8 +95,9 @@ async def test_a_tools_list_changed_notification_refreshes_the_registry(
 
     await connected_engine_server(engine, "bench", workbench.url)
     assert (await engine.mcp.call("bench", "grow", {"name": "Sprout"})).output == "added Sprout"
-    updated = await wait_for_event(engine, "mcp.tools.updated",
-                                   where=lambda e: e.properties["source"] == "list_changed")
+    updated = await wait_for_event(
+        engine, "mcp.tools.updated", where=lambda e: e.properties["source"] == "list_changed"
+    )
     assert updated.properties["count"] == 8 and updated.properties["changed"] is True
     assert "mcp.bench.sprout" in engine.tools.names()
     assert (await engine.mcp.call("bench", "Sprout", {"text": "hi"})).output == "Sprout: hi"
@@ -96,7 +115,10 @@ async def test_a_challenge_while_connecting_is_reported_with_the_authorization_u
         assert outcome["ok"] is False and outcome["pendingAuth"] is True
         assert outcome["authorizationUrl"] == AUTH_URL + "&scope=gateway"
         assert outcome["lastAuthChallenge"]["tool_name"] == "gw"
-        assert outcome["error"] == "MCP server 'gw' requires authorization: Sign in to the gateway first"
+        assert (
+            outcome["error"]
+            == "MCP server 'gw' requires authorization: Sign in to the gateway first"
+        )
         listed = (await client.get("/mcp")).json()["gw"]
         assert listed["last_auth_challenge"]["authorization_url"] == AUTH_URL + "&scope=gateway"
         assert listed["connected"] is False and listed["tool_cache"] == []
@@ -116,8 +138,16 @@ async def test_a_refresh_over_an_expired_session_opens_one_new_session(
     refreshed = (await client.post("/mcp/bench/refresh")).json()
     assert refreshed["ok"] is True and refreshed["count"] == 7
     listings = workbench.posts("tools/list")
-    assert [(r.session_id == old_session, r.status) for r in listings[-2:]] == [(True, 404), (False, 200)]
-    assert workbench.rpc_methods()[-4:] == ["tools/list", "initialize", "notifications/initialized", "tools/list"]
+    assert [(r.session_id == old_session, r.status) for r in listings[-2:]] == [
+        (True, 404),
+        (False, 200),
+    ]
+    assert workbench.rpc_methods()[-4:] == [
+        "tools/list",
+        "initialize",
+        "notifications/initialized",
+        "tools/list",
+    ]
     new_session = engine.mcp.get("bench").state.mcp_session_id
     assert workbench.sessions_opened == 2 and new_session not in (None, old_session)
     assert listings[-1].session_id == new_session
@@ -138,4 +168,7 @@ async def test_the_protocol_version_and_session_id_go_with_every_call(
     state = engine.mcp.get("bench").state
     assert call.session_id == state.mcp_session_id
     assert call.headers["mcp-protocol-version"] == state.protocol_version
-    assert "text/event-stream" in call.headers["accept"] and "application/json" in call.headers["accept"]
+    assert (
+        "text/event-stream" in call.headers["accept"]
+        and "application/json" in call.headers["accept"]
+    )

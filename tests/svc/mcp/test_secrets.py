@@ -16,7 +16,12 @@ from tests.fakes.mcp_servers import FakeMcpServer
 
 from .conftest import add_server, connect
 
-SECRETS = ("Bearer sk-header-secret-123", "sk-header-secret-123", "xkey-secret-456", "env-secret-789")
+SECRETS = (
+    "Bearer sk-header-secret-123",
+    "sk-header-secret-123",
+    "xkey-secret-456",
+    "env-secret-789",
+)
 
 
 @pytest.fixture
@@ -44,10 +49,16 @@ def log_lines() -> Iterator[io.StringIO]:
 async def test_header_values_are_sent_but_never_shown_published_or_logged(
     workbench: FakeMcpServer, log_lines: io.StringIO, client: httpx.AsyncClient, engine: svc.Engine
 ) -> None:
-    await add_server(client, "bench", workbench.url, headers={
-        "Authorization": "Bearer sk-header-secret-123", "X-Api-Key": "xkey-secret-456",
-        "X-Env-Token": "${env:GW_TOKEN}",
-    })
+    await add_server(
+        client,
+        "bench",
+        workbench.url,
+        headers={
+            "Authorization": "Bearer sk-header-secret-123",
+            "X-Api-Key": "xkey-secret-456",
+            "X-Env-Token": "${env:GW_TOKEN}",
+        },
+    )
     assert (await connect(client, "bench"))["ok"] is True
     await client.post("/mcp/bench/refresh")
     assert (await engine.mcp.call("bench", "echo", {"text": "hello"})).output == "hello"
@@ -74,7 +85,11 @@ async def test_an_unset_environment_reference_fails_the_connect_naming_the_heade
 ) -> None:
     await add_server(client, "bench", workbench.url, headers={"X-Key": "${env:NOT_SET_ANYWHERE}"})
     outcome = await connect(client, "bench")
-    assert outcome["ok"] is False and "X-Key" in outcome["error"] and "NOT_SET_ANYWHERE" in outcome["error"]
+    assert (
+        outcome["ok"] is False
+        and "X-Key" in outcome["error"]
+        and "NOT_SET_ANYWHERE" in outcome["error"]
+    )
     assert workbench.requests == []
 
 
@@ -86,7 +101,9 @@ async def test_a_credential_echoed_back_by_the_server_is_redacted_from_errors(
 
     careless = EchoingServer()
     async with open_mcp_server(careless.server) as server:
-        await add_server(client, "echo", server.url, headers={"Authorization": "Bearer sk-header-secret-123"})
+        await add_server(
+            client, "echo", server.url, headers={"Authorization": "Bearer sk-header-secret-123"}
+        )
         assert (await connect(client, "echo"))["ok"] is True
         with pytest.raises(McpToolError) as tool_error:
             await engine.mcp.call("echo", "whoami", {})
@@ -98,7 +115,10 @@ async def test_a_credential_echoed_back_by_the_server_is_redacted_from_errors(
 
         careless.reject_listing = True
         refreshed = await client.post("/mcp/echo/refresh")
-        assert refreshed.status_code == 502 and refreshed.json()["error"] == "credentials [REDACTED] are revoked"
+        assert (
+            refreshed.status_code == 502
+            and refreshed.json()["error"] == "credentials [REDACTED] are revoked"
+        )
         shown = [refreshed.text, (await client.get("/mcp")).text]
         await client.post("/mcp/echo/disconnect")
     assert server.requests[0].headers["authorization"] == "Bearer sk-header-secret-123"

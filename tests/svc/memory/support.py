@@ -6,7 +6,9 @@ from svc.memory import MemoryRecord, MemoryStore, NewRecord
 from svc.memory.store import build_record
 
 
-async def put(store: MemoryStore, content: str, tier: str = "global", *, now_ms: int = 1_000, **fields: object) -> MemoryRecord:
+async def put(
+    store: MemoryStore, content: str, tier: str = "global", *, now_ms: int = 1_000, **fields: object
+) -> MemoryRecord:
     record = build_record(NewRecord(content=content, tier=tier, **fields), now_ms=now_ms)  # type: ignore[arg-type]
     await store.insert([record])
     return record

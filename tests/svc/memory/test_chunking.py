@@ -25,7 +25,7 @@ def test_long_text_is_split_into_bounded_overlapping_chunks() -> None:
     assert chunks[1].text.split()[0] == "w448" and chunks[2].text.split()[0] == "w896"
     assert chunks[-1].text.endswith("w1299")
     for chunk in chunks:
-        assert text[chunk.start:chunk.end] == chunk.text
+        assert text[chunk.start : chunk.end] == chunk.text
 
 
 def test_chunks_end_at_a_paragraph_break_when_one_is_near() -> None:

@@ -10,4 +10,3 @@ def test_the_tiers_are_one_set_of_objects_wherever_they_are_read() -> None:
     assert records.TIERS is tiers.TIERS is svc.memory.TIERS == ("global", "project", "session")
     assert records.Tier is tiers.Tier is svc.memory.Tier
     assert records.WIDER_TIER is tiers.WIDER_TIER
-

@@ -54,7 +54,11 @@ def importer(store: MemoryStore, now: list[int] | None = None) -> Importer:
 
 def test_directory_format_finds_note_files_only(notes: Path) -> None:
     assert [e.relative for e in discover(notes, "directory")] == [
-        "ideas.txt", "page.mdx", "runbook.md", "team/people.markdown"]
+        "ideas.txt",
+        "page.mdx",
+        "runbook.md",
+        "team/people.markdown",
+    ]
 
 
 def test_openclaw_format_takes_memory_md_and_the_memory_folder(tmp_path: Path) -> None:
@@ -64,7 +68,10 @@ def test_openclaw_format_takes_memory_md_and_the_memory_folder(tmp_path: Path) -
     write(tmp_path, "other.md", "not part of it")
     write(tmp_path, "memory/code.py", "no")
     assert [e.relative for e in discover(tmp_path, "openclaw")] == [
-        "MEMORY.md", "memory/2024/jan.md", "memory/big.txt"]
+        "MEMORY.md",
+        "memory/2024/jan.md",
+        "memory/big.txt",
+    ]
 
 
 async def test_import_indexes_chunks_that_search_finds(store: MemoryStore, notes: Path) -> None:
@@ -72,13 +79,23 @@ async def test_import_indexes_chunks_that_search_finds(store: MemoryStore, notes
     assert (summary.discovered_files, summary.indexed_files, summary.skipped_files) == (4, 4, 0)
     assert summary.files_processed == 4 and summary.chunks_created == 4 and summary.errors == ()
     hit = (await store.search("deploy key", ALL))[0].record
-    assert hit.tier == "project" and hit.project_id == "p1" and hit.kind == "file" and hit.source_type == "file"
+    assert (
+        hit.tier == "project"
+        and hit.project_id == "p1"
+        and hit.kind == "file"
+        and hit.source_type == "file"
+    )
     assert hit.metadata["path"] == "runbook.md" and hit.metadata["heading"] == "Deploy"
-    assert hit.source_key == f"{import_key(notes.resolve(), 'directory', 'project', None, 'p1')}/runbook.md"
+    assert (
+        hit.source_key
+        == f"{import_key(notes.resolve(), 'directory', 'project', None, 'p1')}/runbook.md"
+    )
     assert summary.to_wire()["ok"] is True
 
 
-async def test_unchanged_files_are_skipped_and_changed_ones_replaced(store: MemoryStore, notes: Path) -> None:
+async def test_unchanged_files_are_skipped_and_changed_ones_replaced(
+    store: MemoryStore, notes: Path
+) -> None:
     run = importer(store)
     await run.run(ImportRequest(notes))
     again = await run.run(ImportRequest(notes))
@@ -99,7 +116,9 @@ async def test_unchanged_files_are_skipped_and_changed_ones_replaced(store: Memo
     assert await store.count() == 4
 
 
-async def test_sync_deletes_removes_records_of_vanished_files(store: MemoryStore, notes: Path) -> None:
+async def test_sync_deletes_removes_records_of_vanished_files(
+    store: MemoryStore, notes: Path
+) -> None:
     run = importer(store)
     await run.run(ImportRequest(notes))
     (notes / "ideas.txt").unlink()
@@ -110,7 +129,9 @@ async def test_sync_deletes_removes_records_of_vanished_files(store: MemoryStore
     assert await store.search("zeppelin", ALL) == []
 
 
-async def test_sync_deletes_of_an_emptied_folder_clears_it(store: MemoryStore, tmp_path: Path) -> None:
+async def test_sync_deletes_of_an_emptied_folder_clears_it(
+    store: MemoryStore, tmp_path: Path
+) -> None:
     write(tmp_path, "a.md", "alpha")
     run = importer(store)
     await run.run(ImportRequest(tmp_path))
@@ -132,7 +153,11 @@ async def test_the_same_folder_in_two_tiers_is_two_sources(store: MemoryStore, n
 
 
 async def test_large_files_are_chunked(store: MemoryStore, tmp_path: Path) -> None:
-    write(tmp_path, "long.md", "\n\n".join(" ".join(f"word{p}x{i}" for i in range(100)) for p in range(20)))
+    write(
+        tmp_path,
+        "long.md",
+        "\n\n".join(" ".join(f"word{p}x{i}" for i in range(100)) for p in range(20)),
+    )
     summary = await importer(store).run(ImportRequest(tmp_path))
     assert summary.chunks_created == 5
     items, _ = await store.list(ALL)
@@ -140,7 +165,9 @@ async def test_large_files_are_chunked(store: MemoryStore, tmp_path: Path) -> No
     assert {r.metadata["chunk_count"] for r in items} == {5}
 
 
-async def test_progress_is_reported_per_batch_up_to_the_total(store: MemoryStore, tmp_path: Path) -> None:
+async def test_progress_is_reported_per_batch_up_to_the_total(
+    store: MemoryStore, tmp_path: Path
+) -> None:
     for i in range(130):
         write(tmp_path, f"n{i:03}.md", f"note {i}")
     seen: list[ImportProgress] = []
@@ -149,7 +176,9 @@ async def test_progress_is_reported_per_batch_up_to_the_total(store: MemoryStore
     assert seen[-1].path == "n129.md"
 
 
-async def test_invalid_utf8_is_imported_with_replacement(store: MemoryStore, tmp_path: Path) -> None:
+async def test_invalid_utf8_is_imported_with_replacement(
+    store: MemoryStore, tmp_path: Path
+) -> None:
     (tmp_path / "latin.txt").write_bytes("caf\xe9 menu".encode("latin-1"))
     summary = await importer(store).run(ImportRequest(tmp_path))
     assert summary.indexed_files == 1
@@ -170,14 +199,18 @@ async def test_unreadable_files_are_reported_not_fatal(store: MemoryStore, tmp_p
     assert summary.errors == ({"path": "locked.md", "error": "Permission denied"},)
 
 
-@pytest.mark.parametrize(("request_kwargs", "field", "message"), [
-    ({"format": "zip"}, "format", "unsupported memory import format `zip`"),
-    ({"tier": "team"}, "tier", "unsupported memory tier `team`"),
-    ({"tier": "project"}, "project_id", "tier=project requires project_id"),
-    ({"tier": "session"}, "session_id", "tier=session requires session_id"),
-])
-async def test_bad_requests_name_the_field(store: MemoryStore, notes: Path, request_kwargs: dict, field: str,
-                                           message: str) -> None:
+@pytest.mark.parametrize(
+    ("request_kwargs", "field", "message"),
+    [
+        ({"format": "zip"}, "format", "unsupported memory import format `zip`"),
+        ({"tier": "team"}, "tier", "unsupported memory tier `team`"),
+        ({"tier": "project"}, "project_id", "tier=project requires project_id"),
+        ({"tier": "session"}, "session_id", "tier=session requires session_id"),
+    ],
+)
+async def test_bad_requests_name_the_field(
+    store: MemoryStore, notes: Path, request_kwargs: dict, field: str, message: str
+) -> None:
     with pytest.raises(ValidationFailed) as caught:
         await importer(store).run(ImportRequest(notes, **request_kwargs))
     assert caught.value.extra["field"] == field and caught.value.message == message

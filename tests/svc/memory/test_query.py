@@ -29,7 +29,10 @@ def test_terms_are_distinct_and_bounded() -> None:
 
 
 def test_every_term_is_quoted_so_fts_syntax_is_never_interpreted() -> None:
-    assert fts_query(terms('NEAR(k1 k2) OR "x" AND -y*')) == '{content tags} : ("near" OR "k1" OR "k2" OR "x" OR "y")'
+    assert (
+        fts_query(terms('NEAR(k1 k2) OR "x" AND -y*'))
+        == '{content tags} : ("near" OR "k1" OR "k2" OR "x" OR "y")'
+    )
     assert fts_query(["rotat"], prefix=True) == '{content tags} : ("rotat"*)'
     assert fts_query(terms("?!")) is None
 
@@ -48,17 +51,24 @@ def test_idf_stays_positive_for_terms_in_most_records() -> None:
 
 
 def test_scope_tokens_hash_ids_into_plain_tokens() -> None:
-    tier, session, demoted = scope_text(tier="session", project_id="proj-1", session_id="a b/c", run_id=None,
-                                        demoted=True).split()
+    tier, session, demoted = scope_text(
+        tier="session", project_id="proj-1", session_id="a b/c", run_id=None, demoted=True
+    ).split()
     assert (tier, demoted) == ("0tsession", "0xdemoted")
     assert session.startswith("0s") and session.isalnum() and len(session) == 18
-    tier, project = scope_text(tier="project", project_id="proj-1", session_id=None, run_id=None,
-                               demoted=False).split()
+    tier, project = scope_text(
+        tier="project", project_id="proj-1", session_id=None, run_id=None, demoted=False
+    ).split()
     assert tier == "0tproject" and project.startswith("0p")
-    assert scope_text(tier="session", project_id=None, session_id=None, run_id="r1", demoted=False).startswith(
-        "0tsession 0r")
-    assert scope_text(tier="global", project_id="x", session_id=None, run_id=None, demoted=False) == "0tglobal"
-    clause_text = scope_query([ScopeClause("project", project_id="proj-1"), ScopeClause("global"),
-                               ScopeClause("session")])
+    assert scope_text(
+        tier="session", project_id=None, session_id=None, run_id="r1", demoted=False
+    ).startswith("0tsession 0r")
+    assert (
+        scope_text(tier="global", project_id="x", session_id=None, run_id=None, demoted=False)
+        == "0tglobal"
+    )
+    clause_text = scope_query(
+        [ScopeClause("project", project_id="proj-1"), ScopeClause("global"), ScopeClause("session")]
+    )
     assert clause_text == f'scope : ("{project}" OR "0tglobal" OR "0tsession")'
     assert scope_query([]) is None

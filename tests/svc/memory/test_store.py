@@ -11,7 +11,9 @@ ALL = MemoryScope.everything()
 
 
 async def test_search_ranks_by_bm25_and_scores_follow_the_ranking(store: MemoryStore) -> None:
-    strong = await put(store, "deploy key rotation: rotate the deploy key monthly, deploy key in vault")
+    strong = await put(
+        store, "deploy key rotation: rotate the deploy key monthly, deploy key in vault"
+    )
     medium = await put(store, "the deploy key lives in the vault")
     weak = await put(store, "we deploy on fridays")
     await put(store, "nothing relevant here at all")
@@ -65,14 +67,21 @@ async def test_scopes_confine_results_to_their_tiers(store: MemoryStore) -> None
         assert mine.allows(record)
 
 
-async def test_scope_filter_finds_matches_beyond_the_fast_path_candidates(store: MemoryStore) -> None:
+async def test_scope_filter_finds_matches_beyond_the_fast_path_candidates(
+    store: MemoryStore,
+) -> None:
     # 400 strong global matches outrank the one session record the scope allows.
-    records = [build_record(NewRecord(content="needle needle needle hay", tier="global"), now_ms=1)
-               for _ in range(400)]
+    records = [
+        build_record(NewRecord(content="needle needle needle hay", tier="global"), now_ms=1)
+        for _ in range(400)
+    ]
     await store.insert(records)
     mine = await put(store, "a needle in a long haystack of words " * 5, "session", session_id="s1")
-    hits = await store.search("needle", MemoryScope.for_context(session_id="s1", project_id=None,
-                                                                tiers=("session",)), limit=5)
+    hits = await store.search(
+        "needle",
+        MemoryScope.for_context(session_id="s1", project_id=None, tiers=("session",)),
+        limit=5,
+    )
     assert [h.record.id for h in hits] == [mine.id]
 
 
@@ -112,7 +121,9 @@ async def test_delete_removes_the_record_its_tags_and_its_index_entry(store: Mem
     assert await store.get(record.id) is None
     assert await store.search("ephemeral", ALL) == []
     assert await store.delete(record.id) is None
-    tags = await store.db.read(lambda c: c.execute("SELECT count(*) FROM memory_tags").fetchone()[0])
+    tags = await store.db.read(
+        lambda c: c.execute("SELECT count(*) FROM memory_tags").fetchone()[0]
+    )
     assert tags == 0
 
 
@@ -127,19 +138,35 @@ async def test_delete_session_removes_only_that_sessions_tier(store: MemoryStore
 
 
 async def test_source_keys_make_repeated_inserts_harmless(store: MemoryStore) -> None:
-    record = build_record(NewRecord(content="x", tier="global", source_key="exchange/r1/session", chunk_index=0),
-                          now_ms=1)
-    again = build_record(NewRecord(content="x", tier="global", source_key="exchange/r1/session", chunk_index=0),
-                         now_ms=2)
+    record = build_record(
+        NewRecord(content="x", tier="global", source_key="exchange/r1/session", chunk_index=0),
+        now_ms=1,
+    )
+    again = build_record(
+        NewRecord(content="x", tier="global", source_key="exchange/r1/session", chunk_index=0),
+        now_ms=2,
+    )
     assert await store.insert([record], ignore_existing=True) == 1
     assert await store.insert([again], ignore_existing=True) == 0
     assert await store.count() == 1
 
 
 async def test_records_round_trip_every_field(store: MemoryStore) -> None:
-    record = await put(store, "full", "project", project_id="p", run_id="r", kind="fact", source_type="agent",
-                       classification="restricted", tags=("a",), metadata={"k": [1, 2]},
-                       artifact_refs=({"uri": "file://x"},), provenance={"by": "me"}, visibility="private")
+    record = await put(
+        store,
+        "full",
+        "project",
+        project_id="p",
+        run_id="r",
+        kind="fact",
+        source_type="agent",
+        classification="restricted",
+        tags=("a",),
+        metadata={"k": [1, 2]},
+        artifact_refs=({"uri": "file://x"},),
+        provenance={"by": "me"},
+        visibility="private",
+    )
     assert await store.get(record.id) == record
     wire = record.to_wire()
     assert wire["partition_key"] == "local/local/p/project"

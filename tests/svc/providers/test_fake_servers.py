@@ -25,18 +25,29 @@ from ._support import FAST_RETRY
 CHAT = {"model": "m", "messages": [{"role": "user", "content": "ping pong"}]}
 
 
-async def test_non_streaming_chat_completion(openai_server: FakeOpenAI, http: httpx.AsyncClient) -> None:
-    openai_server.enqueue(Turn.calls(FakeToolCall("f", {"a": 1}, id="c9"), text="hi", usage=FakeUsage(3, 4)))
-    response = await http.post(openai_server.url + "/chat/completions", json={**CHAT, "stream": False})
+async def test_non_streaming_chat_completion(
+    openai_server: FakeOpenAI, http: httpx.AsyncClient
+) -> None:
+    openai_server.enqueue(
+        Turn.calls(FakeToolCall("f", {"a": 1}, id="c9"), text="hi", usage=FakeUsage(3, 4))
+    )
+    response = await http.post(
+        openai_server.url + "/chat/completions", json={**CHAT, "stream": False}
+    )
     assert response.status_code == 200
     body = response.json()
     assert body["object"] == "chat.completion" and body["usage"]["total_tokens"] == 7
     message = body["choices"][0]["message"]
-    assert message["content"] == "hi" and message["tool_calls"][0]["function"] == {"name": "f", "arguments": '{"a": 1}'}
+    assert message["content"] == "hi" and message["tool_calls"][0]["function"] == {
+        "name": "f",
+        "arguments": '{"a": 1}',
+    }
     assert body["choices"][0]["finish_reason"] == "tool_calls"
 
 
-async def test_models_listing_and_unknown_routes(openai_server: FakeOpenAI, http: httpx.AsyncClient) -> None:
+async def test_models_listing_and_unknown_routes(
+    openai_server: FakeOpenAI, http: httpx.AsyncClient
+) -> None:
     assert (await http.get(openai_server.url + "/models")).json()["data"][0]["id"] == "fake-model"
     missing = await http.post(openai_server.url + "/embeddings", json={})
     assert missing.status_code == 404
@@ -44,41 +55,58 @@ async def test_models_listing_and_unknown_routes(openai_server: FakeOpenAI, http
 
 
 async def test_requests_are_recorded(openai_server: FakeOpenAI, http: httpx.AsyncClient) -> None:
-    await http.post(openai_server.url + "/chat/completions?x=1", json=CHAT, headers={"X-Custom": "yes"})
+    await http.post(
+        openai_server.url + "/chat/completions?x=1", json=CHAT, headers={"X-Custom": "yes"}
+    )
     request = openai_server.last
     assert isinstance(request, RecordedRequest)
     assert (request.method, request.path, request.query) == ("POST", "/v1/chat/completions", "x=1")
     assert request.headers["x-custom"] == "yes" and request.body == CHAT and request.json == CHAT
 
 
-async def test_raw_stream_echoes_by_default_and_ends_with_done(openai_server: FakeOpenAI, http: httpx.AsyncClient) -> None:
-    response = await http.post(openai_server.url + "/chat/completions", json={**CHAT, "stream": True})
+async def test_raw_stream_echoes_by_default_and_ends_with_done(
+    openai_server: FakeOpenAI, http: httpx.AsyncClient
+) -> None:
+    response = await http.post(
+        openai_server.url + "/chat/completions", json={**CHAT, "stream": True}
+    )
     assert response.headers["content-type"] == "text/event-stream"
     frames = [line for line in response.text.split("\n") if line.startswith("data: ")]
-    assert frames[-1] == "data: [DONE]" and '"content":"ping "' in frames[1] and '"content":"pong"' in frames[2]
+    assert (
+        frames[-1] == "data: [DONE]"
+        and '"content":"ping "' in frames[1]
+        and '"content":"pong"' in frames[2]
+    )
     assert not any('"usage"' in f for f in frames)  # only with stream_options.include_usage
 
 
 async def test_custom_default_responder(openai_server: FakeOpenAI, http: httpx.AsyncClient) -> None:
     openai_server.default = lambda request: Turn.reply(f"model was {request.body['model']}")
-    response = await http.post(openai_server.url + "/chat/completions", json={**CHAT, "stream": False})
+    response = await http.post(
+        openai_server.url + "/chat/completions", json={**CHAT, "stream": False}
+    )
     assert response.json()["choices"][0]["message"]["content"] == "model was m"
 
 
-async def test_dropped_connection_is_a_truncated_body(openai_server: FakeOpenAI, http: httpx.AsyncClient) -> None:
+async def test_dropped_connection_is_a_truncated_body(
+    openai_server: FakeOpenAI, http: httpx.AsyncClient
+) -> None:
     openai_server.enqueue(Turn(chunks=["a", "b", "c"], drop_after=1))
     with pytest.raises(httpx.RemoteProtocolError):
         await http.post(openai_server.url + "/chat/completions", json={**CHAT, "stream": True})
 
 
-async def test_gate_holds_the_stream_and_wait_for_requests(openai_server: FakeOpenAI, http: httpx.AsyncClient) -> None:
+async def test_gate_holds_the_stream_and_wait_for_requests(
+    openai_server: FakeOpenAI, http: httpx.AsyncClient
+) -> None:
     gate = trio.Event()
     openai_server.enqueue(Turn(chunks=["before ", "after"], gate=gate, gate_after=1))
     received: list[str] = []
 
     async def client() -> None:
-        async with http.stream("POST", openai_server.url + "/chat/completions",
-                               json={**CHAT, "stream": True}) as response:
+        async with http.stream(
+            "POST", openai_server.url + "/chat/completions", json={**CHAT, "stream": True}
+        ) as response:
             async for line in response.aiter_lines():
                 received.append(line)
 
@@ -116,7 +144,9 @@ async def test_exit_ends_responses_in_flight_and_frees_the_port(http: httpx.Asyn
 
 async def test_high_volume_turn(openai_server: FakeOpenAI, http: httpx.AsyncClient) -> None:
     openai_server.enqueue(Turn(chunks=["x"] * 5000))
-    response = await http.post(openai_server.url + "/chat/completions", json={**CHAT, "stream": True})
+    response = await http.post(
+        openai_server.url + "/chat/completions", json={**CHAT, "stream": True}
+    )
     assert response.text.count('"content":"x"') == 5000
 
 
@@ -131,16 +161,21 @@ async def test_anthropic_and_cohere_echo_and_non_streaming(http: httpx.AsyncClie
     async with open_fake_anthropic() as anthropic, open_fake_cohere() as cohere:
         request = ChatRequest(model="m", messages=(ChatMessage("user", "say this back"),))
         events: list[StreamEvent] = []
-        a = await AnthropicProvider(Endpoint("anthropic", anthropic.url), http, retry=FAST_RETRY).chat(
-            request, events.append)
-        c = await CohereProvider(Endpoint("cohere", cohere.url), http, retry=FAST_RETRY).chat(request)
+        a = await AnthropicProvider(
+            Endpoint("anthropic", anthropic.url), http, retry=FAST_RETRY
+        ).chat(request, events.append)
+        c = await CohereProvider(Endpoint("cohere", cohere.url), http, retry=FAST_RETRY).chat(
+            request
+        )
         assert a.text == c.text == "say this back"
         assert events[0] == TextDelta("say ")
 
         anthropic.enqueue(Turn.calls(FakeToolCall("t", {"k": "v"}, id="toolu_x"), text="ok"))
         body = (await http.post(anthropic.url + "/messages", json={**CHAT, "stream": False})).json()
-        assert body["content"] == [{"type": "text", "text": "ok"},
-                                   {"type": "tool_use", "id": "toolu_x", "name": "t", "input": {"k": "v"}}]
+        assert body["content"] == [
+            {"type": "text", "text": "ok"},
+            {"type": "tool_use", "id": "toolu_x", "name": "t", "input": {"k": "v"}},
+        ]
         assert body["stop_reason"] == "tool_use"
 
         body = (await http.post(cohere.url + "/chat", json={**CHAT, "stream": False})).json()

@@ -11,11 +11,22 @@ from svc.providers.types import ChatMessage, ChatRequest, StreamEvent, TextDelta
 
 async def test_echoes_the_last_user_message_word_by_word() -> None:
     provider = LocalEchoProvider()
-    assert (provider.id, provider.default_model, provider.supports_vision) == ("local", "echo-1", False)
+    assert (provider.id, provider.default_model, provider.supports_vision) == (
+        "local",
+        "echo-1",
+        False,
+    )
     events: list[StreamEvent] = []
-    request = ChatRequest(model="echo-1", tools=(ToolSpec("t", "", {}),), messages=(
-        ChatMessage("system", "ignored"), ChatMessage("user", "first"), ChatMessage("assistant", "x"),
-        ChatMessage("user", "hello  wide world")))
+    request = ChatRequest(
+        model="echo-1",
+        tools=(ToolSpec("t", "", {}),),
+        messages=(
+            ChatMessage("system", "ignored"),
+            ChatMessage("user", "first"),
+            ChatMessage("assistant", "x"),
+            ChatMessage("user", "hello  wide world"),
+        ),
+    )
     completion = await provider.chat(request, events.append)
     assert completion.text == "hello  wide world" and completion.tool_calls == ()
     assert events[:-1] == [TextDelta("hello  "), TextDelta("wide "), TextDelta("world")]
@@ -26,12 +37,17 @@ async def test_echoes_the_last_user_message_word_by_word() -> None:
 
 
 async def test_tool_result_gets_a_summary_line() -> None:
-    messages = (ChatMessage("user", "read it"),
-                ChatMessage("tool", "line one\nline two " + "x" * 300, tool_call_id="c", name="fs.read"))
+    messages = (
+        ChatMessage("user", "read it"),
+        ChatMessage("tool", "line one\nline two " + "x" * 300, tool_call_id="c", name="fs.read"),
+    )
     reply = echo_reply(messages)
     assert reply.startswith("Tool `fs.read` returned: line one line two x")
     assert len(reply) < 240 and reply.endswith("…")
-    assert echo_reply((ChatMessage("tool", "nope", name="bash", is_error=True),)) == "Tool `bash` failed: nope"
+    assert (
+        echo_reply((ChatMessage("tool", "nope", name="bash", is_error=True),))
+        == "Tool `bash` failed: nope"
+    )
 
 
 async def test_empty_transcript_and_minimum_usage() -> None:

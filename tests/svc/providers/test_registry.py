@@ -34,7 +34,9 @@ def registry(settings: Settings, http: httpx.AsyncClient) -> ProviderRegistry:
     return ProviderRegistry(settings, http, retry_base_delay=0.001)
 
 
-async def test_nothing_configured_means_local_echo(make_settings: MakeSettings, http: httpx.AsyncClient) -> None:
+async def test_nothing_configured_means_local_echo(
+    make_settings: MakeSettings, http: httpx.AsyncClient
+) -> None:
     reg = registry(make_settings(), http)
     assert reg.configured_ids() == [] and reg.default_provider_id() == "local"
     provider, model = reg.resolve()
@@ -51,24 +53,38 @@ async def test_configured_ids_follow_selection_order_then_sorted_custom_ids(
     make_settings: MakeSettings, http: httpx.AsyncClient
 ) -> None:
     settings = make_settings(
-        env={"ANTHROPIC_API_KEY": "sk-ant-aaaa", "OPENAI_API_KEY": "sk-oai-bbbb", "OLLAMA_URL": "http://127.0.0.1:1/v1"},
-        providers={"zeta": {"url": "http://zeta.local/v1"}, "alpha": {"url": "http://alpha.local/v1"},
-                   "cohere": {"api_key": "co-cccc"}},
+        env={
+            "ANTHROPIC_API_KEY": "sk-ant-aaaa",
+            "OPENAI_API_KEY": "sk-oai-bbbb",
+            "OLLAMA_URL": "http://127.0.0.1:1/v1",
+        },
+        providers={
+            "zeta": {"url": "http://zeta.local/v1"},
+            "alpha": {"url": "http://alpha.local/v1"},
+            "cohere": {"api_key": "co-cccc"},
+        },
     )
     reg = registry(settings, http)
     assert reg.configured_ids() == ["ollama", "openai", "anthropic", "cohere", "alpha", "zeta"]
     assert reg.default_provider_id() == "ollama"
-    with pytest.raises(ProviderError, match=r"^provider `groq` is not configured\. configured providers: "
-                                            r"ollama, openai, anthropic, cohere, alpha, zeta$"):
+    with pytest.raises(
+        ProviderError,
+        match=r"^provider `groq` is not configured\. configured providers: "
+        r"ollama, openai, anthropic, cohere, alpha, zeta$",
+    ):
         reg.get("groq")
 
 
 async def test_wires_and_capabilities(make_settings: MakeSettings, http: httpx.AsyncClient) -> None:
-    settings = make_settings(providers={
-        "anthropic": {"api_key": "sk-ant-dddd"}, "cohere": {"api_key": "co-eeee"},
-        "groq": {"api_key": "gsk-ffff"}, "mine": {"url": "http://mine.local/v1", "vision": True},
-        "plain": {"url": "http://plain.local/v1"},
-    })
+    settings = make_settings(
+        providers={
+            "anthropic": {"api_key": "sk-ant-dddd"},
+            "cohere": {"api_key": "co-eeee"},
+            "groq": {"api_key": "gsk-ffff"},
+            "mine": {"url": "http://mine.local/v1", "vision": True},
+            "plain": {"url": "http://plain.local/v1"},
+        }
+    )
     reg = registry(settings, http)
     assert isinstance(reg.get("anthropic"), AnthropicProvider)
     assert isinstance(reg.get("cohere"), CohereProvider)
@@ -80,23 +96,44 @@ async def test_wires_and_capabilities(make_settings: MakeSettings, http: httpx.A
     assert scrub("key=gsk-ffff") == "key=[REDACTED]"
 
 
-async def test_default_provider_setting_and_its_fallback(make_settings: MakeSettings, http: httpx.AsyncClient) -> None:
+async def test_default_provider_setting_and_its_fallback(
+    make_settings: MakeSettings, http: httpx.AsyncClient
+) -> None:
     both = {"openai": {"api_key": "sk-1111"}, "mistral": {"api_key": "ms-2222"}}
-    assert registry(make_settings(providers=both, default_provider="mistral"), http).default_provider_id() == "mistral"
+    assert (
+        registry(
+            make_settings(providers=both, default_provider="mistral"), http
+        ).default_provider_id()
+        == "mistral"
+    )
     # A default that is not configured falls back to the first configured provider.
-    assert registry(make_settings(providers=both, default_provider="groq"), http).default_provider_id() == "openai"
+    assert (
+        registry(make_settings(providers=both, default_provider="groq"), http).default_provider_id()
+        == "openai"
+    )
     assert registry(make_settings(default_provider="groq"), http).default_provider_id() == "local"
 
 
-async def test_url_and_default_model_override_the_catalog(make_settings: MakeSettings, http: httpx.AsyncClient) -> None:
-    settings = make_settings(providers={
-        "openai": {"api_key": "sk-3333", "url": "http://proxy.local/v1", "default_model": "gpt-4o-mini"},
-        "groq": {"api_key": "gsk-4444"},
-    })
+async def test_url_and_default_model_override_the_catalog(
+    make_settings: MakeSettings, http: httpx.AsyncClient
+) -> None:
+    settings = make_settings(
+        providers={
+            "openai": {
+                "api_key": "sk-3333",
+                "url": "http://proxy.local/v1",
+                "default_model": "gpt-4o-mini",
+            },
+            "groq": {"api_key": "gsk-4444"},
+        }
+    )
     reg = registry(settings, http)
     openai = reg.get("openai")
     assert isinstance(openai, OpenAICompatProvider)
-    assert openai.url == "http://proxy.local/v1/chat/completions" and openai.default_model == "gpt-4o-mini"
+    assert (
+        openai.url == "http://proxy.local/v1/chat/completions"
+        and openai.default_model == "gpt-4o-mini"
+    )
     groq = reg.get("groq")
     assert isinstance(groq, OpenAICompatProvider)
     assert groq.url == "https://api.groq.com/openai/v1/chat/completions"
@@ -119,7 +156,9 @@ async def test_settings_default_model_applies_to_the_default_provider(
     assert reg.resolve()[1] == "gpt-4o"  # the provider's own default is more specific
 
 
-async def test_custom_provider_without_a_model_requires_one(make_settings: MakeSettings, http: httpx.AsyncClient) -> None:
+async def test_custom_provider_without_a_model_requires_one(
+    make_settings: MakeSettings, http: httpx.AsyncClient
+) -> None:
     reg = registry(make_settings(providers={"lab": {"url": "http://lab.local/v1"}}), http)
     with pytest.raises(ProviderError) as info:
         reg.resolve("lab")
@@ -128,7 +167,10 @@ async def test_custom_provider_without_a_model_requires_one(make_settings: MakeS
     assert "pass a model" in error.message and "`providers.lab.default_model`" in error.message
     assert reg.resolve("lab", "qwen2.5")[1] == "qwen2.5"
     # As the default provider, settings.default_model fills the gap.
-    reg = registry(make_settings(providers={"lab": {"url": "http://lab.local/v1"}}, default_model="qwen2.5"), http)
+    reg = registry(
+        make_settings(providers={"lab": {"url": "http://lab.local/v1"}}, default_model="qwen2.5"),
+        http,
+    )
     assert reg.resolve()[1] == "qwen2.5"
 
 
@@ -143,15 +185,23 @@ async def test_custom_provider_without_url_is_not_configured(
         reg.get("nourl")
 
 
-async def test_local_resolves_with_echo_model(make_settings: MakeSettings, http: httpx.AsyncClient) -> None:
-    reg = registry(make_settings(providers={"openai": {"api_key": "sk-7777"}}, default_model="gpt-4.1"), http)
+async def test_local_resolves_with_echo_model(
+    make_settings: MakeSettings, http: httpx.AsyncClient
+) -> None:
+    reg = registry(
+        make_settings(providers={"openai": {"api_key": "sk-7777"}}, default_model="gpt-4.1"), http
+    )
     assert reg.resolve("local")[1] == "echo-1"
 
 
-async def test_rebuild_replaces_providers(make_settings: MakeSettings, http: httpx.AsyncClient) -> None:
+async def test_rebuild_replaces_providers(
+    make_settings: MakeSettings, http: httpx.AsyncClient
+) -> None:
     reg = registry(make_settings(providers={"openai": {"api_key": "sk-8888"}}), http)
     assert reg.configured_ids() == ["openai"]
-    reg.rebuild(make_settings(providers={"cohere": {"api_key": "co-9999"}}, default_provider="cohere"))
+    reg.rebuild(
+        make_settings(providers={"cohere": {"api_key": "co-9999"}}, default_provider="cohere")
+    )
     assert reg.configured_ids() == ["cohere"] and reg.default_provider_id() == "cohere"
     with pytest.raises(ProviderError, match=r"configured providers: cohere$"):
         reg.get("openai")
@@ -160,15 +210,24 @@ async def test_rebuild_replaces_providers(make_settings: MakeSettings, http: htt
 async def test_registry_providers_talk_to_their_servers(
     make_settings: MakeSettings, http: httpx.AsyncClient, openai_server: FakeOpenAI
 ) -> None:
-    settings = make_settings(protocol_title="Acme Agent", default_provider="openrouter", providers={
-        "openrouter": {"api_key": "sk-or-1234", "url": openai_server.url},
-        "azure": {"api_key": "az-5678", "url": openai_server.root_url + "/openai/deployments/d1",
-                  "api_version": "2025-01-01"},
-    })
+    settings = make_settings(
+        protocol_title="Acme Agent",
+        default_provider="openrouter",
+        providers={
+            "openrouter": {"api_key": "sk-or-1234", "url": openai_server.url},
+            "azure": {
+                "api_key": "az-5678",
+                "url": openai_server.root_url + "/openai/deployments/d1",
+                "api_version": "2025-01-01",
+            },
+        },
+    )
     reg = registry(settings, http)
     openai_server.enqueue(Turn.reply("routed"))
     provider, model = reg.resolve()
-    completion = await provider.chat(ChatRequest(model=model, messages=(ChatMessage("user", "hi"),)))
+    completion = await provider.chat(
+        ChatRequest(model=model, messages=(ChatMessage("user", "hi"),))
+    )
     assert completion.text == "routed"
     azure, azure_model = reg.resolve("azure")
     await azure.chat(ChatRequest(model=azure_model, messages=(ChatMessage("user", "hi"),)))

@@ -18,7 +18,9 @@ def test_blank_line_dispatches_and_fields_accumulate() -> None:
 
 
 def test_comments_and_unknown_fields_are_ignored() -> None:
-    assert feed_all([": keep-alive", "retry: 10", "foo: bar", "data: x", ""]) == [SSEEvent(data="x")]
+    assert feed_all([": keep-alive", "retry: 10", "foo: bar", "data: x", ""]) == [
+        SSEEvent(data="x")
+    ]
 
 
 def test_only_one_space_after_the_colon_is_dropped() -> None:

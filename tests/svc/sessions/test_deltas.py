@@ -10,15 +10,17 @@ async def test_slow_deltas_are_published_at_once_and_bursts_are_merged(
     autojump_clock: trio.testing.MockClock,
 ) -> None:
     emitted: list[tuple[float, str]] = []
-    coalescer = DeltaCoalescer(lambda text: emitted.append((trio.current_time(), text)), window=0.015)
+    coalescer = DeltaCoalescer(
+        lambda text: emitted.append((trio.current_time(), text)), window=0.015
+    )
     start = trio.current_time()
     async with trio.open_nursery() as nursery:
         await nursery.start(coalescer.run)
-        coalescer.add("first ")             # nothing published recently: out at once
-        for word in ("a ", "b ", "c "):     # a burst inside the window: merged
+        coalescer.add("first ")  # nothing published recently: out at once
+        for word in ("a ", "b ", "c "):  # a burst inside the window: merged
             coalescer.add(word)
-        await trio.sleep(1.0)               # the window closes while idle: the burst goes out
-        coalescer.add("later")              # slow again: at once
+        await trio.sleep(1.0)  # the window closes while idle: the burst goes out
+        coalescer.add("later")  # slow again: at once
         nursery.cancel_scope.cancel()
     coalescer.flush()
     assert [text for _, text in emitted] == ["first ", "a b c ", "later"]

@@ -23,13 +23,19 @@ async def new_session(client: httpx.AsyncClient) -> str:
 
 
 async def start(client: httpx.AsyncClient, sid: str, text: str, **headers: str) -> dict:
-    response = await client.post(f"/session/{sid}/prompt_async", params={"return": "run"},
-                                 json=text_prompt(text), headers=headers)
+    response = await client.post(
+        f"/session/{sid}/prompt_async",
+        params={"return": "run"},
+        json=text_prompt(text),
+        headers=headers,
+    )
     assert response.status_code == 202, response.text
     return response.json()
 
 
-async def test_prompt_async_runs_to_one_terminal_event(client: httpx.AsyncClient, engine: svc.Engine) -> None:
+async def test_prompt_async_runs_to_one_terminal_event(
+    client: httpx.AsyncClient, engine: svc.Engine
+) -> None:
     sid = await new_session(client)
     body = await start(client, sid, "hello there")
     run_id = body["runID"]
@@ -41,8 +47,11 @@ async def test_prompt_async_runs_to_one_terminal_event(client: httpx.AsyncClient
     names = types(events)
     assert names[0] == "session.run.started"
     assert names.count("session.run.finished") == 1 and names[-1] == "session.run.finished"
-    deltas = [e.properties["delta"] for e in events
-              if e.type == "message.part.updated" and "delta" in e.properties and e.seq > events[2].seq]
+    deltas = [
+        e.properties["delta"]
+        for e in events
+        if e.type == "message.part.updated" and "delta" in e.properties and e.seq > events[2].seq
+    ]
     assert "".join(deltas).strip() == "hello there"
     usage = next(e for e in events if e.type == "provider.usage").properties
     assert usage["usageSource"] == "estimated" and usage["totalTokens"] > 0
@@ -55,7 +64,9 @@ async def test_prompt_async_runs_to_one_terminal_event(client: httpx.AsyncClient
     assert replay["events"][-1]["event_type"] == "session.run.finished"
 
 
-async def test_prompt_async_without_return_is_204_with_run_header(client: httpx.AsyncClient, engine: svc.Engine) -> None:
+async def test_prompt_async_without_return_is_204_with_run_header(
+    client: httpx.AsyncClient, engine: svc.Engine
+) -> None:
     sid = await new_session(client)
     response = await client.post(f"/session/{sid}/prompt_async", json=text_prompt("x"))
     assert response.status_code == 204
@@ -64,7 +75,9 @@ async def test_prompt_async_without_return_is_204_with_run_header(client: httpx.
 
 async def test_prompt_sync_returns_the_reply(client: httpx.AsyncClient) -> None:
     sid = await new_session(client)
-    body = (await client.post(f"/session/{sid}/prompt_sync", json=text_prompt("sync please"))).json()
+    body = (
+        await client.post(f"/session/{sid}/prompt_sync", json=text_prompt("sync please"))
+    ).json()
     assert body["status"] == "completed"
     assert body["reply"].strip() == "sync please"
     assert [m["info"]["role"] for m in body["messages"]] == ["user", "assistant"]
@@ -72,16 +85,21 @@ async def test_prompt_sync_returns_the_reply(client: httpx.AsyncClient) -> None:
 
 async def test_prompt_sync_streams_until_the_run_finishes(client: httpx.AsyncClient) -> None:
     sid = await new_session(client)
-    async with client.stream("POST", f"/session/{sid}/prompt_sync", json=text_prompt("stream me"),
-                             headers={"Accept": "text/event-stream"}) as response:
+    async with client.stream(
+        "POST",
+        f"/session/{sid}/prompt_sync",
+        json=text_prompt("stream me"),
+        headers={"Accept": "text/event-stream"},
+    ) as response:
         text = (await response.aread()).decode()
     frames = [json.loads(line[6:]) for line in text.splitlines() if line.startswith("data: ")]
     assert frames[0]["type"] == "session.run.started"
     assert frames[-1]["type"] == "session.run.finished"
 
 
-async def test_slash_tool_runs_a_tool_without_the_model(client: httpx.AsyncClient, engine: svc.Engine,
-                                                        workspace: Path) -> None:
+async def test_slash_tool_runs_a_tool_without_the_model(
+    client: httpx.AsyncClient, engine: svc.Engine, workspace: Path
+) -> None:
     (workspace / "a.txt").write_text("file body")
     sid = await new_session(client)
     run_id = (await start(client, sid, '/tool read {"path": "a.txt"}'))["runID"]
@@ -91,8 +109,11 @@ async def test_slash_tool_runs_a_tool_without_the_model(client: httpx.AsyncClien
     tool_part = next(p for p in parts if p["type"] == "tool")
     assert tool_part["state"] == "completed" and tool_part["tool"] == "read"
     assert "file body" in tool_part["result"]
-    states = [e.properties["part"]["state"] for e in await run_events(engine, run_id)
-              if e.type == "message.part.updated" and e.properties["part"].get("type") == "tool"]
+    states = [
+        e.properties["part"]["state"]
+        for e in await run_events(engine, run_id)
+        if e.type == "message.part.updated" and e.properties["part"].get("type") == "tool"
+    ]
     assert states[0] == "pending" and "running" in states and states[-1] == "completed"
 
 
@@ -103,7 +124,9 @@ async def test_ask_permission_blocks_until_reply_and_conflicts_meanwhile(
     run_id = (await start(client, sid, '/tool write {"path": "out.txt", "content": "42"}'))["runID"]
     asked = await wait_for_event(engine, "permission.asked", run_id=run_id)
 
-    conflict = await client.post(f"/session/{sid}/prompt_async", params={"return": "run"}, json=text_prompt("again"))
+    conflict = await client.post(
+        f"/session/{sid}/prompt_async", params={"return": "run"}, json=text_prompt("again")
+    )
     assert conflict.status_code == 409
     body = conflict.json()
     assert body["code"] == "SESSION_RUN_CONFLICT" and body["retryable"] is True
@@ -116,7 +139,9 @@ async def test_ask_permission_blocks_until_reply_and_conflicts_meanwhile(
     assert [r["id"] for r in pending] == [asked.properties["requestID"]]
     assert pending[0]["tool"] == "write" and pending[0]["status"] == "pending"
 
-    reply = await client.post(f"/permission/{asked.properties['requestID']}/reply", json={"reply": "once"})
+    reply = await client.post(
+        f"/permission/{asked.properties['requestID']}/reply", json={"reply": "once"}
+    )
     assert reply.json()["ok"] is True and reply.json()["persistedRule"] is False
     finished = await wait_for_event(engine, "session.run.finished", run_id=run_id)
     assert finished.properties["status"] == "completed"
@@ -124,7 +149,9 @@ async def test_ask_permission_blocks_until_reply_and_conflicts_meanwhile(
     assert (await client.get(f"/session/{sid}/run")).json() == {"active": None}
 
 
-async def test_a_permission_reply_is_published_to_the_run(client: httpx.AsyncClient, engine: svc.Engine) -> None:
+async def test_a_permission_reply_is_published_to_the_run(
+    client: httpx.AsyncClient, engine: svc.Engine
+) -> None:
     sid = await new_session(client)
     run_id = (await start(client, sid, '/tool write {"path": "r.txt", "content": "1"}'))["runID"]
     asked = await wait_for_event(engine, "permission.asked", run_id=run_id)
@@ -137,9 +164,16 @@ async def test_a_permission_reply_is_published_to_the_run(client: httpx.AsyncCli
     assert names.index("permission.asked") < names.index("session.run.finished")
 
 
-async def test_todo_write_in_a_run_publishes_todo_updated(client: httpx.AsyncClient, engine: svc.Engine) -> None:
+async def test_todo_write_in_a_run_publishes_todo_updated(
+    client: httpx.AsyncClient, engine: svc.Engine
+) -> None:
     sid = await new_session(client)
-    todos = {"todos": [{"content": "write the docs", "status": "in_progress"}, {"content": "ship", "status": "pending"}]}
+    todos = {
+        "todos": [
+            {"content": "write the docs", "status": "in_progress"},
+            {"content": "ship", "status": "pending"},
+        ]
+    }
     run_id = (await start(client, sid, f"/tool todo_write {json.dumps(todos)}"))["runID"]
     updated = await wait_for_event(engine, "todo.updated", run_id=run_id)
     assert [t["content"] for t in updated.properties["todos"]] == ["write the docs", "ship"]
@@ -155,28 +189,46 @@ async def test_abort_cancels_the_active_run(client: httpx.AsyncClient, engine: s
     assert (await client.post(f"/session/{sid}/abort")).json()["cancelled"] is True
     finished = await wait_for_event(engine, "session.run.finished", run_id=run_id)
     assert finished.properties["status"] == "cancelled"
-    assert (await client.post(f"/session/{sid}/abort")).json()["cancelled"] is False  # nothing left to abort
+    assert (await client.post(f"/session/{sid}/abort")).json()[
+        "cancelled"
+    ] is False  # nothing left to abort
 
 
-async def test_rejecting_a_permission_denies_the_call(client: httpx.AsyncClient, engine: svc.Engine,
-                                                      workspace: Path) -> None:
+async def test_rejecting_a_permission_denies_the_call(
+    client: httpx.AsyncClient, engine: svc.Engine, workspace: Path
+) -> None:
     sid = await new_session(client)
     run_id = (await start(client, sid, '/tool write {"path": "no.txt", "content": "x"}'))["runID"]
     asked = await wait_for_event(engine, "permission.asked", run_id=run_id)
-    await client.post(f"/permission/{asked.properties['requestID']}/reply", json={"reply": "reject"})
+    await client.post(
+        f"/permission/{asked.properties['requestID']}/reply", json={"reply": "reject"}
+    )
     await wait_for_event(engine, "session.run.finished", run_id=run_id)
     assert not (workspace / "no.txt").exists()
-    part = next(p for p in (await client.get(f"/session/{sid}/message")).json()[1]["parts"] if p["type"] == "tool")
+    part = next(
+        p
+        for p in (await client.get(f"/session/{sid}/message")).json()[1]["parts"]
+        if p["type"] == "tool"
+    )
     assert part["state"] == "denied"
     rules = (await client.get("/permission")).json()["rules"]
-    assert any(r["permission"] == "write" and r["action"] == "deny" and r.get("sessionID") == sid for r in rules)
+    assert any(
+        r["permission"] == "write" and r["action"] == "deny" and r.get("sessionID") == sid
+        for r in rules
+    )
 
 
-async def test_always_adds_a_standing_rule(client: httpx.AsyncClient, engine: svc.Engine, workspace: Path) -> None:
+async def test_always_adds_a_standing_rule(
+    client: httpx.AsyncClient, engine: svc.Engine, workspace: Path
+) -> None:
     sid = await new_session(client)
     run_id = (await start(client, sid, '/tool write {"path": "1.txt", "content": "1"}'))["runID"]
     asked = await wait_for_event(engine, "permission.asked", run_id=run_id)
-    reply = (await client.post(f"/permission/{asked.properties['requestID']}/reply", json={"reply": "always"})).json()
+    reply = (
+        await client.post(
+            f"/permission/{asked.properties['requestID']}/reply", json={"reply": "always"}
+        )
+    ).json()
     assert reply["persistedRule"] is True and reply["standingRuleID"]
     await wait_for_event(engine, "session.run.finished", run_id=run_id)
     second = (await start(client, sid, '/tool write {"path": "2.txt", "content": "2"}'))["runID"]
@@ -190,19 +242,28 @@ async def test_permission_reply_errors(client: httpx.AsyncClient, engine: svc.En
     assert missing.status_code == 404 and missing.json()["code"] == "APPROVAL_REQUEST_NOT_FOUND"
     sid = await new_session(client)
     run_id = (await start(client, sid, '/tool write {"path": "z.txt", "content": "z"}'))["runID"]
-    request_id = (await wait_for_event(engine, "permission.asked", run_id=run_id)).properties["requestID"]
+    request_id = (await wait_for_event(engine, "permission.asked", run_id=run_id)).properties[
+        "requestID"
+    ]
     bad = await client.post(f"/permission/{request_id}/reply", json={"reply": "maybe"})
     assert bad.status_code == 400 and bad.json()["code"] == "APPROVAL_REPLY_INVALID"
-    agent = await client.post(f"/permission/{request_id}/reply", json={"reply": "once"},
-                              headers={"x-svc-agent-id": "agent-1"})
+    agent = await client.post(
+        f"/permission/{request_id}/reply",
+        json={"reply": "once"},
+        headers={"x-svc-agent-id": "agent-1"},
+    )
     assert agent.status_code == 403
-    assert (await client.post(f"/permission/{request_id}/reply", json={"reply": "once"})).status_code == 200
+    assert (
+        await client.post(f"/permission/{request_id}/reply", json={"reply": "once"})
+    ).status_code == 200
     again = await client.post(f"/permission/{request_id}/reply", json={"reply": "once"})
     assert again.status_code == 409 and again.json()["code"] == "APPROVAL_REPLY_INVALID"
     await wait_for_event(engine, "session.run.finished", run_id=run_id)
 
 
-async def test_question_answer_reaches_the_run(client: httpx.AsyncClient, engine: svc.Engine) -> None:
+async def test_question_answer_reaches_the_run(
+    client: httpx.AsyncClient, engine: svc.Engine
+) -> None:
     sid = await new_session(client)
     tool_args = {"questions": [{"question": "Which DB?", "options": ["Postgres", "SQLite"]}]}
     run_id = (await start(client, sid, "/tool question " + json.dumps(tool_args)))["runID"]
@@ -217,7 +278,9 @@ async def test_question_answer_reaches_the_run(client: httpx.AsyncClient, engine
     assert (await client.get("/question")).json() == []
 
 
-async def test_cancel_ends_the_run_once_as_cancelled(client: httpx.AsyncClient, engine: svc.Engine) -> None:
+async def test_cancel_ends_the_run_once_as_cancelled(
+    client: httpx.AsyncClient, engine: svc.Engine
+) -> None:
     sid = await new_session(client)
     run_id = (await start(client, sid, '/tool bash {"command": "echo hi"}'))["runID"]
     await wait_for_event(engine, "permission.asked", run_id=run_id)
@@ -231,22 +294,31 @@ async def test_cancel_ends_the_run_once_as_cancelled(client: httpx.AsyncClient, 
     assert (await client.get("/permission")).json()["requests"] == []
 
 
-async def test_idempotency_key_replays_the_same_run(client: httpx.AsyncClient, engine: svc.Engine) -> None:
+async def test_idempotency_key_replays_the_same_run(
+    client: httpx.AsyncClient, engine: svc.Engine
+) -> None:
     sid = await new_session(client)
     first = await start(client, sid, "once", **{"Idempotency-Key": "k1"})
     await wait_for_event(engine, "session.run.finished", run_id=first["runID"])
     again = await start(client, sid, "once", **{"Idempotency-Key": "k1"})
     assert again["runID"] == first["runID"] and again["idempotentReplay"] is True
-    other = await client.post(f"/session/{sid}/prompt_async", params={"return": "run"},
-                              json=text_prompt("different"), headers={"Idempotency-Key": "k1"})
+    other = await client.post(
+        f"/session/{sid}/prompt_async",
+        params={"return": "run"},
+        json=text_prompt("different"),
+        headers={"Idempotency-Key": "k1"},
+    )
     assert other.status_code == 409 and other.json()["code"] == "SESSION_RUN_CONFLICT"
 
 
-async def test_unconfigured_provider_fails_the_run_with_a_clear_code(client: httpx.AsyncClient,
-                                                                      engine: svc.Engine) -> None:
+async def test_unconfigured_provider_fails_the_run_with_a_clear_code(
+    client: httpx.AsyncClient, engine: svc.Engine
+) -> None:
     sid = await new_session(client)
     body = {**text_prompt("hi"), "model": {"providerID": "openai", "modelID": "gpt-x"}}
-    run_id = (await client.post(f"/session/{sid}/prompt_async", params={"return": "run"}, json=body)).json()["runID"]
+    run_id = (
+        await client.post(f"/session/{sid}/prompt_async", params={"return": "run"}, json=body)
+    ).json()["runID"]
     finished = await wait_for_event(engine, "session.run.finished", run_id=run_id)
     assert finished.properties["status"] == "error"
     assert finished.properties["error"]["code"] == "PROVIDER_NOT_CONFIGURED"
@@ -259,7 +331,9 @@ async def test_tool_execute_route(client: httpx.AsyncClient, workspace: Path) ->
     (workspace / "r.txt").write_text("readable")
     ok = await client.post("/tool/execute", json={"tool": "read", "args": {"path": "r.txt"}})
     assert ok.status_code == 200 and "readable" in ok.json()["output"]
-    denied = await client.post("/tool/execute", json={"tool": "write", "args": {"path": "w.txt", "content": "x"}})
+    denied = await client.post(
+        "/tool/execute", json={"tool": "write", "args": {"path": "w.txt", "content": "x"}}
+    )
     assert denied.status_code == 403 and denied.json()["code"] == "TOOL_DISPATCH_DENIED"
     assert not (workspace / "w.txt").exists()
     unknown = await client.post("/tool/execute", json={"tool": "nope", "args": {}})
@@ -267,7 +341,18 @@ async def test_tool_execute_route(client: httpx.AsyncClient, workspace: Path) ->
     bad = await client.post("/tool/execute", json={"tool": "read", "args": {}})
     assert bad.status_code == 400 and bad.json()["code"] == "VALIDATION_FAILED"
     ids = (await client.get("/tool/ids")).json()
-    assert {"read", "write", "edit", "glob", "grep", "bash", "webfetch", "websearch", "todo_write", "question",
-            "batch"} <= set(ids)
+    assert {
+        "read",
+        "write",
+        "edit",
+        "glob",
+        "grep",
+        "bash",
+        "webfetch",
+        "websearch",
+        "todo_write",
+        "question",
+        "batch",
+    } <= set(ids)
     listing = (await client.get("/tool")).json()
     assert all({"name", "description", "input_schema"} <= set(t) for t in listing)

@@ -24,23 +24,37 @@ async def native(request: pytest.FixtureRequest) -> AsyncIterator[tuple[str, Any
 @pytest.fixture
 def settings(make_settings: Callable[..., svc.Settings], native: tuple[str, Any]) -> svc.Settings:
     provider, server = native
-    return make_settings(default_provider=provider,
-                         providers={provider: {"url": server.url, "api_key": "native-key-1234",
-                                               "default_model": "native-model"}})
+    return make_settings(
+        default_provider=provider,
+        providers={
+            provider: {
+                "url": server.url,
+                "api_key": "native-key-1234",
+                "default_model": "native-model",
+            }
+        },
+    )
 
 
-async def test_tool_use_round_trip(client: httpx.AsyncClient, engine: svc.Engine, native: tuple[str, Any],
-                                   workspace: Path) -> None:
+async def test_tool_use_round_trip(
+    client: httpx.AsyncClient, engine: svc.Engine, native: tuple[str, Any], workspace: Path
+) -> None:
     provider, server = native
     (workspace / "n.txt").write_text("native content")
     server.enqueue(
-        Turn.calls(FakeToolCall("read", {"path": "n.txt"}, id="tu_1"), text="Checking.",
-                   usage=FakeUsage(input_tokens=20, output_tokens=5)),
+        Turn.calls(
+            FakeToolCall("read", {"path": "n.txt"}, id="tu_1"),
+            text="Checking.",
+            usage=FakeUsage(input_tokens=20, output_tokens=5),
+        ),
         Turn.reply("It says native content."),
     )
     sid = (await client.post("/session", json={})).json()["id"]
-    run_id = (await client.post(f"/session/{sid}/prompt_async", params={"return": "run"},
-                                json=text_prompt("read n.txt"))).json()["runID"]
+    run_id = (
+        await client.post(
+            f"/session/{sid}/prompt_async", params={"return": "run"}, json=text_prompt("read n.txt")
+        )
+    ).json()["runID"]
     finished = await wait_for_event(engine, "session.run.finished", run_id=run_id)
     assert finished.properties["status"] == "completed"
     usage = [e.properties for e in await run_events(engine, run_id) if e.type == "provider.usage"]
@@ -49,9 +63,16 @@ async def test_tool_use_round_trip(client: httpx.AsyncClient, engine: svc.Engine
     second = server.requests[1].body["messages"]
     if provider == "anthropic":
         assert server.requests[0].headers["x-api-key"] == "native-key-1234"
-        results = [b for m in second if m["role"] == "user" and isinstance(m["content"], list)
-                   for b in m["content"] if b.get("type") == "tool_result"]
-        assert results[0]["tool_use_id"] == "tu_1" and "native content" in str(results[0]["content"])
+        results = [
+            b
+            for m in second
+            if m["role"] == "user" and isinstance(m["content"], list)
+            for b in m["content"]
+            if b.get("type") == "tool_result"
+        ]
+        assert results[0]["tool_use_id"] == "tu_1" and "native content" in str(
+            results[0]["content"]
+        )
     else:
         assert server.requests[0].headers["authorization"] == "Bearer native-key-1234"
         tool = next(m for m in second if m["role"] == "tool")

@@ -16,7 +16,9 @@ async def create(client: httpx.AsyncClient, **body: object) -> dict:
 
 
 async def test_create_returns_a_wire_session(client: httpx.AsyncClient, workspace: Path) -> None:
-    session = await create(client, title="hello", model={"providerID": "local", "modelID": "echo-1"})
+    session = await create(
+        client, title="hello", model={"providerID": "local", "modelID": "echo-1"}
+    )
     assert session["title"] == "hello"
     assert session["version"] == "v1"
     assert session["directory"] == str(workspace.resolve()) == session["workspaceRoot"]
@@ -58,11 +60,20 @@ async def test_archived_sessions_are_hidden_unless_asked(client: httpx.AsyncClie
     assert session["id"] in [s["id"] for s in archived]
 
 
-async def test_append_message_flattens_file_parts(client: httpx.AsyncClient, workspace: Path) -> None:
+async def test_append_message_flattens_file_parts(
+    client: httpx.AsyncClient, workspace: Path
+) -> None:
     (workspace / "notes.txt").write_text("hi")
     session = await create(client)
-    parts = [{"type": "text", "text": "look"},
-             {"type": "file", "mime": "text/plain", "filename": "notes.txt", "url": str(workspace / "notes.txt")}]
+    parts = [
+        {"type": "text", "text": "look"},
+        {
+            "type": "file",
+            "mime": "text/plain",
+            "filename": "notes.txt",
+            "url": str(workspace / "notes.txt"),
+        },
+    ]
     message = (await client.post(f"/session/{session['id']}/message", json={"parts": parts})).json()
     assert message["info"]["role"] == "user"
     assert message["parts"][0] == {"type": "text", "text": "look"}
@@ -71,15 +82,23 @@ async def test_append_message_flattens_file_parts(client: httpx.AsyncClient, wor
 
 
 async def test_unknown_session_is_404_everywhere(client: httpx.AsyncClient) -> None:
-    for method, path in [("GET", "/session/nope"), ("PATCH", "/session/nope"), ("DELETE", "/session/nope"),
-                         ("GET", "/session/nope/message"), ("POST", "/session/nope/prompt_async"),
-                         ("GET", "/session/nope/run"), ("POST", "/session/nope/cancel")]:
+    for method, path in [
+        ("GET", "/session/nope"),
+        ("PATCH", "/session/nope"),
+        ("DELETE", "/session/nope"),
+        ("GET", "/session/nope/message"),
+        ("POST", "/session/nope/prompt_async"),
+        ("GET", "/session/nope/run"),
+        ("POST", "/session/nope/cancel"),
+    ]:
         response = await client.request(method, path, json={})
         assert response.status_code == 404, (method, path, response.text)
         assert response.json()["code"] == "SESSION_NOT_FOUND"
 
 
-async def test_bad_bodies_are_400_naming_the_field(client: httpx.AsyncClient, engine: svc.Engine) -> None:
+async def test_bad_bodies_are_400_naming_the_field(
+    client: httpx.AsyncClient, engine: svc.Engine
+) -> None:
     assert (await client.post("/session", content=b"{oops")).status_code == 400
     bad = await client.post("/session", json={"title": 5})
     assert bad.status_code == 400 and bad.json()["field"] == "title"
@@ -98,7 +117,9 @@ async def test_bad_bodies_are_400_naming_the_field(client: httpx.AsyncClient, en
         assert response.json()["code"] == "VALIDATION_FAILED"
 
 
-async def test_local_file_outside_the_workspace_is_refused(client: httpx.AsyncClient, tmp_path: Path) -> None:
+async def test_local_file_outside_the_workspace_is_refused(
+    client: httpx.AsyncClient, tmp_path: Path
+) -> None:
     outside = tmp_path / "secret.txt"
     outside.write_text("no")
     session = await create(client)

@@ -11,7 +11,9 @@ from svc.sessions import CreateSession, RunRequest
 
 async def run_text(engine: svc.Engine, text: str) -> svc.sessions.Run:
     session = await engine.sessions.create(CreateSession())
-    started = await engine.sessions.prompt(session.id, RunRequest(parts=({"type": "text", "text": text},)))
+    started = await engine.sessions.prompt(
+        session.id, RunRequest(parts=({"type": "text", "text": text},))
+    )
     return await engine.sessions.wait(started)
 
 

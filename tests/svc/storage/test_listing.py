@@ -13,8 +13,12 @@ from svc.storage import StoragePathInvalid, StoragePathNotFound, list_storage_fi
 @pytest.fixture
 def root(tmp_path: Path) -> Path:
     root = tmp_path / "state"
-    for rel, size in {"channel_uploads/telegram/1/photo.jpg": 1234, "channel_uploads/slack/a.txt": 3,
-                      "svc.db": 10, ".cache/x": 1}.items():
+    for rel, size in {
+        "channel_uploads/telegram/1/photo.jpg": 1234,
+        "channel_uploads/slack/a.txt": 3,
+        "svc.db": 10,
+        ".cache/x": 1,
+    }.items():
         path = root / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(b"x" * size)
@@ -36,7 +40,11 @@ def test_lists_a_subdirectory_with_paths_relative_to_root_and_base(root: Path) -
 
 def test_the_whole_root_skips_hidden_entries(root: Path) -> None:
     paths = [f["path"] for f in list_storage_files(root)["files"]]
-    assert paths == ["channel_uploads/slack/a.txt", "channel_uploads/telegram/1/photo.jpg", "svc.db"]
+    assert paths == [
+        "channel_uploads/slack/a.txt",
+        "channel_uploads/telegram/1/photo.jpg",
+        "svc.db",
+    ]
 
 
 def test_limit_is_clamped_and_truncation_reported(root: Path) -> None:
@@ -46,7 +54,9 @@ def test_limit_is_clamped_and_truncation_reported(root: Path) -> None:
     assert list_storage_files(root, limit=999_999)["limit"] == 5000
 
 
-@pytest.mark.parametrize("path", ["..", "../etc", "channel_uploads/../../x", "/etc", "C:\\Windows", "a\\..\\..\\b"])
+@pytest.mark.parametrize(
+    "path", ["..", "../etc", "channel_uploads/../../x", "/etc", "C:\\Windows", "a\\..\\..\\b"]
+)
 def test_escaping_paths_are_refused(root: Path, path: str) -> None:
     with pytest.raises(StoragePathInvalid) as caught:
         list_storage_files(root, path)

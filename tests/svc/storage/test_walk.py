@@ -20,25 +20,52 @@ def relatives(root: Path, **kwargs: object) -> list[str]:
 
 
 def test_walk_is_sorted_depth_first_and_skips_hidden_entries(tmp_path: Path) -> None:
-    tree(tmp_path, {"b.md": "b", "a/z.md": "z", "a/b/c.md": "c", ".hidden.md": "h", ".git/config": "x",
-                    "a/.secret/k.md": "k"})
+    tree(
+        tmp_path,
+        {
+            "b.md": "b",
+            "a/z.md": "z",
+            "a/b/c.md": "c",
+            ".hidden.md": "h",
+            ".git/config": "x",
+            "a/.secret/k.md": "k",
+        },
+    )
     assert relatives(tmp_path) == ["a/b/c.md", "a/z.md", "b.md"]
 
 
 def test_gitignore_rules_apply_with_git_precedence(tmp_path: Path) -> None:
-    tree(tmp_path, {
-        ".gitignore": "*.log\nbuild/\n!keep.log\n",
-        "app.log": "", "keep.log": "", "notes.md": "", "build/out.md": "",
-        "docs/.gitignore": "draft-*.md\n!keep.log\n*.txt\n",
-        "docs/draft-1.md": "", "docs/final.md": "", "docs/readme.txt": "", "docs/debug.log": "",
-        "docs/sub/keep.log": "", "other/readme.txt": "",
-    })
-    assert relatives(tmp_path) == ["docs/final.md", "docs/sub/keep.log", "keep.log", "notes.md",
-                                   "other/readme.txt"]
+    tree(
+        tmp_path,
+        {
+            ".gitignore": "*.log\nbuild/\n!keep.log\n",
+            "app.log": "",
+            "keep.log": "",
+            "notes.md": "",
+            "build/out.md": "",
+            "docs/.gitignore": "draft-*.md\n!keep.log\n*.txt\n",
+            "docs/draft-1.md": "",
+            "docs/final.md": "",
+            "docs/readme.txt": "",
+            "docs/debug.log": "",
+            "docs/sub/keep.log": "",
+            "other/readme.txt": "",
+        },
+    )
+    assert relatives(tmp_path) == [
+        "docs/final.md",
+        "docs/sub/keep.log",
+        "keep.log",
+        "notes.md",
+        "other/readme.txt",
+    ]
 
 
 def test_gitignore_can_be_turned_off_and_directories_excluded_by_name(tmp_path: Path) -> None:
-    tree(tmp_path, {".gitignore": "*.md\n", "a.md": "", "node_modules/x.md": "", "src/node_modules/y.md": ""})
+    tree(
+        tmp_path,
+        {".gitignore": "*.md\n", "a.md": "", "node_modules/x.md": "", "src/node_modules/y.md": ""},
+    )
     assert relatives(tmp_path, gitignore=False, exclude_dirs={"node_modules"}) == ["a.md"]
 
 
@@ -46,7 +73,9 @@ def test_keep_filters_by_path_and_size_and_entries_carry_stat(tmp_path: Path) ->
     tree(tmp_path, {"small.md": "x", "big.md": "x" * 100, "skip.py": "x"})
     entries = list(walk_files(tmp_path, keep=lambda rel, size: rel.endswith(".md") and size < 50))
     assert [e.relative for e in entries] == ["small.md"]
-    assert entries[0].size == 1 and entries[0].mtime_ns == (tmp_path / "small.md").stat().st_mtime_ns
+    assert (
+        entries[0].size == 1 and entries[0].mtime_ns == (tmp_path / "small.md").stat().st_mtime_ns
+    )
     assert entries[0].path == (tmp_path / "small.md").resolve()
 
 

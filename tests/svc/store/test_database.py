@@ -35,6 +35,7 @@ async def test_database_is_in_wal_mode(tmp_path: Path) -> None:
 
 async def test_a_failing_write_rolls_back_its_whole_transaction(tmp_path: Path) -> None:
     async with open_database(tmp_path / "svc.db") as db:
+
         def half(conn: apsw.Connection) -> None:
             conn.execute("INSERT INTO kv(key, value, updated_at_ms) VALUES ('a', '1', 0)")
             conn.execute("INSERT INTO no_such_table VALUES (1)")
@@ -48,9 +49,15 @@ async def test_a_failing_write_rolls_back_its_whole_transaction(tmp_path: Path) 
 async def test_committed_writes_survive_reopening(tmp_path: Path) -> None:
     path = tmp_path / "svc.db"
     async with open_database(path) as db:
-        await db.write(lambda c: c.execute("INSERT INTO kv(key, value, updated_at_ms) VALUES ('k', '\"v\"', 1)"))
+        await db.write(
+            lambda c: c.execute(
+                "INSERT INTO kv(key, value, updated_at_ms) VALUES ('k', '\"v\"', 1)"
+            )
+        )
     async with open_database(path) as db:
-        value = await db.read(lambda c: c.execute("SELECT value FROM kv WHERE key = 'k'").fetchone()[0])
+        value = await db.read(
+            lambda c: c.execute("SELECT value FROM kv WHERE key = 'k'").fetchone()[0]
+        )
         assert value == '"v"'
 
 

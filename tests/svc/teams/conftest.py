@@ -45,7 +45,9 @@ def write_template(workspace: Path) -> Callable[..., Path]:
 
 OPEN_POLICY: dict[str, Any] = {
     "enabled": True,
-    "spawn_edges": {"orchestrator": {"behavior": "allow", "can_spawn": ["worker", "tester", "reviewer"]}},
+    "spawn_edges": {
+        "orchestrator": {"behavior": "allow", "can_spawn": ["worker", "tester", "reviewer"]}
+    },
 }
 """A policy that lets anything spawn (no parent role: edges are not checked)."""
 

@@ -37,11 +37,17 @@ async def spawn(client: httpx.AsyncClient, **body: Any) -> dict[str, Any]:
 
 async def ended(engine: svc.Engine, instance_id: str) -> Event:
     """The instance's end event (completed, failed or cancelled)."""
-    with trio.fail_after(30), EventStream(engine.events, EventFilter(topic="agent-team"), after_seq=0) as stream:
+    with (
+        trio.fail_after(30),
+        EventStream(engine.events, EventFilter(topic="agent-team"), after_seq=0) as stream,
+    ):
         while True:
             for event in await stream.receive():
-                if event.type.startswith("agent_team.instance.") and event.type != "agent_team.instance.started" \
-                        and event.properties.get("instanceID") == instance_id:
+                if (
+                    event.type.startswith("agent_team.instance.")
+                    and event.type != "agent_team.instance.started"
+                    and event.properties.get("instanceID") == instance_id
+                ):
                     return event
 
 
@@ -50,7 +56,11 @@ async def instance_of(client: httpx.AsyncClient, instance_id: str) -> dict[str, 
 
 
 async def test_an_instance_runs_its_task_and_completes(
-    client: httpx.AsyncClient, engine: svc.Engine, fake_model: Any, team: None, workspace: Path,
+    client: httpx.AsyncClient,
+    engine: svc.Engine,
+    fake_model: Any,
+    team: None,
+    workspace: Path,
 ) -> None:
     (workspace / "notes.txt").write_text("alpha")
     fake_model.enqueue(
@@ -74,16 +84,24 @@ async def test_an_instance_runs_its_task_and_completes(
     reply = (await client.get(f"/session/{body['sessionID']}/message")).json()[-1]
     assert reply["parts"][-1]["text"] == "The notes say alpha."
 
-    usage_events = [e for e in await engine.events.replay(limit=10_000) if e.type == "agent_team.budget.usage"]
+    usage_events = [
+        e for e in await engine.events.replay(limit=10_000) if e.type == "agent_team.budget.usage"
+    ]
     assert usage_events and usage_events[-1].properties["tokensUsed"] == 96
     missions = (await client.get("/agent-team/missions")).json()["missions"]
     assert missions[0]["missionID"] == "m-run" and missions[0]["completedCount"] == 1
-    assert (missions[0]["tokenUsedTotal"], missions[0]["stepsUsedTotal"], missions[0]["toolCallsUsedTotal"]) == (
-        96, 2, 1)
+    assert (
+        missions[0]["tokenUsedTotal"],
+        missions[0]["stepsUsedTotal"],
+        missions[0]["toolCallsUsedTotal"],
+    ) == (96, 2, 1)
 
 
 async def test_a_failed_run_fails_the_instance(
-    client: httpx.AsyncClient, engine: svc.Engine, fake_model: Any, team: None,
+    client: httpx.AsyncClient,
+    engine: svc.Engine,
+    fake_model: Any,
+    team: None,
 ) -> None:
     fake_model.enqueue(Turn.failure(401, "bad key"))
     body = await spawn(client, prompt="go")
@@ -93,20 +111,31 @@ async def test_a_failed_run_fails_the_instance(
     assert instance["status"] == "failed"
     assert instance["metadata"]["reason"].startswith("AUTHENTICATION_ERROR")
     # An ended instance takes no more work.
-    again = await client.post(f"/agent-team/instance/{body['instanceID']}/prompt", json={"text": "more"})
+    again = await client.post(
+        f"/agent-team/instance/{body['instanceID']}/prompt", json={"text": "more"}
+    )
     assert again.status_code == 409 and again.json()["code"] == "INSTANCE_NOT_RUNNING"
 
 
 async def test_cancelling_an_instance_cancels_its_run(
-    client: httpx.AsyncClient, engine: svc.Engine, fake_model: Any, team: None,
+    client: httpx.AsyncClient,
+    engine: svc.Engine,
+    fake_model: Any,
+    team: None,
 ) -> None:
     hold = trio.Event()
     fake_model.enqueue(Turn.reply("never finished", gate=hold))
     body = await spawn(client, prompt="work slowly")
     await wait_for_event(engine, "session.run.started", run_id=body["runID"])
-    response = await client.post(f"/agent-team/instance/{body['instanceID']}/cancel", json={"reason": "enough"})
-    assert response.json() == {"ok": True, "instanceID": body["instanceID"], "sessionID": body["sessionID"],
-                               "status": "cancelled"}
+    response = await client.post(
+        f"/agent-team/instance/{body['instanceID']}/cancel", json={"reason": "enough"}
+    )
+    assert response.json() == {
+        "ok": True,
+        "instanceID": body["instanceID"],
+        "sessionID": body["sessionID"],
+        "status": "cancelled",
+    }
     run_end = await wait_for_event(engine, "session.run.finished", run_id=body["runID"])
     assert run_end.properties["status"] == "cancelled"
     end = await ended(engine, body["instanceID"])
@@ -121,7 +150,10 @@ async def test_cancelling_an_instance_cancels_its_run(
 
 
 async def test_cancelling_a_mission_cancels_every_running_instance(
-    client: httpx.AsyncClient, engine: svc.Engine, fake_model: Any, team: None,
+    client: httpx.AsyncClient,
+    engine: svc.Engine,
+    fake_model: Any,
+    team: None,
 ) -> None:
     hold = trio.Event()
     fake_model.enqueue(Turn.reply("slow", gate=hold))
@@ -141,22 +173,36 @@ async def test_cancelling_a_mission_cancels_every_running_instance(
     assert again.json()["cancelledInstances"] == 0
     fresh = await spawn(client, missionID="m-c")
     assert (await instance_of(client, fresh["instanceID"]))["status"] == "running"
-    rollup = next(m for m in (await client.get("/agent-team/missions")).json()["missions"] if m["missionID"] == "m-c")
+    rollup = next(
+        m
+        for m in (await client.get("/agent-team/missions")).json()["missions"]
+        if m["missionID"] == "m-c"
+    )
     assert (rollup["instanceCount"], rollup["cancelledCount"], rollup["runningCount"]) == (3, 2, 1)
 
 
 async def test_an_idle_instance_is_prompted_through_its_session_under_its_budget(
-    client: httpx.AsyncClient, engine: svc.Engine, fake_model: Any, team: None,
+    client: httpx.AsyncClient,
+    engine: svc.Engine,
+    fake_model: Any,
+    team: None,
 ) -> None:
     body = await spawn(client, budget_override={"max_steps": 1})
     assert body["runID"] is None
-    fake_model.enqueue(Turn.calls(FakeToolCall("glob", {"pattern": "*"}, id="g1")), Turn.reply("done"))
+    fake_model.enqueue(
+        Turn.calls(FakeToolCall("glob", {"pattern": "*"}, id="g1")), Turn.reply("done")
+    )
     # A plain session prompt on the instance's session runs as the instance.
-    response = await client.post(f"/session/{body['sessionID']}/prompt_async", params={"return": "run"},
-                                 json={"parts": [{"type": "text", "text": "look around"}]})
+    response = await client.post(
+        f"/session/{body['sessionID']}/prompt_async",
+        params={"return": "run"},
+        json={"parts": [{"type": "text", "text": "look around"}]},
+    )
     assert response.status_code == 202, response.text
     run_id = response.json()["runID"]
-    exhausted = await wait_for_event(engine, "agent_team.budget.exhausted", session_id=body["sessionID"])
+    exhausted = await wait_for_event(
+        engine, "agent_team.budget.exhausted", session_id=body["sessionID"]
+    )
     assert exhausted.properties["exhaustedBy"] == "max_steps"
     finished = await wait_for_event(engine, "session.run.finished", run_id=run_id)
     assert finished.properties["status"] == "cancelled"
@@ -170,11 +216,16 @@ async def test_an_idle_instance_is_prompted_through_its_session_under_its_budget
 
 
 async def test_prompting_an_instance_over_its_route(
-    client: httpx.AsyncClient, engine: svc.Engine, fake_model: Any, team: None,
+    client: httpx.AsyncClient,
+    engine: svc.Engine,
+    fake_model: Any,
+    team: None,
 ) -> None:
     body = await spawn(client)
     fake_model.enqueue(Turn.reply("hello"))
-    response = await client.post(f"/agent-team/instance/{body['instanceID']}/prompt", json={"text": "hi"})
+    response = await client.post(
+        f"/agent-team/instance/{body['instanceID']}/prompt", json={"text": "hi"}
+    )
     assert response.status_code == 202, response.text
     assert response.json()["runID"]
     end = await ended(engine, body["instanceID"])
@@ -184,7 +235,10 @@ async def test_prompting_an_instance_over_its_route(
 
 
 async def test_the_template_model_applies_to_the_instance_session(
-    client: httpx.AsyncClient, engine: svc.Engine, fake_model: Any, write_policy: Callable[..., Path],
+    client: httpx.AsyncClient,
+    engine: svc.Engine,
+    fake_model: Any,
+    write_policy: Callable[..., Path],
     write_template: Callable[..., Path],
 ) -> None:
     write_policy(OPEN_POLICY)
@@ -198,7 +252,9 @@ async def test_the_template_model_applies_to_the_instance_session(
 
 
 async def test_a_crashed_instance_restarts_alone_from_its_record(
-    client: httpx.AsyncClient, engine: svc.Engine, team: None,
+    client: httpx.AsyncClient,
+    engine: svc.Engine,
+    team: None,
 ) -> None:
     from svc.teams.context import instance_actor_name
 
@@ -207,12 +263,20 @@ async def test_a_crashed_instance_restarts_alone_from_its_record(
     ref = engine.actors.lookup(instance_actor_name("m-crash", crashing["instanceID"]))
     assert ref is not None
     seq = engine.events.last_seq
-    ref.tell("not a message an instance understands")  # raising from a told message crashes the actor
+    ref.tell(
+        "not a message an instance understands"
+    )  # raising from a told message crashes the actor
     exit = await ref.wait_stopped()
     assert exit.reason == "crashed"
-    restored = await wait_for_event(engine, "agent_team.instance.started", after_seq=seq,
-                                    where=lambda e: e.properties["instanceID"] == crashing["instanceID"])
-    assert restored.properties["restored"] is True and restored.properties["budgetLimit"] == {"max_tokens": 50}
+    restored = await wait_for_event(
+        engine,
+        "agent_team.instance.started",
+        after_seq=seq,
+        where=lambda e: e.properties["instanceID"] == crashing["instanceID"],
+    )
+    assert restored.properties["restored"] is True and restored.properties["budgetLimit"] == {
+        "max_tokens": 50
+    }
     fresh = engine.actors.lookup(instance_actor_name("m-crash", crashing["instanceID"]))
     assert fresh is not None and fresh != ref
     # Its sibling never noticed; the restarted instance is supervised like before.

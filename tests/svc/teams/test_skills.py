@@ -32,9 +32,14 @@ def write_skill(root: Path, name: str, text: str = SKILL) -> Path:
 
 
 def test_no_skills_hash_the_empty_input(workspace: Path, home: Path) -> None:
-    assert compute_skill_hash([], SkillSources(), workspace=workspace, home=home) == EMPTY_SKILL_HASH
+    assert (
+        compute_skill_hash([], SkillSources(), workspace=workspace, home=home) == EMPTY_SKILL_HASH
+    )
     assert "sha256:" + hashlib.sha256(b"").hexdigest() == EMPTY_SKILL_HASH
-    assert compute_skill_hash([SkillRef()], SkillSources(), workspace=workspace, home=home) == EMPTY_SKILL_HASH
+    assert (
+        compute_skill_hash([SkillRef()], SkillSources(), workspace=workspace, home=home)
+        == EMPTY_SKILL_HASH
+    )
 
 
 def test_rows_are_sorted_and_each_ends_with_a_newline(workspace: Path, home: Path) -> None:
@@ -46,20 +51,31 @@ def test_rows_are_sorted_and_each_ends_with_a_newline(workspace: Path, home: Pat
     skill_hex = hashlib.sha256(SKILL.encode()).hexdigest()
     expected = digest([f"path:notes/style.md:{file_hex}", f"id:python-editing:{skill_hex}"])
     assert compute_skill_hash(skills, SkillSources(), workspace=workspace, home=home) == expected
-    assert compute_skill_hash(list(reversed(skills)), SkillSources(), workspace=workspace, home=home) == expected
+    assert (
+        compute_skill_hash(list(reversed(skills)), SkillSources(), workspace=workspace, home=home)
+        == expected
+    )
 
 
 def test_skill_ids_are_found_in_order_of_the_roots(workspace: Path, home: Path) -> None:
     write_skill(home / ".agents" / "skills", "lint", SKILL.replace("python-editing", "lint"))
-    found = compute_skill_hash([SkillRef(id="lint")], SkillSources(), workspace=workspace, home=home)
-    workspace_copy = write_skill(workspace / ".svc" / "skill", "lint", SKILL.replace("python-editing", "lint") + "x")
-    nearer = compute_skill_hash([SkillRef(id="lint")], SkillSources(), workspace=workspace, home=home)
+    found = compute_skill_hash(
+        [SkillRef(id="lint")], SkillSources(), workspace=workspace, home=home
+    )
+    workspace_copy = write_skill(
+        workspace / ".svc" / "skill", "lint", SKILL.replace("python-editing", "lint") + "x"
+    )
+    nearer = compute_skill_hash(
+        [SkillRef(id="lint")], SkillSources(), workspace=workspace, home=home
+    )
     assert nearer != found
     assert nearer == digest([f"id:lint:{hashlib.sha256(workspace_copy.read_bytes()).hexdigest()}"])
 
 
 @pytest.mark.parametrize("text", ["no front matter", "---\nname: x\n---\n", "---\nname: [\n---\n"])
-def test_a_skill_file_without_name_and_description_is_missing(workspace: Path, home: Path, text: str) -> None:
+def test_a_skill_file_without_name_and_description_is_missing(
+    workspace: Path, home: Path, text: str
+) -> None:
     write_skill(workspace / ".svc" / "skills", "bad", text)
     with pytest.raises(SpawnDenied) as caught:
         compute_skill_hash([SkillRef(id="bad")], SkillSources(), workspace=workspace, home=home)
@@ -69,7 +85,9 @@ def test_a_skill_file_without_name_and_description_is_missing(workspace: Path, h
 def test_skill_ids_cannot_climb_out_of_the_roots(workspace: Path, home: Path) -> None:
     write_skill(workspace, "escape")
     with pytest.raises(SpawnDenied):
-        compute_skill_hash([SkillRef(id="../../escape")], SkillSources(), workspace=workspace, home=home)
+        compute_skill_hash(
+            [SkillRef(id="../../escape")], SkillSources(), workspace=workspace, home=home
+        )
 
 
 def test_source_policies(workspace: Path, home: Path) -> None:
@@ -77,15 +95,21 @@ def test_source_policies(workspace: Path, home: Path) -> None:
     write_skill(workspace / ".svc" / "skills", "python-editing")
     project_only = SkillSources(mode="project_only")
     with pytest.raises(SpawnDenied) as caught:
-        compute_skill_hash([SkillRef(id="python-editing")], project_only, workspace=workspace, home=home)
+        compute_skill_hash(
+            [SkillRef(id="python-editing")], project_only, workspace=workspace, home=home
+        )
     assert caught.value.code == "spawn_skill_source_denied"
     assert "project_only forbids skill IDs" in caught.value.message
     with pytest.raises(SpawnDenied):
-        compute_skill_hash([SkillRef(path=str(workspace / "a.md"))], project_only, workspace=workspace, home=home)
+        compute_skill_hash(
+            [SkillRef(path=str(workspace / "a.md"))], project_only, workspace=workspace, home=home
+        )
     assert compute_skill_hash([SkillRef(path="a.md")], project_only, workspace=workspace, home=home)
 
     allowlist = SkillSources(mode="allowlist", allowlist_ids=["python-editing"])
-    assert compute_skill_hash([SkillRef(id="python-editing")], allowlist, workspace=workspace, home=home)
+    assert compute_skill_hash(
+        [SkillRef(id="python-editing")], allowlist, workspace=workspace, home=home
+    )
     with pytest.raises(SpawnDenied) as caught:
         compute_skill_hash([SkillRef(path="a.md")], allowlist, workspace=workspace, home=home)
     assert caught.value.message == "skill source denied: not present in allowlist"
@@ -98,6 +122,10 @@ def test_pinned_hashes(workspace: Path, home: Path) -> None:
         sources = SkillSources(pinned_hashes={"path:a.md": pin})
         assert compute_skill_hash([SkillRef(path="a.md")], sources, workspace=workspace, home=home)
     with pytest.raises(SpawnDenied) as caught:
-        compute_skill_hash([SkillRef(path="a.md")], SkillSources(pinned_hashes={"path:a.md": "sha256:00"}),
-                           workspace=workspace, home=home)
+        compute_skill_hash(
+            [SkillRef(path="a.md")],
+            SkillSources(pinned_hashes={"path:a.md": "sha256:00"}),
+            workspace=workspace,
+            home=home,
+        )
     assert caught.value.code == "spawn_skill_hash_mismatch"

@@ -43,8 +43,9 @@ def write_workflow(workspace: Path, text: str) -> None:
     path.write_text(text)
 
 
-async def test_agent_and_capability_steps_run_as_session_runs(client: httpx.AsyncClient, engine: svc.Engine,
-                                                              workspace: Path, fake_model: Any) -> None:
+async def test_agent_and_capability_steps_run_as_session_runs(
+    client: httpx.AsyncClient, engine: svc.Engine, workspace: Path, fake_model: Any
+) -> None:
     write_workflow(workspace, AGENT_FLOW)
     fake_model.enqueue(Turn.reply("Release 1.2 ships faster search."), Turn.reply("label: feature"))
     run_id = (await client.post("/workflows/brief/run", json={})).json()["run"]["run_id"]
@@ -60,36 +61,52 @@ async def test_agent_and_capability_steps_run_as_session_runs(client: httpx.Asyn
     assert "facts (resource:put:facts)" in user and '"rev": 1' in user
     assert [t["function"]["name"] for t in first["tools"]] == ["read"]
     second = fake_model.requests[1].body["messages"][-1]["content"]
-    assert second.startswith('Execute workflow action `classifier.run` with payload {"labels": ["bug", "feature"]}.')
+    assert second.startswith(
+        'Execute workflow action `classifier.run` with payload {"labels": ["bug", "feature"]}.'
+    )
 
     session = (await client.get(f"/session/{brief['sessionID']}")).json()
     assert session["title"] == "Workflow brief / write_brief"
 
 
-async def test_a_failed_agent_run_fails_the_step(client: httpx.AsyncClient, engine: svc.Engine, workspace: Path,
-                                                 fake_model: Any) -> None:
+async def test_a_failed_agent_run_fails_the_step(
+    client: httpx.AsyncClient, engine: svc.Engine, workspace: Path, fake_model: Any
+) -> None:
     write_workflow(workspace, AGENT_FLOW)
     fake_model.enqueue(Turn.failure(400))
     run_id = (await client.post("/workflows/brief/run", json={})).json()["run"]["run_id"]
     failed = await wait_for_event(engine, "workflow.run.failed", run_id=run_id)
-    assert failed.properties["actionID"] == "write_brief" and "the agent run ended error" in failed.properties["error"]
+    assert (
+        failed.properties["actionID"] == "write_brief"
+        and "the agent run ended error" in failed.properties["error"]
+    )
 
 
-async def test_cancelling_a_run_cancels_its_agent_session_run(client: httpx.AsyncClient, engine: svc.Engine,
-                                                              workspace: Path, fake_model: Any) -> None:
+async def test_cancelling_a_run_cancels_its_agent_session_run(
+    client: httpx.AsyncClient, engine: svc.Engine, workspace: Path, fake_model: Any
+) -> None:
     write_workflow(workspace, AGENT_FLOW)
     hold = trio.Event()
     fake_model.enqueue(Turn(chunks=["partial ", "brief"], gate=hold, gate_after=1))
     run_id = (await client.post("/workflows/brief/run", json={})).json()["run"]["run_id"]
-    started = await wait_for_event(engine, "workflow.action.started", run_id=run_id,
-                                   where=lambda e: e.properties["actionID"] == "write_brief")
+    started = await wait_for_event(
+        engine,
+        "workflow.action.started",
+        run_id=run_id,
+        where=lambda e: e.properties["actionID"] == "write_brief",
+    )
     await fake_model.wait_for_requests(1)
-    cancelled = await client.post(f"/workflows/runs/{run_id}/cancel", json={"reason": "changed my mind"})
+    cancelled = await client.post(
+        f"/workflows/runs/{run_id}/cancel", json={"reason": "changed my mind"}
+    )
     hold.set()
     assert cancelled.status_code == 200
     run = cancelled.json()["run"]
     assert run["status"] == "cancelled" and [a["status"] for a in run["actions"]] == [
-        "completed", "skipped", "skipped"]
+        "completed",
+        "skipped",
+        "skipped",
+    ]
     finished = await wait_for_event(engine, "session.run.finished", after_seq=started.seq)
     assert finished.properties["status"] == "cancelled"
     again = await client.post(f"/workflows/runs/{run_id}/cancel", json={})

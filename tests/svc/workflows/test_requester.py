@@ -15,5 +15,7 @@ def test_requesters_follow_the_engine_governance_rules() -> None:
 
 
 def test_the_agent_header_is_trimmed_and_wins() -> None:
-    requester = requester_from_headers({"x-svc-agent-id": " a7 ", "x-svc-request-source": "tool_call"})
+    requester = requester_from_headers(
+        {"x-svc-agent-id": " a7 ", "x-svc-request-source": "tool_call"}
+    )
     assert requester.to_wire() == {"kind": "agent", "actor_id": "a7", "source": "tool_call"}

@@ -11,21 +11,42 @@ def studio_spec(**studio: Any) -> dict[str, Any]:
     return {
         "name": "Marketing brief",
         "agents": [
-            {"agent_id": "research", "display_name": "Research", "model_policy": {"default_model": {
-                "provider_id": "openai", "model_id": "m"}},
-             "tool_policy": {"allowlist": ["read", "websearch"], "denylist": ["bash"]},
-             "mcp_policy": {"allowed_servers": []}},
-            {"agent_id": "writer", "display_name": "Writer", "tool_policy": {"allowlist": ["write"], "denylist": []},
-             "mcp_policy": {"allowed_servers": []}},
+            {
+                "agent_id": "research",
+                "display_name": "Research",
+                "model_policy": {"default_model": {"provider_id": "openai", "model_id": "m"}},
+                "tool_policy": {"allowlist": ["read", "websearch"], "denylist": ["bash"]},
+                "mcp_policy": {"allowed_servers": []},
+            },
+            {
+                "agent_id": "writer",
+                "display_name": "Writer",
+                "tool_policy": {"allowlist": ["write"], "denylist": []},
+                "mcp_policy": {"allowed_servers": []},
+            },
         ],
-        "flow": {"nodes": [
-            {"node_id": "intake", "agent_id": "writer", "objective": "Collect the request"},
-            {"node_id": "research-brief", "agent_id": "research", "objective": "Research the product.",
-             "depends_on": ["intake"], "metadata": {"studio": {"research": True}}},
-            {"node_id": "draft", "agent_id": "writer", "objective": "Draft copy", "depends_on": ["research-brief"],
-             "input_refs": [{"from_step_id": "research-brief", "alias": "brief"}]},
-        ]},
-        "metadata": {"studio": {"version": 1, "node_layout": {"x": 1}, "agent_drafts": [], **studio}},
+        "flow": {
+            "nodes": [
+                {"node_id": "intake", "agent_id": "writer", "objective": "Collect the request"},
+                {
+                    "node_id": "research-brief",
+                    "agent_id": "research",
+                    "objective": "Research the product.",
+                    "depends_on": ["intake"],
+                    "metadata": {"studio": {"research": True}},
+                },
+                {
+                    "node_id": "draft",
+                    "agent_id": "writer",
+                    "objective": "Draft copy",
+                    "depends_on": ["research-brief"],
+                    "input_refs": [{"from_step_id": "research-brief", "alias": "brief"}],
+                },
+            ]
+        },
+        "metadata": {
+            "studio": {"version": 1, "node_layout": {"x": 1}, "agent_drafts": [], **studio}
+        },
     }
 
 
@@ -35,23 +56,42 @@ def test_a_research_node_splits_into_the_four_stages() -> None:
     studio = spec["metadata"]["studio"]
     assert studio["version"] == 2 and "node_layout" not in studio and "agent_drafts" not in studio
     nodes = {n["node_id"]: n for n in spec["flow"]["nodes"]}
-    assert list(nodes) == ["intake", "research-brief-discover", "research-brief-local-sources",
-                           "research-brief-external-research", "research-brief", "draft"]
+    assert list(nodes) == [
+        "intake",
+        "research-brief-discover",
+        "research-brief-local-sources",
+        "research-brief-external-research",
+        "research-brief",
+        "draft",
+    ]
     stages = [nodes[n]["metadata"]["studio"]["research_stage"] for n in list(nodes)[1:5]]
     assert tuple(stages) == RESEARCH_STAGES
     assert nodes["research-brief-discover"]["depends_on"] == ["intake"]
     assert nodes["research-brief-external-research"]["depends_on"] == [
-        "research-brief-discover", "research-brief-local-sources"]
+        "research-brief-discover",
+        "research-brief-local-sources",
+    ]
     final = nodes["research-brief"]
-    assert final["depends_on"] == ["research-brief-discover", "research-brief-local-sources",
-                                   "research-brief-external-research"]
-    assert [r["alias"] for r in final["input_refs"]] == ["source_inventory", "local_source_notes",
-                                                         "external_research"]
+    assert final["depends_on"] == [
+        "research-brief-discover",
+        "research-brief-local-sources",
+        "research-brief-external-research",
+    ]
+    assert [r["alias"] for r in final["input_refs"]] == [
+        "source_inventory",
+        "local_source_notes",
+        "external_research",
+    ]
     # Downstream nodes still depend on the original id.
     assert nodes["draft"]["depends_on"] == ["research-brief"]
     agents = {a["agent_id"]: a for a in spec["agents"]}
-    assert agents["research-discover"]["tool_policy"] == {"allowlist": ["glob", "read"], "denylist": ["bash"]}
-    assert agents["research-external-research"]["model_policy"] == agents["research"]["model_policy"]
+    assert agents["research-discover"]["tool_policy"] == {
+        "allowlist": ["glob", "read"],
+        "denylist": ["bash"],
+    }
+    assert (
+        agents["research-external-research"]["model_policy"] == agents["research"]["model_policy"]
+    )
 
 
 def test_bundled_templates_are_recognised_by_their_research_node() -> None:
