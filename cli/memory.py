@@ -80,9 +80,8 @@ async def memory_import(
 ) -> None:
     """Import Markdown and text notes; prints a JSON summary."""
     from svc.clock import SystemClock
-    from svc.engine import DB_FILENAME
     from svc.memory import Importer, ImportRequest, MemoryStore
-    from svc.store import open_database
+    from svc.store import open_store
 
     if fmt not in FORMATS:
         fail(f"unsupported memory import format `{fmt}` (use {' or '.join(FORMATS)})", 2)
@@ -105,7 +104,7 @@ async def memory_import(
     root = settings.resolved_state_dir
     try:
         root.mkdir(parents=True, exist_ok=True)
-        async with open_database(root / DB_FILENAME) as db:
+        async with open_store(None, state_dir=root) as db:
             try:
                 summary = await Importer(MemoryStore(db), SystemClock().now_ms).run(
                     request, progress=bar

@@ -56,13 +56,11 @@ from .sessions import (
     ToolDispatcher,
 )
 from .settings import Settings
-from .store import Database, KeyValueRepository, open_database
+from .store import KeyValueRepository, Store, open_store
 from .tools import ToolRegistry
 from .tools.builtin import register_builtins
 
 log = logging.getLogger("svc.engine")
-
-DB_FILENAME = "svc.db"
 
 # The dynamic supervisors of the root tree, in start order.
 ENTITY_SUPERVISORS = ("sessions", "connectors", "teams", "goals")
@@ -76,7 +74,7 @@ class Engine:
 
     settings: Settings
     clock: Clock
-    db: Database
+    store: Store
     events: EventLog
     actors: ActorSystem
     kv: KeyValueRepository
@@ -159,7 +157,7 @@ class Engine:
         self.providers = ProviderRegistry(settings, self.http)
         register_builtins(self.tools)
         self.permissions = PermissionService(
-            self.db,
+            self.store,
             self.events,
             self.clock,
             wait_timeout_s=settings.permission_wait_timeout_ms / 1000,
@@ -167,7 +165,7 @@ class Engine:
         )
         await self.permissions.load()
         self.questions = QuestionService(
-            self.db,
+            self.store,
             self.events,
             self.clock,
             wait_timeout_s=settings.question_wait_timeout_ms / 1000,
@@ -178,7 +176,7 @@ class Engine:
         )
         self.sessions = SessionService(
             SessionServices(
-                repo=SessionRepository(self.db),
+                repo=SessionRepository(self.store),
                 events=self.events,
                 clock=self.clock,
                 providers=self.providers,
@@ -306,18 +304,18 @@ async def open_engine(
     state_dir.mkdir(parents=True, exist_ok=True)
 
     async with (
-        open_database(state_dir / DB_FILENAME) as db,
-        open_event_log(db, clock) as events,
+        open_store(None, state_dir=state_dir) as store,
+        open_event_log(store, clock) as events,
         open_actor_system() as system,
         outbound_client() as http,
     ):
         engine = Engine(
             settings=settings,
             clock=clock,
-            db=db,
+            store=store,
             events=events,
             actors=system,
-            kv=KeyValueRepository(db),
+            kv=KeyValueRepository(store),
             started_at_ms=clock.now_ms(),
             http=http,
             components=components if components is not None else default_components(),

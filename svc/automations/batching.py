@@ -12,10 +12,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, Generic, TypeVar
 
-import apsw
 import trio
 
-from ..store import Database
+from ..store import Store, Tx
 
 T = TypeVar("T")
 
@@ -27,7 +26,7 @@ class _Batch:
 
 
 class GroupWriter(Generic[T]):
-    def __init__(self, db: Database, apply: Callable[[apsw.Connection, Sequence[T]], Any]) -> None:
+    def __init__(self, db: Store, apply: Callable[[Tx, Sequence[T]], Any]) -> None:
         self.db = db
         self.apply = apply
         self._pending: list[T] = []
@@ -46,7 +45,7 @@ class GroupWriter(Generic[T]):
                     items, self._pending = self._pending, []
                     current, self._batch = self._batch, _Batch()
                     try:
-                        # Database.write is shielded: a batch that started always lands,
+                        # Store.write is shielded: a batch that started always lands,
                         # whoever of its callers is cancelled.
                         await self.db.write(self.apply, items)
                         self.transactions += 1

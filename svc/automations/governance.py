@@ -19,12 +19,11 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any, Literal
 
-import apsw
 import attrs
 
 from ..clock import Clock
 from ..settings import Settings
-from ..store import Database, dumps, loads
+from ..store import Store, Tx, dumps, loads
 from .errors import GovernanceDenied, RoutineRequiresHuman
 
 if TYPE_CHECKING:
@@ -152,7 +151,7 @@ def declared_capabilities(spec: Mapping[str, Any]) -> set[str]:
 class Governance:
     def __init__(
         self,
-        db: Database,
+        db: Store,
         repo: V2Repository,
         clock: Clock,
         settings: Callable[[], Settings],
@@ -325,8 +324,8 @@ class Governance:
 
     # ------------------------------------------------------------------ human-set state
     async def state(self, agent_id: str) -> AgentState:
-        def q(conn: apsw.Connection) -> AgentState:
-            for row in conn.execute(
+        def q(tx: Tx) -> AgentState:
+            for row in tx.execute(
                 "SELECT creation_paused, paused_reason, reviewed_creations, quota_override_until_ms, "
                 "capability_grants, updated_at_ms FROM automations_agent_governance WHERE agent_id = ?",
                 (agent_id,),
@@ -343,8 +342,8 @@ class Governance:
             await self.state(agent_id), updated_at_ms=self.clock.now_ms(), **changes
         )
 
-        def q(conn: apsw.Connection) -> None:
-            conn.execute(
+        def q(tx: Tx) -> None:
+            tx.execute(
                 "INSERT OR REPLACE INTO automations_agent_governance(agent_id, creation_paused, paused_reason, "
                 "reviewed_creations, quota_override_until_ms, capability_grants, updated_at_ms) "
                 "VALUES (?,?,?,?,?,?,?)",

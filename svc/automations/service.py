@@ -47,9 +47,9 @@ class AutomationService:
         settings = engine.settings
         self.signal = ScheduleSignal()
         self.v2_pool = RunPool("automations-v2", settings.automation_v2_max_concurrent_runs)
-        self.v2_repo = V2Repository(engine.db)
+        self.v2_repo = V2Repository(engine.store)
         self.governance = Governance(
-            engine.db,
+            engine.store,
             self.v2_repo,
             engine.clock,
             lambda: engine.settings,
@@ -58,11 +58,11 @@ class AutomationService:
         self.v2 = V2Service(engine, self.v2_repo, self.governance, self.v2_pool, self.signal)
         self.routine_pool = RunPool("routines", settings.automation_max_concurrent_runs)
         self.routines = RoutineService(
-            engine, RoutineRepository(engine.db), self.routine_pool, self.signal
+            engine, RoutineRepository(engine.store), self.routine_pool, self.signal
         )
-        self.missions = MissionService(engine, MissionRepository(engine.db))
+        self.missions = MissionService(engine, MissionRepository(engine.store))
         targets = {"routine": self.routines, "v2": self.v2}
-        self.journal = FireJournal(engine.db, targets)
+        self.journal = FireJournal(engine.store, targets)
         self.scheduler = Scheduler(
             engine.clock,
             targets,

@@ -20,12 +20,11 @@ from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from contextlib import asynccontextmanager
 from typing import Any
 
-import apsw
 import trio
 
 from ..clock import Clock
 from ..errors import PersistenceFailed
-from ..store import Database
+from ..store import Store, Tx
 from ._event import Event, event_from_row, make_event
 from ._filter import MATCH_ALL, EventFilter
 
@@ -92,7 +91,7 @@ class Subscription:
 class EventLog:
     """Publish, persist and fan out events. Start it with :func:`open_event_log`."""
 
-    def __init__(self, db: Database, clock: Clock, *, last_seq: int) -> None:
+    def __init__(self, db: Store, clock: Clock, *, last_seq: int) -> None:
         self._db = db
         self._clock = clock
         self.last_seq = last_seq
@@ -341,8 +340,8 @@ def _keys_of(event: Event) -> Iterable[tuple[str, str]]:
         yield ("topic", event.topic)
 
 
-def _insert_rows(conn: apsw.Connection, rows: list[tuple[Any, ...]]) -> None:
-    conn.executemany(
+def _insert_rows(tx: Tx, rows: list[tuple[Any, ...]]) -> None:
+    tx.executemany(
         "INSERT INTO events(seq, event_id, type, occurred_at_ms, session_id, run_id, topic, body)"
         " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
         rows,
@@ -353,7 +352,7 @@ _COLUMNS = "seq, event_id, type, occurred_at_ms, session_id, run_id, topic, body
 
 
 def _select_page(
-    conn: apsw.Connection,
+    tx: Tx,
     filter: EventFilter,
     after: int,
     before: int,
@@ -376,16 +375,16 @@ def _select_page(
         f"SELECT {_COLUMNS} FROM events WHERE {' AND '.join(clauses)} ORDER BY seq {order} LIMIT ?"
     )
     params.append(limit)
-    return [event_from_row(*row) for row in conn.execute(sql, params)]
+    return [event_from_row(*row) for row in tx.execute(sql, params)]
 
 
-def _max_seq(conn: apsw.Connection) -> int:
-    row = conn.execute("SELECT COALESCE(MAX(seq), 0) FROM events").fetchone()
+def _max_seq(tx: Tx) -> int:
+    row = tx.execute("SELECT COALESCE(MAX(seq), 0) FROM events").fetchone()
     return int(row[0])
 
 
 @asynccontextmanager
-async def open_event_log(db: Database, clock: Clock) -> AsyncIterator[EventLog]:
+async def open_event_log(db: Store, clock: Clock) -> AsyncIterator[EventLog]:
     """Run the event log's writer for the duration of the block.
 
     On exit the log stops accepting events, commits everything already queued

@@ -22,10 +22,9 @@ from collections.abc import Collection
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-import apsw
 import attrs
 
-from ..store import Database, dumps
+from ..store import Store, Tx, dumps
 
 LEGACY_DIR = Path("shared") / "handoffs"
 SOURCE_KIND = "legacy_workspace_handoffs"
@@ -139,7 +138,7 @@ def _canonical_digest(record: dict[str, Any]) -> str:
 
 
 async def import_legacy_handoffs(
-    db: Database, workspace: Path, known_automations: Collection[str], now_ms: int
+    db: Store, workspace: Path, known_automations: Collection[str], now_ms: int
 ) -> LegacyReport:
     """Scan ``<workspace>/shared/handoffs`` and upsert what it holds, all in one transaction."""
     root = workspace / LEGACY_DIR
@@ -147,9 +146,9 @@ async def import_legacy_handoffs(
     if not files:
         return LegacyReport()
 
-    def q(conn: apsw.Connection) -> None:
+    def q(tx: Tx) -> None:
         for envelope in envelopes:
-            conn.execute(
+            tx.execute(
                 "INSERT INTO goal_legacy_handoffs(handoff_id, source_path, source_digest, status, record, "
                 "imported_at_ms) VALUES (?,?,?,?,?,?) ON CONFLICT(handoff_id) DO UPDATE SET "
                 "source_path=excluded.source_path, source_digest=excluded.source_digest, status=excluded.status, "
@@ -165,11 +164,11 @@ async def import_legacy_handoffs(
                     now_ms,
                 ),
             )
-            conn.execute(
+            tx.execute(
                 "DELETE FROM goal_legacy_quarantine WHERE source_path=?", (envelope.source_path,)
             )
         for item in quarantined:
-            conn.execute(
+            tx.execute(
                 "INSERT INTO goal_legacy_quarantine(source_path, source_digest, error, quarantined_at_ms) "
                 "VALUES (?,?,?,?) ON CONFLICT(source_path) DO UPDATE SET source_digest=excluded.source_digest, "
                 "error=excluded.error, quarantined_at_ms=excluded.quarantined_at_ms "
@@ -177,7 +176,7 @@ async def import_legacy_handoffs(
                 "OR goal_legacy_quarantine.error != excluded.error",
                 (item.source_path, item.source_digest, item.error, now_ms),
             )
-        conn.execute(
+        tx.execute(
             "INSERT INTO goal_migration_sources(source_kind, source_path, record_count, imported_at_ms) "
             "VALUES (?,?,?,?) ON CONFLICT(source_kind, source_path) DO UPDATE SET "
             "record_count=excluded.record_count, imported_at_ms=excluded.imported_at_ms",
@@ -188,8 +187,8 @@ async def import_legacy_handoffs(
     return LegacyReport(handoffs=len(envelopes), quarantined_handoffs=len(quarantined), files=files)
 
 
-async def legacy_handoffs(db: Database) -> list[dict[str, Any]]:
-    def q(conn: apsw.Connection) -> list[dict[str, Any]]:
+async def legacy_handoffs(db: Store) -> list[dict[str, Any]]:
+    def q(tx: Tx) -> list[dict[str, Any]]:
         return [
             {
                 "handoff_id": row[0],
@@ -198,7 +197,7 @@ async def legacy_handoffs(db: Database) -> list[dict[str, Any]]:
                 "envelope": json.loads(row[3]),
                 "imported_at_ms": row[4],
             }
-            for row in conn.execute(
+            for row in tx.execute(
                 "SELECT handoff_id, source_path, status, record, imported_at_ms FROM goal_legacy_handoffs "
                 "ORDER BY handoff_id"
             )
@@ -207,8 +206,8 @@ async def legacy_handoffs(db: Database) -> list[dict[str, Any]]:
     return await db.read(q)
 
 
-async def quarantine(db: Database) -> list[dict[str, Any]]:
-    def q(conn: apsw.Connection) -> list[dict[str, Any]]:
+async def quarantine(db: Store) -> list[dict[str, Any]]:
+    def q(tx: Tx) -> list[dict[str, Any]]:
         return [
             {
                 "source_path": row[0],
@@ -216,7 +215,7 @@ async def quarantine(db: Database) -> list[dict[str, Any]]:
                 "error": row[2],
                 "quarantined_at_ms": row[3],
             }
-            for row in conn.execute(
+            for row in tx.execute(
                 "SELECT source_path, source_digest, error, quarantined_at_ms "
                 "FROM goal_legacy_quarantine ORDER BY source_path"
             )

@@ -10,10 +10,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-import apsw
 import attrs
 
-from ..store import Database, dumps, loads
+from ..store import IntegrityError, Store, Tx, dumps, loads
 from .errors import DraftConcurrencyConflict, PublishedVersionConflict
 from .events import SCHEMA_VERSION, GoalEvent, NewEvent, goal_stream_id
 
@@ -69,7 +68,7 @@ def _stored_orchestration(row: tuple[Any, ...]) -> StoredOrchestration:
 
 
 class GoalRepository:
-    def __init__(self, db: Database, *, event_retention: int = 10_000) -> None:
+    def __init__(self, db: Store, *, event_retention: int = 10_000) -> None:
         self._db = db
         self.event_retention = event_retention
 
@@ -77,8 +76,8 @@ class GoalRepository:
     async def orchestration(
         self, tenant: TenantContext, orchestration_id: str, version: int
     ) -> StoredOrchestration | None:
-        def q(conn: apsw.Connection) -> StoredOrchestration | None:
-            row = conn.execute(
+        def q(tx: Tx) -> StoredOrchestration | None:
+            row = tx.execute(
                 "SELECT record, workflow_snapshots FROM goal_orchestrations WHERE org_id=? AND workspace_id=? "
                 "AND deployment_key=? AND orchestration_id=? AND version=?",
                 (*tenant.key(), orchestration_id, version),
@@ -90,8 +89,8 @@ class GoalRepository:
     async def latest_published(
         self, tenant: TenantContext, orchestration_id: str
     ) -> StoredOrchestration | None:
-        def q(conn: apsw.Connection) -> StoredOrchestration | None:
-            row = conn.execute(
+        def q(tx: Tx) -> StoredOrchestration | None:
+            row = tx.execute(
                 "SELECT record, workflow_snapshots FROM goal_orchestrations WHERE org_id=? AND workspace_id=? "
                 "AND deployment_key=? AND orchestration_id=? AND version > 0 ORDER BY version DESC LIMIT 1",
                 (*tenant.key(), orchestration_id),
@@ -101,8 +100,8 @@ class GoalRepository:
         return await self._db.read(q)
 
     async def insert_draft(self, spec: Orchestration) -> None:
-        def q(conn: apsw.Connection) -> None:
-            exists = conn.execute(
+        def q(tx: Tx) -> None:
+            exists = tx.execute(
                 "SELECT updated_at_ms FROM goal_orchestrations WHERE org_id=? AND workspace_id=? AND "
                 "deployment_key=? AND orchestration_id=? AND version=0",
                 (*spec.tenant_context.key(), spec.orchestration_id),
@@ -113,15 +112,15 @@ class GoalRepository:
                     "expected_updated_at_ms",
                     updated_at_ms=exists[0],
                 )
-            _write_orchestration(conn, spec, None, insert=True)
+            _write_orchestration(tx, spec, None, insert=True)
 
         await self._db.write(q)
 
     async def replace_draft(self, spec: Orchestration, expected_updated_at_ms: int) -> None:
         """Compare-and-swap on the draft's ``updated_at_ms``."""
 
-        def q(conn: apsw.Connection) -> None:
-            row = conn.execute(
+        def q(tx: Tx) -> None:
+            row = tx.execute(
                 "SELECT updated_at_ms FROM goal_orchestrations WHERE org_id=? AND workspace_id=? AND "
                 "deployment_key=? AND orchestration_id=? AND version=0",
                 (*spec.tenant_context.key(), spec.orchestration_id),
@@ -134,7 +133,7 @@ class GoalRepository:
                     f"expected {expected_updated_at_ms}",
                     updated_at_ms=row[0],
                 )
-            _write_orchestration(conn, spec, None, insert=False)
+            _write_orchestration(tx, spec, None, insert=False)
 
         await self._db.write(q)
 
@@ -148,8 +147,8 @@ class GoalRepository:
     ) -> Orchestration:
         """Insert the next version (built by ``build(version)``) if the draft is still the one validated."""
 
-        def q(conn: apsw.Connection) -> Orchestration:
-            row = conn.execute(
+        def q(tx: Tx) -> Orchestration:
+            row = tx.execute(
                 "SELECT updated_at_ms FROM goal_orchestrations WHERE org_id=? AND workspace_id=? AND "
                 "deployment_key=? AND orchestration_id=? AND version=0",
                 (*tenant.key(), orchestration_id),
@@ -159,15 +158,15 @@ class GoalRepository:
                     "orchestration draft was modified while it was being published",
                     updated_at_ms=row[0] if row else None,
                 )
-            top = conn.execute(
+            top = tx.execute(
                 "SELECT COALESCE(MAX(version), 0) FROM goal_orchestrations WHERE org_id=? AND workspace_id=? "
                 "AND deployment_key=? AND orchestration_id=?",
                 (*tenant.key(), orchestration_id),
             ).fetchone()[0]
             spec = build(int(top) + 1)
             try:
-                _write_orchestration(conn, spec, snapshots, insert=True)
-            except apsw.ConstraintError:
+                _write_orchestration(tx, spec, snapshots, insert=True)
+            except IntegrityError:
                 raise PublishedVersionConflict(
                     "a concurrent publish raced this one; retry"
                 ) from None
@@ -178,9 +177,9 @@ class GoalRepository:
     async def list_orchestrations(self, tenant: TenantContext) -> list[dict[str, Any]]:
         """Per orchestration id: the draft status/time and the published versions."""
 
-        def q(conn: apsw.Connection) -> list[dict[str, Any]]:
+        def q(tx: Tx) -> list[dict[str, Any]]:
             summaries: dict[str, dict[str, Any]] = {}
-            for oid, version, status, name, updated, published in conn.execute(
+            for oid, version, status, name, updated, published in tx.execute(
                 "SELECT orchestration_id, version, status, name, updated_at_ms, published_at_ms "
                 "FROM goal_orchestrations WHERE org_id=? AND workspace_id=? AND deployment_key=? "
                 "ORDER BY orchestration_id, version",
@@ -213,10 +212,10 @@ class GoalRepository:
     async def versions(self, tenant: TenantContext, orchestration_id: str) -> list[Orchestration]:
         from .orchestration import record_from_json
 
-        def q(conn: apsw.Connection) -> list[Orchestration]:
+        def q(tx: Tx) -> list[Orchestration]:
             return [
                 record_from_json(loads(row[0]))
-                for row in conn.execute(
+                for row in tx.execute(
                     "SELECT record FROM goal_orchestrations WHERE org_id=? AND workspace_id=? AND deployment_key=? "
                     "AND orchestration_id=? AND version > 0 ORDER BY version",
                     (*tenant.key(), orchestration_id),
@@ -229,13 +228,13 @@ class GoalRepository:
     async def goal(self, goal_id: str, tenant: TenantContext | None = None) -> Goal | None:
         from .goal import Goal
 
-        def q(conn: apsw.Connection) -> Goal | None:
+        def q(tx: Tx) -> Goal | None:
             if tenant is None:
-                row = conn.execute(
+                row = tx.execute(
                     "SELECT record FROM goal_goals WHERE goal_id=?", (goal_id,)
                 ).fetchone()
             else:
-                row = conn.execute(
+                row = tx.execute(
                     "SELECT record FROM goal_goals WHERE goal_id=? AND org_id=? AND workspace_id=? "
                     "AND deployment_key=?",
                     (goal_id, *tenant.key()),
@@ -254,7 +253,7 @@ class GoalRepository:
     ) -> list[Goal]:
         from .goal import Goal
 
-        def q(conn: apsw.Connection) -> list[Goal]:
+        def q(tx: Tx) -> list[Goal]:
             clauses = ["org_id=?", "workspace_id=?", "deployment_key=?"]
             params: list[Any] = list(tenant.key())
             if status is not None:
@@ -266,7 +265,7 @@ class GoalRepository:
             params.append(limit)
             return [
                 Goal.from_store(loads(row[0]))
-                for row in conn.execute(
+                for row in tx.execute(
                     f"SELECT record FROM goal_goals WHERE {' AND '.join(clauses)} "
                     "ORDER BY updated_at_ms DESC, goal_id LIMIT ?",
                     params,
@@ -276,10 +275,10 @@ class GoalRepository:
         return await self._db.read(q)
 
     async def open_goal_ids(self) -> list[str]:
-        def q(conn: apsw.Connection) -> list[str]:
+        def q(tx: Tx) -> list[str]:
             return [
                 row[0]
-                for row in conn.execute(
+                for row in tx.execute(
                     "SELECT goal_id FROM goal_goals WHERE status NOT IN ('completed','failed','cancelled','expired')"
                 )
             ]
@@ -287,16 +286,16 @@ class GoalRepository:
         return await self._db.read(q)
 
     async def handoffs(self, goal_id: str) -> list[Handoff]:
-        def q(conn: apsw.Connection) -> list[Handoff]:
-            return _handoffs(conn, goal_id)
+        def q(tx: Tx) -> list[Handoff]:
+            return _handoffs(tx, goal_id)
 
         return await self._db.read(q)
 
     async def handoff_by_key(self, goal_id: str, idempotency_key: str) -> Handoff | None:
         from .goal import Handoff
 
-        def q(conn: apsw.Connection) -> Handoff | None:
-            row = conn.execute(
+        def q(tx: Tx) -> Handoff | None:
+            row = tx.execute(
                 "SELECT record FROM goal_handoffs WHERE goal_id=? AND idempotency_key=?",
                 (goal_id, idempotency_key),
             ).fetchone()
@@ -305,14 +304,14 @@ class GoalRepository:
         return await self._db.read(q)
 
     async def links(self, goal_id: str) -> list[RunLink]:
-        def q(conn: apsw.Connection) -> list[RunLink]:
-            return _links(conn, goal_id)
+        def q(tx: Tx) -> list[RunLink]:
+            return _links(tx, goal_id)
 
         return await self._db.read(q)
 
     async def waits(self, goal_id: str) -> list[Wait]:
-        def q(conn: apsw.Connection) -> list[Wait]:
-            return _waits(conn, goal_id)
+        def q(tx: Tx) -> list[Wait]:
+            return _waits(tx, goal_id)
 
         return await self._db.read(q)
 
@@ -320,7 +319,7 @@ class GoalRepository:
         """Write ``change`` and its events atomically; return the events appended (duplicates are skipped)."""
         retention = self.event_retention
 
-        def q(conn: apsw.Connection) -> list[GoalEvent]:
+        def q(tx: Tx) -> list[GoalEvent]:
             goal = change.goal
             row = (
                 goal.goal_id,
@@ -334,21 +333,21 @@ class GoalRepository:
             )
             if change.insert_goal:
                 try:
-                    conn.execute(
+                    tx.execute(
                         "INSERT INTO goal_goals(goal_id, org_id, workspace_id, deployment_key, orchestration_id, "
                         "orchestration_version, status, created_at_ms, updated_at_ms, record) "
                         "VALUES (?,?,?,?,?,?,?,?,?,?)",
                         row,
                     )
-                except apsw.ConstraintError:
+                except IntegrityError:
                     raise GoalExists(goal.goal_id) from None
             else:
-                conn.execute(
+                tx.execute(
                     "UPDATE goal_goals SET status=?, updated_at_ms=?, record=? WHERE goal_id=?",
                     (goal.status, goal.updated_at_ms, dumps(goal.to_store()), goal.goal_id),
                 )
             for handoff in change.handoffs:
-                conn.execute(
+                tx.execute(
                     "INSERT INTO goal_handoffs(handoff_id, goal_id, idempotency_key, status, consumed_by_run_id, "
                     "created_at_ms, record) VALUES (?,?,?,?,?,?,?) ON CONFLICT(handoff_id) DO UPDATE SET "
                     "status=excluded.status, consumed_by_run_id=excluded.consumed_by_run_id, record=excluded.record",
@@ -363,7 +362,7 @@ class GoalRepository:
                     ),
                 )
             for link in change.links:
-                conn.execute(
+                tx.execute(
                     "INSERT INTO goal_run_links(goal_id, hop_index, run_id, triggering_handoff_id, record) "
                     "VALUES (?,?,?,?,?)",
                     (
@@ -375,7 +374,7 @@ class GoalRepository:
                     ),
                 )
             for wait in change.waits:
-                conn.execute(
+                tx.execute(
                     "INSERT INTO goal_waits(wait_id, goal_id, run_id, status, created_at_ms, record) "
                     "VALUES (?,?,?,?,?,?) ON CONFLICT(wait_id) DO UPDATE SET status=excluded.status, "
                     "record=excluded.record",
@@ -390,14 +389,14 @@ class GoalRepository:
                 )
             if not change.events:
                 return []
-            snapshot = dumps(_snapshot(conn, goal))
+            snapshot = dumps(_snapshot(tx, goal))
             occurred = (
                 change.occurred_at_ms if change.occurred_at_ms is not None else goal.updated_at_ms
             )
             appended = []
             for event in change.events:
                 run_id = event.run_id or goal_stream_id(goal.goal_id)
-                seq = conn.execute(
+                seq = tx.execute(
                     "SELECT COALESCE(MAX(seq), 0) + 1 FROM goal_events WHERE run_id=?", (run_id,)
                 ).fetchone()[0]
                 record = {
@@ -416,9 +415,10 @@ class GoalRepository:
                     "correlation_id": goal.goal_id,
                     "payload": dict(event.payload),
                 }
-                conn.execute(
-                    "INSERT OR IGNORE INTO goal_events(event_id, goal_id, run_id, seq, event_type, occurred_at_ms, "
-                    "record, snapshot) VALUES (?,?,?,?,?,?,?,?)",
+                cursor = tx.execute(
+                    "INSERT INTO goal_events(event_id, goal_id, run_id, seq, event_type, occurred_at_ms, "
+                    "record, snapshot) VALUES (?,?,?,?,?,?,?,?) "
+                    "ON CONFLICT DO NOTHING RETURNING cursor",
                     (
                         event.event_id,
                         goal.goal_id,
@@ -429,11 +429,11 @@ class GoalRepository:
                         dumps(record),
                         snapshot,
                     ),
-                )
-                if conn.changes():
-                    appended.append(GoalEvent(conn.last_insert_rowid(), goal.goal_id, record))
+                ).scalar()
+                if cursor is not None:
+                    appended.append(GoalEvent(cursor, goal.goal_id, record))
             if appended and retention > 0:
-                conn.execute(
+                tx.execute(
                     "DELETE FROM goal_events WHERE goal_id=? AND cursor < (SELECT cursor FROM goal_events "
                     "WHERE goal_id=? ORDER BY cursor DESC LIMIT 1 OFFSET ?)",
                     (goal.goal_id, goal.goal_id, retention - 1),
@@ -444,10 +444,10 @@ class GoalRepository:
 
     # ================================================================== events
     async def events_after(self, goal_id: str, after: int, limit: int) -> list[GoalEvent]:
-        def q(conn: apsw.Connection) -> list[GoalEvent]:
+        def q(tx: Tx) -> list[GoalEvent]:
             return [
                 GoalEvent(row[0], goal_id, loads(row[1]))
-                for row in conn.execute(
+                for row in tx.execute(
                     "SELECT cursor, record FROM goal_events WHERE goal_id=? AND cursor > ? ORDER BY cursor LIMIT ?",
                     (goal_id, after, limit),
                 )
@@ -458,8 +458,8 @@ class GoalRepository:
     async def event_bounds(self, goal_id: str) -> tuple[int, int]:
         """``(retained_from_cursor, live_cursor)``; ``(0, 0)`` when the goal has no events."""
 
-        def q(conn: apsw.Connection) -> tuple[int, int]:
-            row = conn.execute(
+        def q(tx: Tx) -> tuple[int, int]:
+            row = tx.execute(
                 "SELECT MIN(cursor), MAX(cursor) FROM goal_events WHERE goal_id=?", (goal_id,)
             ).fetchone()
             return (row[0] or 0, row[1] or 0)
@@ -469,9 +469,9 @@ class GoalRepository:
     async def events_window(self, goal_id: str, upto: int | None, limit: int) -> list[GoalEvent]:
         """The newest ``limit`` events with cursor <= ``upto`` (all when None), oldest first, with snapshots."""
 
-        def q(conn: apsw.Connection) -> list[GoalEvent]:
+        def q(tx: Tx) -> list[GoalEvent]:
             bound = upto if upto is not None else 2**62
-            rows = conn.execute(
+            rows = tx.execute(
                 "SELECT cursor, record, snapshot FROM goal_events WHERE goal_id=? AND cursor <= ? "
                 "ORDER BY cursor DESC LIMIT ?",
                 (goal_id, bound, limit),
@@ -483,8 +483,8 @@ class GoalRepository:
 
     # ================================================================== ledger
     async def request(self, tenant: TenantContext, operation: str, key: str) -> LedgerEntry | None:
-        def q(conn: apsw.Connection) -> LedgerEntry | None:
-            row = conn.execute(
+        def q(tx: Tx) -> LedgerEntry | None:
+            row = tx.execute(
                 "SELECT request_digest, response, created_at_ms, completed_at_ms FROM goal_requests WHERE "
                 "org_id=? AND workspace_id=? AND deployment_key=? AND operation=? AND idempotency_key=?",
                 (*tenant.key(), operation, key),
@@ -498,15 +498,15 @@ class GoalRepository:
     ) -> LedgerEntry | None:
         """Reserve the key; returns the existing entry instead when one exists."""
 
-        def q(conn: apsw.Connection) -> LedgerEntry | None:
-            row = conn.execute(
+        def q(tx: Tx) -> LedgerEntry | None:
+            row = tx.execute(
                 "SELECT request_digest, response, created_at_ms, completed_at_ms FROM goal_requests WHERE "
                 "org_id=? AND workspace_id=? AND deployment_key=? AND operation=? AND idempotency_key=?",
                 (*tenant.key(), operation, key),
             ).fetchone()
             if row is not None:
                 return LedgerEntry(row[0], loads(row[1]), row[2], row[3])
-            conn.execute(
+            tx.execute(
                 "INSERT INTO goal_requests(org_id, workspace_id, deployment_key, operation, idempotency_key, "
                 "request_digest, created_at_ms) VALUES (?,?,?,?,?,?,?)",
                 (*tenant.key(), operation, key, request_digest, now_ms),
@@ -518,8 +518,8 @@ class GoalRepository:
     async def complete_request(
         self, tenant: TenantContext, operation: str, key: str, response: Any, now_ms: int
     ) -> None:
-        def q(conn: apsw.Connection) -> None:
-            conn.execute(
+        def q(tx: Tx) -> None:
+            tx.execute(
                 "UPDATE goal_requests SET response=?, completed_at_ms=? WHERE org_id=? AND workspace_id=? AND "
                 "deployment_key=? AND operation=? AND idempotency_key=?",
                 (dumps(response), now_ms, *tenant.key(), operation, key),
@@ -530,8 +530,8 @@ class GoalRepository:
     async def release_request(self, tenant: TenantContext, operation: str, key: str) -> None:
         """Forget a reservation whose request failed, so a retry can run it."""
 
-        def q(conn: apsw.Connection) -> None:
-            conn.execute(
+        def q(tx: Tx) -> None:
+            tx.execute(
                 "DELETE FROM goal_requests WHERE org_id=? AND workspace_id=? AND deployment_key=? AND operation=? "
                 "AND idempotency_key=? AND completed_at_ms IS NULL",
                 (*tenant.key(), operation, key),
@@ -542,13 +542,13 @@ class GoalRepository:
 
 # ---------------------------------------------------------------------- helpers (worker thread)
 def _write_orchestration(
-    conn: apsw.Connection, spec: Orchestration, snapshots: dict[str, Any] | None, *, insert: bool
+    tx: Tx, spec: Orchestration, snapshots: dict[str, Any] | None, *, insert: bool
 ) -> None:
     from .orchestration import record_to_json
 
     key = (*spec.tenant_context.key(), spec.orchestration_id, spec.version)
     if insert:
-        conn.execute(
+        tx.execute(
             "INSERT INTO goal_orchestrations(org_id, workspace_id, deployment_key, orchestration_id, version, "
             "status, name, record, workflow_snapshots, created_at_ms, updated_at_ms, published_at_ms) "
             "VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
@@ -564,7 +564,7 @@ def _write_orchestration(
             ),
         )
     else:
-        conn.execute(
+        tx.execute(
             "UPDATE goal_orchestrations SET status=?, name=?, record=?, workflow_snapshots=?, updated_at_ms=?, "
             "published_at_ms=? WHERE org_id=? AND workspace_id=? AND deployment_key=? AND orchestration_id=? "
             "AND version=?",
@@ -580,48 +580,48 @@ def _write_orchestration(
         )
 
 
-def _handoffs(conn: apsw.Connection, goal_id: str) -> list[Handoff]:
+def _handoffs(tx: Tx, goal_id: str) -> list[Handoff]:
     from .goal import Handoff
 
     return [
         Handoff.from_store(loads(row[0]))
-        for row in conn.execute(
+        for row in tx.execute(
             "SELECT record FROM goal_handoffs WHERE goal_id=? ORDER BY created_at_ms, handoff_id",
             (goal_id,),
         )
     ]
 
 
-def _links(conn: apsw.Connection, goal_id: str) -> list[RunLink]:
+def _links(tx: Tx, goal_id: str) -> list[RunLink]:
     from .goal import RunLink
 
     return [
         RunLink.from_store(loads(row[0]))
-        for row in conn.execute(
+        for row in tx.execute(
             "SELECT record FROM goal_run_links WHERE goal_id=? ORDER BY hop_index", (goal_id,)
         )
     ]
 
 
-def _waits(conn: apsw.Connection, goal_id: str) -> list[Wait]:
+def _waits(tx: Tx, goal_id: str) -> list[Wait]:
     from .goal import Wait
 
     return [
         Wait.from_store(loads(row[0]))
-        for row in conn.execute(
+        for row in tx.execute(
             "SELECT record FROM goal_waits WHERE goal_id=? ORDER BY created_at_ms, wait_id",
             (goal_id,),
         )
     ]
 
 
-def _snapshot(conn: apsw.Connection, goal: Goal) -> dict[str, Any]:
+def _snapshot(tx: Tx, goal: Goal) -> dict[str, Any]:
     """The projection state right after a commit (lists capped to their newest entries)."""
     return {
         "goal": goal.summary(),
-        "links": [link.to_wire() for link in _links(conn, goal.goal_id)[-SNAPSHOT_LIST_CAP:]],
-        "handoffs": [h.to_wire() for h in _handoffs(conn, goal.goal_id)[-SNAPSHOT_LIST_CAP:]],
-        "waits": [w.to_store() for w in _waits(conn, goal.goal_id)[-SNAPSHOT_LIST_CAP:]],
+        "links": [link.to_wire() for link in _links(tx, goal.goal_id)[-SNAPSHOT_LIST_CAP:]],
+        "handoffs": [h.to_wire() for h in _handoffs(tx, goal.goal_id)[-SNAPSHOT_LIST_CAP:]],
+        "waits": [w.to_store() for w in _waits(tx, goal.goal_id)[-SNAPSHOT_LIST_CAP:]],
     }
 
 

@@ -101,7 +101,7 @@ def _key(value: str, field: str = "idempotency_key") -> str:
 class GoalService:
     def __init__(self, engine: Engine, *, event_retention: int = 10_000) -> None:
         self._engine = engine
-        self.repo = GoalRepository(engine.db, event_retention=event_retention)
+        self.repo = GoalRepository(engine.store, event_retention=event_retention)
         self.workflows = Workflows(engine)
         self.feed = GoalEventFeed(self.repo, engine.clock.now_ms)
         self.rt = GoalRuntime(self.repo, self.workflows, engine.clock, self.feed, engine.events)
@@ -147,7 +147,7 @@ class GoalService:
     async def import_legacy(self) -> LegacyReport:
         """Import ``<workspace>/shared/handoffs`` envelopes (idempotent; every start-up)."""
         report = await import_legacy_handoffs(
-            self._engine.db, self.workspace, self.workflows.known_automation_ids(), self.rt.now()
+            self._engine.store, self.workspace, self.workflows.known_automation_ids(), self.rt.now()
         )
         self.legacy_report = report
         if report.files:
@@ -157,8 +157,8 @@ class GoalService:
         return report
 
     async def legacy(self) -> dict[str, Any]:
-        handoffs = await legacy_handoffs(self._engine.db)
-        quarantined = await quarantine(self._engine.db)
+        handoffs = await legacy_handoffs(self._engine.store)
+        quarantined = await quarantine(self._engine.store)
         return {
             "handoffs": handoffs,
             "count": len(handoffs),

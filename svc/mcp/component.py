@@ -17,7 +17,7 @@ class McpComponent(Component):
 
     async def setup(self, engine: Engine) -> None:
         service = McpService(
-            db=engine.db,
+            store=engine.store,
             events=engine.events,
             clock=engine.clock,
             registry=engine.tools,

@@ -5,9 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-import apsw
-
-from ..store import Database, dumps, loads
+from ..store import Store, Tx, dumps, loads
 
 if TYPE_CHECKING:
     from .records import ConnectorConfig, ConnectorState
@@ -71,13 +69,13 @@ def _config_params(config: ConnectorConfig) -> tuple[Any, ...]:
 
 
 class McpRepository:
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Store) -> None:
         self._db = db
 
     # ------------------------------------------------------------ connectors
     async def load_all(self) -> list[tuple[ConnectorConfig, ConnectorState]]:
-        def q(conn: apsw.Connection) -> list[tuple[ConnectorConfig, ConnectorState]]:
-            rows = conn.execute(
+        def q(tx: Tx) -> list[tuple[ConnectorConfig, ConnectorState]]:
+            rows = tx.execute(
                 f"SELECT c.{_CONFIG_COLS.replace(', ', ', c.')}, "
                 f"s.{_STATE_COLS.replace(', ', ', s.')} FROM mcp_connectors c "
                 "LEFT JOIN mcp_connector_state s ON s.name = c.name ORDER BY c.name"
@@ -87,8 +85,8 @@ class McpRepository:
         return await self._db.read(q)
 
     async def get(self, name: str) -> tuple[ConnectorConfig, ConnectorState] | None:
-        def q(conn: apsw.Connection) -> tuple[ConnectorConfig, ConnectorState] | None:
-            row = conn.execute(
+        def q(tx: Tx) -> tuple[ConnectorConfig, ConnectorState] | None:
+            row = tx.execute(
                 f"SELECT c.{_CONFIG_COLS.replace(', ', ', c.')}, "
                 f"s.{_STATE_COLS.replace(', ', ', s.')} FROM mcp_connectors c "
                 "LEFT JOIN mcp_connector_state s ON s.name = c.name WHERE c.name = ?",
@@ -99,8 +97,8 @@ class McpRepository:
         return await self._db.read(q)
 
     async def save_config(self, config: ConnectorConfig) -> None:
-        def q(conn: apsw.Connection) -> None:
-            conn.execute(
+        def q(tx: Tx) -> None:
+            tx.execute(
                 f"INSERT INTO mcp_connectors({_CONFIG_COLS}) VALUES (?,?,?,?,?,?,?) "
                 "ON CONFLICT(name) DO UPDATE SET transport=excluded.transport, enabled=excluded.enabled, "
                 "headers=excluded.headers, allowed_tools=excluded.allowed_tools, "
@@ -128,13 +126,13 @@ class McpRepository:
             state.updated_at_ms,
         )
 
-        def q(conn: apsw.Connection) -> None:
+        def q(tx: Tx) -> None:
             if (
-                conn.execute("SELECT 1 FROM mcp_connectors WHERE name = ?", (name,)).fetchone()
+                tx.execute("SELECT 1 FROM mcp_connectors WHERE name = ?", (name,)).fetchone()
                 is None
             ):
                 return  # deleted meanwhile
-            conn.execute(
+            tx.execute(
                 f"INSERT INTO mcp_connector_state(name, version, {_STATE_COLS}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?) "
                 "ON CONFLICT(name) DO UPDATE SET version=excluded.version, connected=excluded.connected, "
                 "last_error=excluded.last_error, last_auth_challenge=excluded.last_auth_challenge, "
@@ -151,24 +149,24 @@ class McpRepository:
     async def reset_sessions(self) -> None:
         """At engine start: no MCP session survives the process, and a new actor counts from zero."""
 
-        def q(conn: apsw.Connection) -> None:
-            conn.execute(
+        def q(tx: Tx) -> None:
+            tx.execute(
                 "UPDATE mcp_connector_state SET connected = 0, mcp_session_id = NULL, version = 0"
             )
 
         await self._db.write(q)
 
     async def delete(self, name: str) -> bool:
-        def q(conn: apsw.Connection) -> bool:
-            conn.execute("DELETE FROM mcp_connectors WHERE name = ?", (name,))
-            return bool(conn.changes())
+        def q(tx: Tx) -> bool:
+            tx.execute("DELETE FROM mcp_connectors WHERE name = ?", (name,))
+            return bool(tx.changes())
 
         return await self._db.write(q)
 
     # ------------------------------------------------------------ capability requests
     async def add_capability_request(self, record: Mapping[str, Any]) -> None:
-        def q(conn: apsw.Connection) -> None:
-            conn.execute(
+        def q(tx: Tx) -> None:
+            tx.execute(
                 "INSERT INTO mcp_capability_requests(approval_id, agent_id, capability_key, status, record, "
                 "expires_at_ms, created_at_ms, updated_at_ms) VALUES (?,?,?,?,?,?,?,?)",
                 (
@@ -186,8 +184,8 @@ class McpRepository:
         await self._db.write(q)
 
     async def update_capability_request(self, record: Mapping[str, Any]) -> None:
-        def q(conn: apsw.Connection) -> None:
-            conn.execute(
+        def q(tx: Tx) -> None:
+            tx.execute(
                 "UPDATE mcp_capability_requests SET status = ?, record = ?, updated_at_ms = ? WHERE approval_id = ?",
                 (
                     record["status"],
@@ -200,8 +198,8 @@ class McpRepository:
         await self._db.write(q)
 
     async def capability_request(self, approval_id: str) -> dict[str, Any] | None:
-        def q(conn: apsw.Connection) -> dict[str, Any] | None:
-            row = conn.execute(
+        def q(tx: Tx) -> dict[str, Any] | None:
+            row = tx.execute(
                 "SELECT record FROM mcp_capability_requests WHERE approval_id = ?", (approval_id,)
             ).fetchone()
             return None if row is None else loads(row[0])
@@ -211,7 +209,7 @@ class McpRepository:
     async def capability_requests(
         self, *, agent_id: str | None = None, status: str | None = None, limit: int = 100
     ) -> list[dict[str, Any]]:
-        def q(conn: apsw.Connection) -> list[dict[str, Any]]:
+        def q(tx: Tx) -> list[dict[str, Any]]:
             clauses, params = [], []
             if agent_id is not None:
                 clauses.append("agent_id = ?")
@@ -220,7 +218,7 @@ class McpRepository:
                 clauses.append("status = ?")
                 params.append(status)
             where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
-            rows = conn.execute(
+            rows = tx.execute(
                 f"SELECT record FROM mcp_capability_requests {where} ORDER BY created_at_ms DESC, approval_id LIMIT ?",
                 (*params, limit),
             ).fetchall()

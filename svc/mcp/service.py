@@ -25,7 +25,7 @@ from ..errors import NotFound, SvcError
 from ..events import EventLog
 from ..logs import REDACTED, register_secret
 from ..settings import Settings
-from ..store import Database
+from ..store import Store
 from ..tools import ToolContext, ToolRegistry, ToolResult, normalize_patterns
 from .errors import McpCatalogUnavailable, McpNameConflict, McpNotFound, McpRequestDenied
 from .repository import McpRepository
@@ -76,7 +76,7 @@ class McpService:
     def __init__(
         self,
         *,
-        db: Database,
+        store: Store,
         events: EventLog,
         clock: Clock,
         registry: ToolRegistry,
@@ -84,7 +84,7 @@ class McpService:
         settings: Callable[[], Settings],
         http: httpx.AsyncClient,
     ) -> None:
-        self.repo = McpRepository(db)
+        self.repo = McpRepository(store)
         self.events = events
         self.clock = clock
         self.registry = registry

@@ -25,7 +25,7 @@ class MemoryComponent(Component):
 
     async def setup(self, engine: Engine) -> None:
         service = MemoryService(
-            MemoryStore(engine.db),
+            MemoryStore(engine.store),
             events=engine.events,
             clock=engine.clock,
             sessions=engine.sessions,

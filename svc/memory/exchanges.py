@@ -20,10 +20,10 @@ import logging
 import re
 from typing import TYPE_CHECKING, Any
 
-import apsw
 import trio
 
 from ..events import Event, EventFilter, EventLog, EventStream, StreamEnded
+from ..store import Tx
 from .service import MemoryService
 from .store import build_record, insert_sync, state_get_sync, state_put_sync
 
@@ -123,9 +123,9 @@ class ExchangeRecorder:
         now = self.memory.clock.now_ms()
         last = batch[-1].seq
 
-        def commit(conn: apsw.Connection) -> int:
-            stored = insert_sync(conn, records, ignore_existing=True)
-            state_put_sync(conn, CURSOR_KEY, last, now)
+        def commit(tx: Tx) -> int:
+            stored = insert_sync(tx, records, ignore_existing=True)
+            state_put_sync(tx, CURSOR_KEY, last, now)
             return stored
 
         stored = await self.memory.store.db.write(commit)

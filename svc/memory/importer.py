@@ -30,11 +30,11 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, get_args
 
-import apsw
 import attrs
 import trio
 
 from ..errors import SvcError, ValidationFailed
+from ..store import Tx
 from .records import TIERS, MemoryRecord, Tier
 from .store import (
     MemoryStore,
@@ -298,8 +298,8 @@ class Importer:
         return summary
 
 
-def _known_files(conn: apsw.Connection, key: str) -> dict[str, _Known]:
-    rows = conn.execute(
+def _known_files(tx: Tx, key: str) -> dict[str, _Known]:
+    rows = tx.execute(
         "SELECT source_key, size_bytes, mtime_ns, content_hash FROM memory_import_files WHERE import_key = ?",
         (key,),
     )
@@ -380,17 +380,15 @@ def _records(
     return tuple(records)
 
 
-def _commit(
-    conn: apsw.Connection, prepared: Sequence[_Prepared], ctx: _Context, now_ms: int
-) -> None:
+def _commit(tx: Tx, prepared: Sequence[_Prepared], ctx: _Context, now_ms: int) -> None:
     """One transaction per batch: replace changed files' chunks, remember every file's state."""
     for item in prepared:
         if item.status == "failed" or item.status == "unchanged":
             continue
         if item.status == "indexed":
-            delete_by_source_sync(conn, [item.source_key])
-            insert_sync(conn, item.records)
-        conn.execute(
+            delete_by_source_sync(tx, [item.source_key])
+            insert_sync(tx, item.records)
+        tx.execute(
             "INSERT INTO memory_import_files(source_key, import_key, relative_path, size_bytes, mtime_ns, "
             "content_hash, chunk_count, imported_at_ms) VALUES (?,?,?,?,?,?,?,?) ON CONFLICT(source_key) DO UPDATE "
             "SET size_bytes = excluded.size_bytes, mtime_ns = excluded.mtime_ns, "
@@ -412,9 +410,9 @@ def _commit(
         )
 
 
-def _forget(conn: apsw.Connection, source_keys: Sequence[str]) -> int:
-    delete_by_source_sync(conn, source_keys)
-    conn.executemany(
+def _forget(tx: Tx, source_keys: Sequence[str]) -> int:
+    delete_by_source_sync(tx, source_keys)
+    tx.executemany(
         "DELETE FROM memory_import_files WHERE source_key = ?", [(k,) for k in source_keys]
     )
     return len(source_keys)

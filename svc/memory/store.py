@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 import apsw
 import attrs
 
-from ..store import Database, dumps, loads
+from ..store import Store, dumps, loads
 from .query import (
     bm25_function,
     fts_query,
@@ -156,10 +156,10 @@ def insert_sync(
     With ``ignore_existing`` a record whose ``(source_key, chunk_index)`` is
     already stored is skipped (re-processing an exchange is harmless).
     """
-    sql = _INSERT.replace("INSERT", "INSERT OR IGNORE", 1) if ignore_existing else _INSERT
+    sql = (_INSERT + " ON CONFLICT DO NOTHING" if ignore_existing else _INSERT) + " RETURNING seq"
     inserted = 0
     for r in records:
-        conn.execute(
+        seq = conn.execute(
             sql,
             (
                 r.id,
@@ -187,12 +187,11 @@ def insert_sync(
                 r.updated_at_ms,
                 _scope_of(r),
             ),
-        )
-        if conn.changes() == 0:
+        ).scalar()
+        if seq is None:
             continue
         inserted += 1
         if r.tags:
-            seq = conn.last_insert_rowid()
             conn.executemany(
                 "INSERT OR IGNORE INTO memory_tags(tag, record_seq) VALUES (?, ?)",
                 [(tag, seq) for tag in r.tags],
@@ -286,6 +285,7 @@ _tokenizers_lock = threading.Lock()
 
 def _tokenizer(conn: apsw.Connection) -> Any:
     """The index's tokenizer on this connection; registers ``svc_bm25`` there the first time."""
+    conn = conn.connection  # the driver's own connection: FTS5 is SQLite's alone
     with _tokenizers_lock:
         tokenizer = _tokenizers.get(conn)
     if tokenizer is None:
@@ -424,7 +424,7 @@ def search_sync(
 class MemoryStore:
     """Async access to the memory tables of one engine database."""
 
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Store) -> None:
         self.db = db
 
     async def insert(

@@ -16,14 +16,13 @@ import uuid
 from collections.abc import Iterable, Mapping
 from typing import Any, Literal
 
-import apsw
 import attrs
 import trio
 
 from ..clock import Clock
 from ..errors import SvcError
 from ..events import EventLog
-from ..store import Database, dumps, loads
+from ..store import Store, Tx, dumps, loads
 from ..tools.permissions import (
     DEFAULT_RULES,
     VALID_REPLIES,
@@ -202,7 +201,7 @@ class _Waiter:
 class PermissionService:
     def __init__(
         self,
-        db: Database,
+        db: Store,
         events: EventLog,
         clock: Clock,
         *,
@@ -223,13 +222,13 @@ class PermissionService:
     async def load(self) -> None:
         """Load standing rules; requests left pending by a previous process expire."""
 
-        def q(conn: apsw.Connection) -> list[PermissionRule]:
-            conn.execute(
+        def q(tx: Tx) -> list[PermissionRule]:
+            tx.execute(
                 "UPDATE permission_requests SET status = 'expired', reply = 'runtime_restarted' WHERE status = 'pending'"
             )
             return [
                 _rule(r)
-                for r in conn.execute(
+                for r in tx.execute(
                     f"SELECT {_RULE_COLS} FROM permission_rules ORDER BY created_at_ms"
                 )
             ]
@@ -408,8 +407,8 @@ class PermissionService:
         }
 
     async def get(self, request_id: str) -> PermissionRequest | None:
-        def q(conn: apsw.Connection) -> PermissionRequest | None:
-            row = conn.execute(
+        def q(tx: Tx) -> PermissionRequest | None:
+            row = tx.execute(
                 f"SELECT {_REQ_COLS} FROM permission_requests WHERE id = ?", (request_id,)
             ).fetchone()
             return _request(row) if row else None
@@ -419,11 +418,11 @@ class PermissionService:
     async def requests(
         self, *, status: str | None = None, limit: int = 200
     ) -> list[PermissionRequest]:
-        def q(conn: apsw.Connection) -> list[PermissionRequest]:
+        def q(tx: Tx) -> list[PermissionRequest]:
             where = "WHERE status = ?" if status else ""
             params: tuple[Any, ...] = (status, limit) if status else (limit,)
             sql = f"SELECT {_REQ_COLS} FROM permission_requests {where} ORDER BY requested_at_ms DESC LIMIT ?"
-            return [_request(r) for r in conn.execute(sql, params)]
+            return [_request(r) for r in tx.execute(sql, params)]
 
         return await self._db.read(q)
 
@@ -437,22 +436,22 @@ class PermissionService:
         }
 
 
-def _insert_request(conn: apsw.Connection, r: PermissionRequest) -> None:
-    conn.execute(
+def _insert_request(tx: Tx, r: PermissionRequest) -> None:
+    tx.execute(
         f"INSERT INTO permission_requests({_REQ_COLS}) VALUES ({','.join('?' * 17)})",
         _request_row(r),
     )
 
 
-def _update_request(conn: apsw.Connection, r: PermissionRequest) -> None:
-    conn.execute(
+def _update_request(tx: Tx, r: PermissionRequest) -> None:
+    tx.execute(
         f"INSERT OR REPLACE INTO permission_requests({_REQ_COLS}) VALUES ({','.join('?' * 17)})",
         _request_row(r),
     )
 
 
-def _insert_rule(conn: apsw.Connection, rule: PermissionRule) -> None:
-    conn.execute(
+def _insert_rule(tx: Tx, rule: PermissionRule) -> None:
+    tx.execute(
         f"INSERT INTO permission_rules({_RULE_COLS}) VALUES (?,?,?,?,?,?,?,?,?)",
         (
             rule.id,
@@ -468,7 +467,7 @@ def _insert_rule(conn: apsw.Connection, rule: PermissionRule) -> None:
     )
 
 
-def _decide(conn: apsw.Connection, request: PermissionRequest, rule: PermissionRule | None) -> None:
-    _update_request(conn, request)
+def _decide(tx: Tx, request: PermissionRequest, rule: PermissionRule | None) -> None:
+    _update_request(tx, request)
     if rule is not None:
-        _insert_rule(conn, rule)
+        _insert_rule(tx, rule)

@@ -13,14 +13,13 @@ import uuid
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import apsw
 import attrs
 import trio
 
 from ..clock import Clock
 from ..errors import SvcError
 from ..events import EventLog
-from ..store import Database, dumps, loads
+from ..store import Store, Tx, dumps, loads
 from ..tools import ToolFailed
 from .permissions import ApprovalReplyInvalid
 
@@ -157,8 +156,8 @@ def _question(row: tuple[Any, ...]) -> QuestionRequest:
     )
 
 
-def _save(conn: apsw.Connection, q: QuestionRequest) -> None:
-    conn.execute(f"INSERT OR REPLACE INTO questions({_COLS}) VALUES (?,?,?,?,?,?,?,?,?,?)", _row(q))
+def _save(tx: Tx, q: QuestionRequest) -> None:
+    tx.execute(f"INSERT OR REPLACE INTO questions({_COLS}) VALUES (?,?,?,?,?,?,?,?,?,?)", _row(q))
 
 
 class _Waiter:
@@ -170,9 +169,7 @@ class _Waiter:
 
 
 class QuestionService:
-    def __init__(
-        self, db: Database, events: EventLog, clock: Clock, *, wait_timeout_s: float
-    ) -> None:
+    def __init__(self, db: Store, events: EventLog, clock: Clock, *, wait_timeout_s: float) -> None:
         self._db = db
         self._events = events
         self._clock = clock
@@ -235,8 +232,8 @@ class QuestionService:
             self._waiters.pop(request.id, None)
 
     async def get(self, question_id: str) -> QuestionRequest | None:
-        def q(conn: apsw.Connection) -> QuestionRequest | None:
-            row = conn.execute(
+        def q(tx: Tx) -> QuestionRequest | None:
+            row = tx.execute(
                 f"SELECT {_COLS} FROM questions WHERE id = ?", (question_id,)
             ).fetchone()
             return _question(row) if row else None
@@ -244,8 +241,8 @@ class QuestionService:
         return await self._db.read(q)
 
     async def pending(self) -> list[QuestionRequest]:
-        def q(conn: apsw.Connection) -> list[QuestionRequest]:
-            rows = conn.execute(
+        def q(tx: Tx) -> list[QuestionRequest]:
+            rows = tx.execute(
                 f"SELECT {_COLS} FROM questions WHERE status = 'pending' ORDER BY requested_at_ms"
             )
             return [_question(r) for r in rows]

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-import apsw
 import attrs
 
-from ..store import Database, dumps, loads
+from ..store import Store, Tx, dumps, loads
 
 # The records are imported where rows become records: a fresh store has none to
 # read at start-up (docs/architecture.md, "Start-up budget").
@@ -121,13 +120,13 @@ def _run_params(run: Run) -> tuple[Any, ...]:
 
 
 class SessionRepository:
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Store) -> None:
         self._db = db
 
     # ------------------------------------------------------------ sessions
     async def create(self, session: Session) -> None:
-        def q(conn: apsw.Connection) -> None:
-            conn.execute(
+        def q(tx: Tx) -> None:
+            tx.execute(
                 f"INSERT INTO sessions({_SESSION_COLS}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 (
                     session.id,
@@ -150,8 +149,8 @@ class SessionRepository:
         await self._db.write(q)
 
     async def save(self, session: Session) -> None:
-        def q(conn: apsw.Connection) -> None:
-            conn.execute(
+        def q(tx: Tx) -> None:
+            tx.execute(
                 "UPDATE sessions SET title=?, directory=?, project_id=?, parent_id=?, provider_id=?, model_id=?, "
                 "settings=?, source_kind=?, source_metadata=?, archived=?, todos=?, updated_at_ms=? WHERE id=?",
                 (
@@ -174,8 +173,8 @@ class SessionRepository:
         await self._db.write(q)
 
     async def get(self, session_id: str) -> Session | None:
-        def q(conn: apsw.Connection) -> Session | None:
-            row = conn.execute(
+        def q(tx: Tx) -> Session | None:
+            row = tx.execute(
                 f"SELECT {_SESSION_COLS} FROM sessions WHERE id = ?", (session_id,)
             ).fetchone()
             return _session(row) if row else None
@@ -192,7 +191,7 @@ class SessionRepository:
         limit: int = 20,
         offset: int = 0,
     ) -> list[Session]:
-        def q(conn: apsw.Connection) -> list[Session]:
+        def q(tx: Tx) -> list[Session]:
             clauses, params = [], []
             if archived is not None:
                 clauses.append("archived = ?")
@@ -210,22 +209,22 @@ class SessionRepository:
                 params.append(source_kind)
             where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
             sql = f"SELECT {_SESSION_COLS} FROM sessions {where} ORDER BY updated_at_ms DESC, id LIMIT ? OFFSET ?"
-            return [_session(r) for r in conn.execute(sql, (*params, limit, offset))]
+            return [_session(r) for r in tx.execute(sql, (*params, limit, offset))]
 
         return await self._db.read(q)
 
     async def delete(self, session_id: str) -> bool:
-        def q(conn: apsw.Connection) -> bool:
-            conn.execute("DELETE FROM messages WHERE session_id = ?", (session_id,))
-            conn.execute("DELETE FROM sessions WHERE id = ?", (session_id,))
-            return conn.changes() > 0
+        def q(tx: Tx) -> bool:
+            tx.execute("DELETE FROM messages WHERE session_id = ?", (session_id,))
+            tx.execute("DELETE FROM sessions WHERE id = ?", (session_id,))
+            return tx.changes() > 0
 
         return await self._db.write(q)
 
     # ------------------------------------------------------------ messages
     async def add_message(self, message: Message, *, touch_session_ms: int | None = None) -> None:
-        def q(conn: apsw.Connection) -> None:
-            conn.execute(
+        def q(tx: Tx) -> None:
+            tx.execute(
                 f"INSERT INTO messages({_MESSAGE_COLS}, updated_at_ms) VALUES (?,?,?,?,?,?,?,?)",
                 (
                     message.id,
@@ -239,7 +238,7 @@ class SessionRepository:
                 ),
             )
             if touch_session_ms is not None:
-                conn.execute(
+                tx.execute(
                     "UPDATE sessions SET updated_at_ms = ? WHERE id = ?",
                     (touch_session_ms, message.session_id),
                 )
@@ -249,8 +248,8 @@ class SessionRepository:
     async def save_message(self, message: Message, *, now_ms: int) -> None:
         """Insert or replace a message (parts are rewritten as they complete)."""
 
-        def q(conn: apsw.Connection) -> None:
-            conn.execute(
+        def q(tx: Tx) -> None:
+            tx.execute(
                 f"INSERT INTO messages({_MESSAGE_COLS}, updated_at_ms) VALUES (?,?,?,?,?,?,?,?) "
                 "ON CONFLICT(id) DO UPDATE SET parts = excluded.parts, info = excluded.info, "
                 "updated_at_ms = excluded.updated_at_ms",
@@ -269,14 +268,14 @@ class SessionRepository:
         await self._db.write(q)
 
     async def messages(self, session_id: str, *, limit: int | None = None) -> list[Message]:
-        def q(conn: apsw.Connection) -> list[Message]:
+        def q(tx: Tx) -> list[Message]:
             if limit is None:
-                rows = conn.execute(
+                rows = tx.execute(
                     f"SELECT {_MESSAGE_COLS} FROM messages WHERE session_id = ? ORDER BY seq",
                     (session_id,),
                 )
                 return [_message(r) for r in rows]
-            rows = conn.execute(
+            rows = tx.execute(
                 f"SELECT {_MESSAGE_COLS} FROM messages WHERE session_id = ? ORDER BY seq DESC LIMIT ?",
                 (session_id, limit),
             )
@@ -286,8 +285,8 @@ class SessionRepository:
 
     # ------------------------------------------------------------ runs
     async def save_run(self, run: Run) -> None:
-        def q(conn: apsw.Connection) -> None:
-            conn.execute(
+        def q(tx: Tx) -> None:
+            tx.execute(
                 f"INSERT OR REPLACE INTO runs({_RUN_COLS}) VALUES ({','.join('?' * 21)})",
                 _run_params(run),
             )
@@ -297,12 +296,12 @@ class SessionRepository:
     async def start_run(self, run: Run, user_message: Message | None) -> None:
         """Record a new run and its user message in one transaction."""
 
-        def q(conn: apsw.Connection) -> None:
-            conn.execute(
+        def q(tx: Tx) -> None:
+            tx.execute(
                 f"INSERT INTO runs({_RUN_COLS}) VALUES ({','.join('?' * 21)})", _run_params(run)
             )
             if user_message is not None:
-                conn.execute(
+                tx.execute(
                     f"INSERT INTO messages({_MESSAGE_COLS}, updated_at_ms) VALUES (?,?,?,?,?,?,?,?)",
                     (
                         user_message.id,
@@ -315,7 +314,7 @@ class SessionRepository:
                         user_message.created_at_ms,
                     ),
                 )
-            conn.execute(
+            tx.execute(
                 "UPDATE sessions SET updated_at_ms = ? WHERE id = ?",
                 (run.started_at_ms, run.session_id),
             )
@@ -323,15 +322,15 @@ class SessionRepository:
         await self._db.write(q)
 
     async def get_run(self, run_id: str) -> Run | None:
-        def q(conn: apsw.Connection) -> Run | None:
-            row = conn.execute(f"SELECT {_RUN_COLS} FROM runs WHERE id = ?", (run_id,)).fetchone()
+        def q(tx: Tx) -> Run | None:
+            row = tx.execute(f"SELECT {_RUN_COLS} FROM runs WHERE id = ?", (run_id,)).fetchone()
             return _run(row) if row else None
 
         return await self._db.read(q)
 
     async def run_by_idempotency(self, session_id: str, key: str) -> Run | None:
-        def q(conn: apsw.Connection) -> Run | None:
-            row = conn.execute(
+        def q(tx: Tx) -> Run | None:
+            row = tx.execute(
                 f"SELECT {_RUN_COLS} FROM runs WHERE session_id = ? AND idempotency_key = ?",
                 (session_id, key),
             ).fetchone()
@@ -342,7 +341,7 @@ class SessionRepository:
     async def runs(
         self, *, session_id: str | None = None, status: str | None = None, limit: int = 100
     ) -> list[Run]:
-        def q(conn: apsw.Connection) -> list[Run]:
+        def q(tx: Tx) -> list[Run]:
             clauses, params = [], []
             if session_id is not None:
                 clauses.append("session_id = ?")
@@ -352,20 +351,20 @@ class SessionRepository:
                 params.append(status)
             where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
             sql = f"SELECT {_RUN_COLS} FROM runs {where} ORDER BY started_at_ms DESC LIMIT ?"
-            return [_run(r) for r in conn.execute(sql, (*params, limit))]
+            return [_run(r) for r in tx.execute(sql, (*params, limit))]
 
         return await self._db.read(q)
 
     async def finish_run(self, run: Run, assistant: Message | None) -> None:
         """Record a run's end together with its final assistant message."""
 
-        def q(conn: apsw.Connection) -> None:
-            conn.execute(
+        def q(tx: Tx) -> None:
+            tx.execute(
                 f"INSERT OR REPLACE INTO runs({_RUN_COLS}) VALUES ({','.join('?' * 21)})",
                 _run_params(run),
             )
             if assistant is not None:
-                conn.execute(
+                tx.execute(
                     f"INSERT INTO messages({_MESSAGE_COLS}, updated_at_ms) VALUES (?,?,?,?,?,?,?,?) "
                     "ON CONFLICT(id) DO UPDATE SET parts = excluded.parts, info = excluded.info, "
                     "updated_at_ms = excluded.updated_at_ms",
@@ -380,7 +379,7 @@ class SessionRepository:
                         run.finished_at_ms or run.last_activity_at_ms,
                     ),
                 )
-            conn.execute(
+            tx.execute(
                 "UPDATE sessions SET updated_at_ms = ? WHERE id = ?",
                 (run.finished_at_ms or run.last_activity_at_ms, run.session_id),
             )

@@ -9,11 +9,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-import apsw
-
 from supervisors import BudgetUsage
 
-from ..store import Database, dumps, loads
+from ..store import Store, Tx, dumps, loads
 
 if TYPE_CHECKING:
     from .gate import SpawnCounts
@@ -121,17 +119,17 @@ def _mission(row: tuple[Any, ...]) -> MissionState:
     )
 
 
-def _upsert_instance(conn: apsw.Connection, instance: Instance) -> None:
-    conn.execute(
+def _upsert_instance(tx: Tx, instance: Instance) -> None:
+    tx.execute(
         f"INSERT OR REPLACE INTO teams_instances({_INSTANCE_COLS}) VALUES ({_INSTANCE_SLOTS})",
         _instance_row(instance),
     )
 
 
-def _upsert_mission(conn: apsw.Connection, m: MissionState) -> None:
+def _upsert_mission(tx: Tx, m: MissionState) -> None:
     from .records import limits_to_wire, usage_to_wire
 
-    conn.execute(
+    tx.execute(
         f"INSERT OR REPLACE INTO teams_missions({_MISSION_COLS}) VALUES (?,?,?,?,?,?,?,?)",
         (
             m.id,
@@ -147,7 +145,7 @@ def _upsert_mission(conn: apsw.Connection, m: MissionState) -> None:
 
 
 class TeamsRepository:
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Store) -> None:
         self._db = db
 
     # ------------------------------------------------------------------ instances
@@ -163,10 +161,10 @@ class TeamsRepository:
         ``mission_exhausted_by`` the limit that exhausted the mission."""
         from .records import usage_to_wire
 
-        def q(conn: apsw.Connection) -> None:
-            _upsert_instance(conn, instance)
+        def q(tx: Tx) -> None:
+            _upsert_instance(tx, instance)
             if mission_usage is not None:
-                conn.execute(
+                tx.execute(
                     "UPDATE teams_missions SET usage = ?, updated_at_ms = ?, exhausted_by = COALESCE(?, exhausted_by)"
                     " WHERE id = ?",
                     (
@@ -180,8 +178,8 @@ class TeamsRepository:
         await self._db.write(q)
 
     async def get_instance(self, instance_id: str) -> Instance | None:
-        def q(conn: apsw.Connection) -> Instance | None:
-            row = conn.execute(
+        def q(tx: Tx) -> Instance | None:
+            row = tx.execute(
                 f"SELECT {_INSTANCE_COLS} FROM teams_instances WHERE id = ?", (instance_id,)
             ).fetchone()
             return _instance(row) if row else None
@@ -189,8 +187,8 @@ class TeamsRepository:
         return await self._db.read(q)
 
     async def instance_by_session(self, session_id: str) -> Instance | None:
-        def q(conn: apsw.Connection) -> Instance | None:
-            row = conn.execute(
+        def q(tx: Tx) -> Instance | None:
+            row = tx.execute(
                 f"SELECT {_INSTANCE_COLS} FROM teams_instances WHERE session_id = ?", (session_id,)
             ).fetchone()
             return _instance(row) if row else None
@@ -216,17 +214,17 @@ class TeamsRepository:
                 params.append(value)
         where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
 
-        def q(conn: apsw.Connection) -> list[Instance]:
+        def q(tx: Tx) -> list[Instance]:
             sql = f"SELECT {_INSTANCE_COLS} FROM teams_instances {where} ORDER BY id"
-            return [_instance(r) for r in conn.execute(sql, tuple(params))]
+            return [_instance(r) for r in tx.execute(sql, tuple(params))]
 
         return await self._db.read(q)
 
     async def counts(self) -> SpawnCounts:
         from .gate import SpawnCounts
 
-        def q(conn: apsw.Connection) -> SpawnCounts:
-            total, running = conn.execute(
+        def q(tx: Tx) -> SpawnCounts:
+            total, running = tx.execute(
                 "SELECT COUNT(*), COALESCE(SUM(status = 'running'), 0) FROM teams_instances"
             ).fetchone()
             return SpawnCounts(total=total, running=running)
@@ -235,8 +233,8 @@ class TeamsRepository:
 
     # ------------------------------------------------------------------ approvals
     async def add_approval(self, approval: SpawnApproval) -> None:
-        def q(conn: apsw.Connection) -> None:
-            conn.execute(
+        def q(tx: Tx) -> None:
+            tx.execute(
                 "INSERT INTO teams_spawn_approvals(id, mission_id, request, decision_code, reason, created_at_ms)"
                 " VALUES (?,?,?,?,?,?)",
                 (
@@ -254,32 +252,32 @@ class TeamsRepository:
     async def take_approval(self, approval_id: str) -> SpawnApproval | None:
         """Remove a pending approval and return it (None if there was none): it is decided once."""
 
-        def q(conn: apsw.Connection) -> SpawnApproval | None:
-            row = conn.execute(
+        def q(tx: Tx) -> SpawnApproval | None:
+            row = tx.execute(
                 "SELECT id, request, decision_code, reason, created_at_ms FROM teams_spawn_approvals WHERE id = ?",
                 (approval_id,),
             ).fetchone()
             if row is None:
                 return None
-            conn.execute("DELETE FROM teams_spawn_approvals WHERE id = ?", (approval_id,))
+            tx.execute("DELETE FROM teams_spawn_approvals WHERE id = ?", (approval_id,))
             return _approval(row)
 
         return await self._db.write(q)
 
     async def approvals(self) -> list[SpawnApproval]:
-        def q(conn: apsw.Connection) -> list[SpawnApproval]:
+        def q(tx: Tx) -> list[SpawnApproval]:
             sql = (
                 "SELECT id, request, decision_code, reason, created_at_ms FROM teams_spawn_approvals"
                 " ORDER BY created_at_ms, id"
             )
-            return [_approval(r) for r in conn.execute(sql)]
+            return [_approval(r) for r in tx.execute(sql)]
 
         return await self._db.read(q)
 
     # ------------------------------------------------------------------ missions
     async def mission(self, mission_id: str) -> MissionState | None:
-        def q(conn: apsw.Connection) -> MissionState | None:
-            row = conn.execute(
+        def q(tx: Tx) -> MissionState | None:
+            row = tx.execute(
                 f"SELECT {_MISSION_COLS} FROM teams_missions WHERE id = ?", (mission_id,)
             ).fetchone()
             return _mission(row) if row else None
@@ -294,15 +292,15 @@ class TeamsRepository:
         and every mission's counters: what ``GET /agent-team/missions`` is computed from."""
 
         def q(
-            conn: apsw.Connection,
+            tx: Tx,
         ) -> tuple[list[tuple[str, str, Any]], list[str], list[MissionState]]:
             rows = [
                 (r[0], r[1], loads(r[2]))
-                for r in conn.execute("SELECT mission_id, status, usage FROM teams_instances")
+                for r in tx.execute("SELECT mission_id, status, usage FROM teams_instances")
             ]
-            queued = [r[0] for r in conn.execute("SELECT mission_id FROM teams_spawn_approvals")]
+            queued = [r[0] for r in tx.execute("SELECT mission_id FROM teams_spawn_approvals")]
             missions = [
-                _mission(r) for r in conn.execute(f"SELECT {_MISSION_COLS} FROM teams_missions")
+                _mission(r) for r in tx.execute(f"SELECT {_MISSION_COLS} FROM teams_missions")
             ]
             return rows, queued, missions
 

@@ -80,7 +80,7 @@ class SpawnResult:
 class TeamsService:
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
-        self.repo = TeamsRepository(engine.db)
+        self.repo = TeamsRepository(engine.store)
         self.events = TeamEvents(engine.events, engine.clock)
         self.loader = TeamConfigLoader(lambda: engine.workspace)
         self.ctx = TeamsContext(

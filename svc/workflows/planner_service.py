@@ -120,7 +120,7 @@ def absolute_workspace(value: str | None, default: Path) -> str:
 class PlannerService:
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
-        self.store = PlannerStore(engine.db)
+        self.store = PlannerStore(engine.store)
         self.planner = Planner(engine)
         self._locks: dict[str, trio.Lock] = {}
 

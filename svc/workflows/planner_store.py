@@ -12,10 +12,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-import apsw
 import attrs
 
-from ..store import Database, dumps, loads
+from ..store import Store, Tx, dumps, loads
 
 if TYPE_CHECKING:
     from .plans import WorkflowPlan
@@ -169,13 +168,13 @@ class PlannerSession:
 
 
 class PlannerStore:
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Store) -> None:
         self._db = db
 
     # ------------------------------------------------------------ drafts
     async def save_draft(self, draft: PlanDraft) -> None:
-        def q(conn: apsw.Connection) -> None:
-            conn.execute(
+        def q(tx: Tx) -> None:
+            tx.execute(
                 "INSERT INTO workflow_plan_drafts(plan_id, session_id, doc, created_at_ms, updated_at_ms)"
                 " VALUES (?,?,?,?,?) ON CONFLICT(plan_id) DO UPDATE SET session_id = excluded.session_id,"
                 " doc = excluded.doc, updated_at_ms = excluded.updated_at_ms",
@@ -191,8 +190,8 @@ class PlannerStore:
         await self._db.write(q)
 
     async def get_draft(self, plan_id: str) -> PlanDraft | None:
-        def q(conn: apsw.Connection) -> str | None:
-            row = conn.execute(
+        def q(tx: Tx) -> str | None:
+            row = tx.execute(
                 "SELECT doc FROM workflow_plan_drafts WHERE plan_id = ?", (plan_id,)
             ).fetchone()
             return row[0] if row else None
@@ -203,10 +202,10 @@ class PlannerStore:
     async def applied_packages(self, *, limit: int = 500) -> list[dict[str, Any]]:
         """The packages of plans that were applied (for overlap analysis), newest first."""
 
-        def q(conn: apsw.Connection) -> list[str]:
+        def q(tx: Tx) -> list[str]:
             return [
                 row[0]
-                for row in conn.execute(
+                for row in tx.execute(
                     "SELECT doc FROM workflow_plan_drafts WHERE json_extract(doc, '$.last_success_materialization')"
                     " IS NOT NULL ORDER BY updated_at_ms DESC LIMIT ?",
                     (limit,),
@@ -222,8 +221,8 @@ class PlannerStore:
 
     # ------------------------------------------------------------ sessions
     async def save_session(self, session: PlannerSession) -> None:
-        def q(conn: apsw.Connection) -> None:
-            conn.execute(
+        def q(tx: Tx) -> None:
+            tx.execute(
                 "INSERT INTO workflow_planner_sessions(session_id, project_slug, workspace_root, source_bundle_digest,"
                 " current_plan_id, doc, created_at_ms, updated_at_ms) VALUES (?,?,?,?,?,?,?,?)"
                 " ON CONFLICT(session_id) DO UPDATE SET project_slug = excluded.project_slug,"
@@ -244,8 +243,8 @@ class PlannerStore:
         await self._db.write(q)
 
     async def get_session(self, session_id: str) -> PlannerSession | None:
-        def q(conn: apsw.Connection) -> str | None:
-            row = conn.execute(
+        def q(tx: Tx) -> str | None:
+            row = tx.execute(
                 "SELECT doc FROM workflow_planner_sessions WHERE session_id = ?", (session_id,)
             ).fetchone()
             return row[0] if row else None
@@ -254,8 +253,8 @@ class PlannerStore:
         return PlannerSession.from_doc(loads(doc)) if doc else None
 
     async def session_for_bundle(self, digest: str, workspace_root: str) -> PlannerSession | None:
-        def q(conn: apsw.Connection) -> str | None:
-            row = conn.execute(
+        def q(tx: Tx) -> str | None:
+            row = tx.execute(
                 "SELECT doc FROM workflow_planner_sessions WHERE source_bundle_digest = ?"
                 " AND workspace_root = ?",
                 (digest, workspace_root),
@@ -268,14 +267,14 @@ class PlannerStore:
     async def list_sessions(
         self, *, project_slug: str | None = None, limit: int = 200
     ) -> list[PlannerSession]:
-        def q(conn: apsw.Connection) -> list[str]:
+        def q(tx: Tx) -> list[str]:
             if project_slug is None:
-                rows = conn.execute(
+                rows = tx.execute(
                     "SELECT doc FROM workflow_planner_sessions ORDER BY updated_at_ms DESC LIMIT ?",
                     (limit,),
                 )
             else:
-                rows = conn.execute(
+                rows = tx.execute(
                     "SELECT doc FROM workflow_planner_sessions WHERE project_slug = ?"
                     " ORDER BY updated_at_ms DESC LIMIT ?",
                     (project_slug, limit),
@@ -286,8 +285,8 @@ class PlannerStore:
 
     # ------------------------------------------------------------ applies
     async def get_apply(self, key: str) -> tuple[str, dict[str, Any]] | None:
-        def q(conn: apsw.Connection) -> tuple[str, str] | None:
-            row = conn.execute(
+        def q(tx: Tx) -> tuple[str, str] | None:
+            row = tx.execute(
                 "SELECT plan_id, response FROM workflow_plan_applies WHERE idempotency_key = ?",
                 (key,),
             ).fetchone()
@@ -305,8 +304,8 @@ class PlannerStore:
         response: Mapping[str, Any],
         now_ms: int,
     ) -> None:
-        def q(conn: apsw.Connection) -> None:
-            conn.execute(
+        def q(tx: Tx) -> None:
+            tx.execute(
                 "INSERT OR IGNORE INTO workflow_plan_applies(idempotency_key, plan_id, automation_id,"
                 " response, created_at_ms) VALUES (?,?,?,?,?)",
                 (key, plan_id, automation_id, dumps(dict(response)), now_ms),

@@ -5,10 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-import apsw
 import attrs
 
-from ..store import Database, dumps, loads
+from ..store import Store, Tx, dumps, loads
 
 if TYPE_CHECKING:
     from .runs import WorkflowRun
@@ -42,13 +41,13 @@ def _run(doc: str) -> WorkflowRun:
 
 
 class WorkflowRepository:
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Store) -> None:
         self._db = db
 
     # ------------------------------------------------------------ runs
     async def save_run(self, run: WorkflowRun) -> None:
-        def q(conn: apsw.Connection) -> None:
-            conn.execute(
+        def q(tx: Tx) -> None:
+            tx.execute(
                 "INSERT INTO workflow_runs(run_id, workflow_id, status, workspace_root, created_at_ms, updated_at_ms,"
                 " doc) VALUES (?,?,?,?,?,?,?) ON CONFLICT(run_id) DO UPDATE SET status = excluded.status,"
                 " updated_at_ms = excluded.updated_at_ms, doc = excluded.doc",
@@ -73,8 +72,8 @@ class WorkflowRepository:
         The compare-and-set that makes a gate decision happen exactly once.
         """
 
-        def q(conn: apsw.Connection) -> bool:
-            row = conn.execute(
+        def q(tx: Tx) -> bool:
+            row = tx.execute(
                 "SELECT status, doc FROM workflow_runs WHERE run_id = ?", (run.run_id,)
             ).fetchone()
             if row is None or row[0] != status:
@@ -83,7 +82,7 @@ class WorkflowRepository:
                 gate = (loads(row[1], {}) or {}).get("awaiting_gate") or {}
                 if gate.get("nonce") != nonce:
                     return False
-            conn.execute(
+            tx.execute(
                 "UPDATE workflow_runs SET status = ?, updated_at_ms = ?, doc = ? WHERE run_id = ?",
                 (run.status, run.updated_at_ms, dumps(run.to_doc()), run.run_id),
             )
@@ -92,10 +91,8 @@ class WorkflowRepository:
         return await self._db.write(q)
 
     async def get_run(self, run_id: str) -> WorkflowRun | None:
-        def q(conn: apsw.Connection) -> str | None:
-            row = conn.execute(
-                "SELECT doc FROM workflow_runs WHERE run_id = ?", (run_id,)
-            ).fetchone()
+        def q(tx: Tx) -> str | None:
+            row = tx.execute("SELECT doc FROM workflow_runs WHERE run_id = ?", (run_id,)).fetchone()
             return row[0] if row else None
 
         doc = await self._db.read(q)
@@ -104,7 +101,7 @@ class WorkflowRepository:
     async def list_runs(
         self, *, workflow_id: str | None = None, status: str | None = None, limit: int = 50
     ) -> list[WorkflowRun]:
-        def q(conn: apsw.Connection) -> list[str]:
+        def q(tx: Tx) -> list[str]:
             where, params = [], []
             if workflow_id is not None:
                 where.append("workflow_id = ?")
@@ -116,17 +113,17 @@ class WorkflowRepository:
             if where:
                 sql += " WHERE " + " AND ".join(where)
             sql += " ORDER BY created_at_ms DESC, rowid DESC LIMIT ?"
-            return [row[0] for row in conn.execute(sql, (*params, limit))]
+            return [row[0] for row in tx.execute(sql, (*params, limit))]
 
         return [_run(doc) for doc in await self._db.read(q)]
 
     async def run_workspaces(self, run_ids: list[str]) -> dict[str, str | None]:
         """``run_id -> workspace_root`` for the workflow runs among ``run_ids``."""
 
-        def q(conn: apsw.Connection) -> dict[str, str | None]:
+        def q(tx: Tx) -> dict[str, str | None]:
             found: dict[str, str | None] = {}
             for run_id in run_ids:
-                row = conn.execute(
+                row = tx.execute(
                     "SELECT workspace_root FROM workflow_runs WHERE run_id = ?", (run_id,)
                 ).fetchone()
                 if row is not None:
@@ -136,10 +133,10 @@ class WorkflowRepository:
         return await self._db.read(q)
 
     async def runs_in_workspace(self, workspace_root: str, *, limit: int) -> list[str]:
-        def q(conn: apsw.Connection) -> list[str]:
+        def q(tx: Tx) -> list[str]:
             return [
                 row[0]
-                for row in conn.execute(
+                for row in tx.execute(
                     "SELECT run_id FROM workflow_runs WHERE workspace_root = ? ORDER BY created_at_ms DESC LIMIT ?",
                     (workspace_root, limit),
                 )
@@ -149,17 +146,17 @@ class WorkflowRepository:
 
     # ------------------------------------------------------------ hook overrides
     async def hook_overrides(self) -> dict[str, bool]:
-        def q(conn: apsw.Connection) -> dict[str, bool]:
+        def q(tx: Tx) -> dict[str, bool]:
             return {
                 row[0]: bool(row[1])
-                for row in conn.execute("SELECT binding_id, enabled FROM workflow_hook_overrides")
+                for row in tx.execute("SELECT binding_id, enabled FROM workflow_hook_overrides")
             }
 
         return await self._db.read(q)
 
     async def set_hook_override(self, binding_id: str, enabled: bool, *, now_ms: int) -> None:
-        def q(conn: apsw.Connection) -> None:
-            conn.execute(
+        def q(tx: Tx) -> None:
+            tx.execute(
                 "INSERT INTO workflow_hook_overrides(binding_id, enabled, updated_at_ms) VALUES (?,?,?)"
                 " ON CONFLICT(binding_id) DO UPDATE SET enabled = excluded.enabled,"
                 " updated_at_ms = excluded.updated_at_ms",
@@ -170,8 +167,8 @@ class WorkflowRepository:
 
     # ------------------------------------------------------------ shared resources
     async def get_resource(self, key: str) -> Resource | None:
-        def q(conn: apsw.Connection) -> Resource | None:
-            row = conn.execute(
+        def q(tx: Tx) -> Resource | None:
+            row = tx.execute(
                 "SELECT key, value, rev, updated_at_ms, updated_by FROM workflow_resources"
                 " WHERE key = ?",
                 (key,),
@@ -185,8 +182,8 @@ class WorkflowRepository:
     ) -> Resource:
         """Store ``value`` (or shallow-merge an object into the stored object); the revision goes up by one."""
 
-        def q(conn: apsw.Connection) -> Resource:
-            row = conn.execute(
+        def q(tx: Tx) -> Resource:
+            row = tx.execute(
                 "SELECT value, rev FROM workflow_resources WHERE key = ?", (key,)
             ).fetchone()
             current = loads(row[0]) if row else None
@@ -194,7 +191,7 @@ class WorkflowRepository:
             new = value
             if merge and isinstance(current, Mapping) and isinstance(value, Mapping):
                 new = {**current, **value}
-            conn.execute(
+            tx.execute(
                 "INSERT INTO workflow_resources(key, value, rev, updated_by, updated_at_ms) VALUES (?,?,?,?,?)"
                 " ON CONFLICT(key) DO UPDATE SET value = excluded.value, rev = excluded.rev,"
                 " updated_by = excluded.updated_by, updated_at_ms = excluded.updated_at_ms",
@@ -205,9 +202,9 @@ class WorkflowRepository:
         return await self._db.write(q)
 
     async def delete_resource(self, key: str) -> bool:
-        def q(conn: apsw.Connection) -> bool:
-            conn.execute("DELETE FROM workflow_resources WHERE key = ?", (key,))
-            return conn.changes() > 0
+        def q(tx: Tx) -> bool:
+            tx.execute("DELETE FROM workflow_resources WHERE key = ?", (key,))
+            return tx.changes() > 0
 
         return await self._db.write(q)
 

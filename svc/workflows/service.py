@@ -60,7 +60,7 @@ DEDUPE_WINDOW = 4096
 class WorkflowService:
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
-        self.repo = WorkflowRepository(engine.db)
+        self.repo = WorkflowRepository(engine.store)
         self.executor = WorkflowExecutor(engine, self.repo)
         limit = engine.settings.workflow_max_concurrent_runs
         self.runner = WorkflowRunner(self.executor, self.repo, limit=limit)

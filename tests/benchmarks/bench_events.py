@@ -25,7 +25,7 @@ import trio
 import svc
 from svc.clock import SystemClock
 from svc.events import open_event_log
-from svc.store import open_database
+from svc.store import open_sqlite_store
 
 BURST = 10_000
 SUBSCRIBERS = 100
@@ -33,7 +33,7 @@ SUBSCRIBERS = 100
 
 async def appends(tmp: pathlib.Path) -> float:
     best = 0.0
-    async with open_database(tmp / "append.db") as db, open_event_log(db, SystemClock()) as log:
+    async with open_sqlite_store(tmp / "append.db") as db, open_event_log(db, SystemClock()) as log:
         for _ in range(5):
             started = time.perf_counter()
             for i in range(BURST):

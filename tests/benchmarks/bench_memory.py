@@ -42,7 +42,7 @@ import trio
 from svc.memory import Importer, ImportRequest, MemoryScope, MemoryStore, NewRecord
 from svc.memory.query import STOPWORDS, fts_query, terms
 from svc.memory.store import build_record
-from svc.store import open_database
+from svc.store import open_sqlite_store
 
 SEED = 8
 QUERIES = 400
@@ -132,7 +132,7 @@ async def timed(fn, items) -> list[float]:  # type: ignore[no-untyped-def]
 async def bench_search(root: pathlib.Path, records: int) -> bool:
     rng = random.Random(SEED)
     words, cumulative = vocabulary(rng, 30_000)
-    async with open_database(root / "svc.db") as db:
+    async with open_sqlite_store(root / "svc.db") as db:
         store = MemoryStore(db)
         start = time.perf_counter()
         made = await fill(store, rng, words, cumulative, records)
@@ -225,7 +225,7 @@ async def bench_import(root: pathlib.Path, files: int) -> bool:
     for path in paths:
         path.read_bytes()
     read_s = time.perf_counter() - start
-    async with open_database(root / "import.db") as db:
+    async with open_sqlite_store(root / "import.db") as db:
         importer = Importer(MemoryStore(db), lambda: 1_700_000_000_000)
         start = time.perf_counter()
         first = await importer.run(ImportRequest(notes))

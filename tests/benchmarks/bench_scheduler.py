@@ -57,7 +57,7 @@ from svc.automations.scheduler.scheduler import TICK_SLICE
 from svc.clock import TrioClock
 from svc.component import default_components
 from svc.events import EventFilter, EventStream
-from svc.store import apply_migrations
+from svc.store.sqlite import apply_migrations
 
 BUDGET_MS = 50.0
 ROUNDS = 5

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-import apsw
-
-from ...store import Database, dumps, loads
+from ...store import Store, Tx, dumps, loads
 
 if TYPE_CHECKING:
     from .model import Mission
@@ -16,7 +14,7 @@ if TYPE_CHECKING:
 
 
 class MissionRepository:
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Store) -> None:
         self.db = db
 
     async def save(self, mission: Mission) -> None:
@@ -29,7 +27,7 @@ class MissionRepository:
             mission.updated_at_ms,
         )
         await self.db.write(
-            lambda conn: conn.execute(
+            lambda tx: tx.execute(
                 "INSERT INTO automations_missions(mission_id, status, revision, record, created_at_ms, updated_at_ms) "
                 "VALUES (?,?,?,?,?,?) ON CONFLICT(mission_id) DO UPDATE SET status = excluded.status, "
                 "revision = excluded.revision, record = excluded.record, updated_at_ms = excluded.updated_at_ms",
@@ -40,8 +38,8 @@ class MissionRepository:
     async def get(self, mission_id: str) -> Mission | None:
         from .model import Mission
 
-        def q(conn: apsw.Connection) -> Mission | None:
-            for (record,) in conn.execute(
+        def q(tx: Tx) -> Mission | None:
+            for (record,) in tx.execute(
                 "SELECT record FROM automations_missions WHERE mission_id = ?", (mission_id,)
             ):
                 return Mission.from_wire(loads(record))
@@ -52,10 +50,10 @@ class MissionRepository:
     async def list(self, limit: int = 500) -> list[Mission]:
         from .model import Mission
 
-        def q(conn: apsw.Connection) -> list[Mission]:
+        def q(tx: Tx) -> list[Mission]:
             return [
                 Mission.from_wire(loads(r[0]))
-                for r in conn.execute(
+                for r in tx.execute(
                     "SELECT record FROM automations_missions ORDER BY created_at_ms DESC, rowid DESC LIMIT ?",
                     (limit,),
                 )

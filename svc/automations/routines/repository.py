@@ -10,9 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
-import apsw
-
-from ...store import Database, dumps, loads
+from ...store import Store, Tx, dumps, loads
 from ..batching import GroupWriter
 from ..scheduler.journal import delete_row
 
@@ -138,21 +136,21 @@ def _routine(row: tuple[Any, ...]) -> Stored:
     return routine, row[2], row[3]
 
 
-def _save_runs(conn: apsw.Connection, runs: Sequence[RoutineRun]) -> None:
-    conn.executemany(_RUN_INSERT, [run_row(r) for r in runs])
+def _save_runs(tx: Tx, runs: Sequence[RoutineRun]) -> None:
+    tx.executemany(_RUN_INSERT, [run_row(r) for r in runs])
 
 
 class RoutineRepository:
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Store) -> None:
         self.db = db
         self.run_writer: GroupWriter[RoutineRun] = GroupWriter(db, _save_runs)
 
     # ------------------------------------------------------------------ routines
     async def all(self) -> list[Stored]:
-        def q(conn: apsw.Connection) -> list[Stored]:
+        def q(tx: Tx) -> list[Stored]:
             return [
                 _routine(r)
-                for r in conn.execute(
+                for r in tx.execute(
                     "SELECT r.status, r.record, f.next_fire_at_ms, f.last_fired_at_ms FROM automations_routines r "
                     "LEFT JOIN automations_routine_fire_times f USING (routine_id) ORDER BY r.created_at_ms, r.rowid"
                 )
@@ -172,23 +170,23 @@ class RoutineRepository:
         )
         times = (routine.routine_id, next_fire_at_ms, last_fired_at_ms)
 
-        def q(conn: apsw.Connection) -> None:
-            conn.execute(
+        def q(tx: Tx) -> None:
+            tx.execute(
                 "INSERT INTO automations_routines(routine_id, status, record, created_at_ms, updated_at_ms) "
                 "VALUES (?,?,?,?,?) ON CONFLICT(routine_id) DO UPDATE SET status = excluded.status, "
                 "record = excluded.record, updated_at_ms = excluded.updated_at_ms",
                 row,
             )
-            conn.execute(
+            tx.execute(
                 "INSERT OR REPLACE INTO automations_routine_fire_times VALUES (?,?,?)", times
             )
 
         await self.db.write(q)
 
     async def delete(self, routine_id: str) -> None:
-        def q(conn: apsw.Connection) -> None:
-            conn.execute("DELETE FROM automations_routines WHERE routine_id = ?", (routine_id,))
-            conn.execute(
+        def q(tx: Tx) -> None:
+            tx.execute("DELETE FROM automations_routines WHERE routine_id = ?", (routine_id,))
+            tx.execute(
                 "DELETE FROM automations_routine_fire_times WHERE routine_id = ?", (routine_id,)
             )
 
@@ -201,13 +199,13 @@ class RoutineRepository:
         transaction."""
         rows = [run_row(r) for r in runs]
 
-        def q(conn: apsw.Connection) -> None:
-            conn.executemany(
+        def q(tx: Tx) -> None:
+            tx.executemany(
                 "UPDATE automations_routine_fire_times SET next_fire_at_ms = ?, last_fired_at_ms = ? "
                 "WHERE routine_id = ?",
                 moved,
             )
-            conn.executemany(_RUN_INSERT_NEW, rows)
+            tx.executemany(_RUN_INSERT_NEW, rows)
 
         await self.db.write(q)
 
@@ -220,14 +218,14 @@ class RoutineRepository:
         """A fire journal row becomes runs: the runs, the fire times and the row's deletion, in one transaction."""
         rows = [run_row(r) for r in runs]
 
-        def q(conn: apsw.Connection) -> None:
-            conn.executemany(
+        def q(tx: Tx) -> None:
+            tx.executemany(
                 "UPDATE automations_routine_fire_times SET next_fire_at_ms = ?, last_fired_at_ms = ? "
                 "WHERE routine_id = ?",
                 moved,
             )
-            conn.executemany(_RUN_INSERT_NEW, rows)
-            delete_row(conn, seq)
+            tx.executemany(_RUN_INSERT_NEW, rows)
+            delete_row(tx, seq)
 
         await self.db.write(q)
 
@@ -236,8 +234,8 @@ class RoutineRepository:
         await self.run_writer.put(run)
 
     async def get_run(self, run_id: str) -> RoutineRun | None:
-        def q(conn: apsw.Connection) -> RoutineRun | None:
-            for row in conn.execute(
+        def q(tx: Tx) -> RoutineRun | None:
+            for row in tx.execute(
                 f"SELECT {_RUN_COLS} FROM automations_routine_runs WHERE run_id = ?", (run_id,)
             ):
                 return _run(row)
@@ -264,10 +262,10 @@ class RoutineRepository:
             params.extend(wanted)
         where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
 
-        def q(conn: apsw.Connection) -> list[RoutineRun]:
+        def q(tx: Tx) -> list[RoutineRun]:
             return [
                 _run(r)
-                for r in conn.execute(
+                for r in tx.execute(
                     f"SELECT {_RUN_COLS} FROM automations_routine_runs {where} "
                     "ORDER BY rowid DESC LIMIT ?",
                     (*params, limit),

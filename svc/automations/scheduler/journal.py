@@ -29,11 +29,10 @@ from collections.abc import Iterator, Mapping, Sequence
 from itertools import repeat
 from typing import Any, Protocol
 
-import apsw
 import attrs
 import trio
 
-from ...store import Database
+from ...store import Store, Tx
 
 log = logging.getLogger("svc.automations")
 
@@ -119,32 +118,33 @@ class JournalTarget(Protocol):
         """
 
 
-def delete_row(conn: apsw.Connection, seq: int) -> None:
+def delete_row(tx: Tx, seq: int) -> None:
     """For a target's materializing transaction: the row is done."""
-    conn.execute("DELETE FROM automations_fire_journal WHERE seq = ?", (seq,))
+    tx.execute("DELETE FROM automations_fire_journal WHERE seq = ?", (seq,))
 
 
-def _insert(conn: apsw.Connection, rows: list[tuple[str, int, str]]) -> list[int]:
-    seqs = []
-    for row in rows:
-        conn.execute(
-            "INSERT INTO automations_fire_journal(kind, fired_at_ms, decisions) VALUES (?,?,?)", row
-        )
-        seqs.append(conn.last_insert_rowid())
-    return seqs
+def _insert(tx: Tx, rows: list[tuple[str, int, str]]) -> list[int]:
+    return [
+        tx.execute(
+            "INSERT INTO automations_fire_journal(kind, fired_at_ms, decisions) VALUES (?,?,?) "
+            "RETURNING seq",
+            row,
+        ).scalar()
+        for row in rows
+    ]
 
 
-def _stored(conn: apsw.Connection) -> list[JournalRow]:
+def _stored(tx: Tx) -> list[JournalRow]:
     return [
         JournalRow(seq, kind, fired_at_ms, Decisions.of(json.loads(decisions)))
-        for seq, kind, fired_at_ms, decisions in conn.execute(
+        for seq, kind, fired_at_ms, decisions in tx.execute(
             "SELECT seq, kind, fired_at_ms, decisions FROM automations_fire_journal ORDER BY seq"
         )
     ]
 
 
 class FireJournal:
-    def __init__(self, db: Database, targets: Mapping[str, JournalTarget]) -> None:
+    def __init__(self, db: Store, targets: Mapping[str, JournalTarget]) -> None:
         self.db = db
         self.targets = targets
         self._pending: deque[JournalRow] = deque()
@@ -164,7 +164,7 @@ class FireJournal:
         """Commit one row per batch in one transaction, then apply them to the targets."""
         payload = [(kind, fired_at_ms, "[" + ",".join(texts) + "]") for kind, _, texts in batches]
         seqs = await self.db.write(_insert, payload)
-        # Database.write is shielded and there is no checkpoint from its return to
+        # Store.write is shielded and there is no checkpoint from its return to
         # the end of this loop: a committed row is always applied to memory (and
         # queued for the materializer), even when the tick is being cancelled.
         for seq, (kind, decisions, _) in zip(seqs, batches, strict=True):

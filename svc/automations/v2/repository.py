@@ -5,9 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-import apsw
-
-from ...store import Database, dumps, loads
+from ...store import Store, Tx, dumps, loads
 from ..scheduler.journal import delete_row
 
 if TYPE_CHECKING:
@@ -75,15 +73,15 @@ def _run_row(r: AutomationV2Run) -> tuple[Any, ...]:
 
 
 class V2Repository:
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Store) -> None:
         self.db = db
 
     # ------------------------------------------------------------------ automations
     async def all(self) -> list[AutomationV2]:
-        def q(conn: apsw.Connection) -> list[AutomationV2]:
+        def q(tx: Tx) -> list[AutomationV2]:
             return [
                 _automation(r)
-                for r in conn.execute(
+                for r in tx.execute(
                     f"SELECT {_AUTOMATION_COLS} FROM automations_v2 ORDER BY created_at_ms, rowid"
                 )
             ]
@@ -91,8 +89,8 @@ class V2Repository:
         return await self.db.read(q)
 
     async def save(self, automation: AutomationV2) -> None:
-        def q(conn: apsw.Connection) -> None:
-            conn.execute(
+        def q(tx: Tx) -> None:
+            tx.execute(
                 f"INSERT INTO automations_v2({_AUTOMATION_COLS}) VALUES (?,?,?,?,?,?,?,?,?,?,?) "
                 "ON CONFLICT(automation_id) DO UPDATE SET "
                 + ", ".join(
@@ -105,7 +103,7 @@ class V2Repository:
 
     async def delete(self, automation_id: str) -> None:
         await self.db.write(
-            lambda conn: conn.execute(
+            lambda tx: tx.execute(
                 "DELETE FROM automations_v2 WHERE automation_id = ?", (automation_id,)
             )
         )
@@ -117,14 +115,14 @@ class V2Repository:
         moved = [(a.next_fire_at_ms, a.last_fired_at_ms, a.automation_id) for a in automations]
         rows = [_run_row(r) for r in runs]
 
-        def q(conn: apsw.Connection) -> None:
-            conn.executemany(
+        def q(tx: Tx) -> None:
+            tx.executemany(
                 "UPDATE automations_v2 SET next_fire_at_ms = ?, last_fired_at_ms = ? "
                 "WHERE automation_id = ?",
                 moved,
             )
-            conn.executemany("INSERT INTO automations_v2_runs VALUES (?,?,?,?,?,?,?)", rows)
-            delete_row(conn, seq)
+            tx.executemany("INSERT INTO automations_v2_runs VALUES (?,?,?,?,?,?,?)", rows)
+            delete_row(tx, seq)
 
         await self.db.write(q)
 
@@ -133,7 +131,7 @@ class V2Repository:
         row = _run_row(run)
         # An upsert keeps the row's rowid, which orders runs created in the same millisecond.
         await self.db.write(
-            lambda conn: conn.execute(
+            lambda tx: tx.execute(
                 "INSERT INTO automations_v2_runs VALUES (?,?,?,?,?,?,?) ON CONFLICT(run_id) DO UPDATE SET "
                 "status = excluded.status, updated_at_ms = excluded.updated_at_ms, record = excluded.record",
                 row,
@@ -141,8 +139,8 @@ class V2Repository:
         )
 
     async def get_run(self, run_id: str) -> AutomationV2Run | None:
-        def q(conn: apsw.Connection) -> AutomationV2Run | None:
-            for (record,) in conn.execute(
+        def q(tx: Tx) -> AutomationV2Run | None:
+            for (record,) in tx.execute(
                 "SELECT record FROM automations_v2_runs WHERE run_id = ?", (run_id,)
             ):
                 return _run(record)
@@ -168,10 +166,10 @@ class V2Repository:
             params.extend(wanted)
         where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
 
-        def q(conn: apsw.Connection) -> list[AutomationV2Run]:
+        def q(tx: Tx) -> list[AutomationV2Run]:
             return [
                 _run(r[0])
-                for r in conn.execute(
+                for r in tx.execute(
                     f"SELECT record FROM automations_v2_runs {where} ORDER BY rowid DESC LIMIT ?",
                     (*params, limit),
                 )
@@ -183,12 +181,12 @@ class V2Repository:
         """Store an agent-created automation and its entry in the agent's creation ledger."""
         row = _automation_row(automation)
 
-        def q(conn: apsw.Connection) -> None:
-            conn.execute(
+        def q(tx: Tx) -> None:
+            tx.execute(
                 f"INSERT INTO automations_v2({_AUTOMATION_COLS}) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
                 row,
             )
-            conn.execute(
+            tx.execute(
                 "INSERT INTO automations_agent_creations(agent_id, automation_id, created_at_ms) "
                 "VALUES (?, ?, ?)",
                 (automation.creator_id, automation.automation_id, automation.created_at_ms),
@@ -199,16 +197,16 @@ class V2Repository:
     async def creations_by(self, agent_id: str, since_ms: int) -> tuple[int, int, int]:
         """(creations ever, creations since ``since_ms``, agent-authored automations not retired)."""
 
-        def q(conn: apsw.Connection) -> tuple[int, int, int]:
+        def q(tx: Tx) -> tuple[int, int, int]:
             total, recent = next(
-                conn.execute(
+                tx.execute(
                     "SELECT COUNT(*), COALESCE(SUM(created_at_ms >= ?), 0) FROM automations_agent_creations "
                     "WHERE agent_id = ?",
                     (since_ms, agent_id),
                 )
             )
             (active,) = next(
-                conn.execute(
+                tx.execute(
                     "SELECT COUNT(*) FROM automations_v2 WHERE creator_kind = 'agent' AND creator_id = ? "
                     "AND status != 'retired'",
                     (agent_id,),
@@ -221,9 +219,9 @@ class V2Repository:
     async def spend_by(self, creator_id: str, since_ms: int) -> float:
         """Estimated cost of runs since ``since_ms`` of automations the agent created."""
 
-        def q(conn: apsw.Connection) -> float:
+        def q(tx: Tx) -> float:
             total = 0.0
-            for (record,) in conn.execute(
+            for (record,) in tx.execute(
                 "SELECT r.record FROM automations_v2_runs r JOIN automations_v2 a USING (automation_id) "
                 "WHERE a.creator_kind = 'agent' AND a.creator_id = ? AND r.created_at_ms >= ?",
                 (creator_id, since_ms),

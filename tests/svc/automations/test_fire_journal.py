@@ -64,7 +64,7 @@ async def open_engine_at(
 
 
 async def journal_rows(engine: svc.Engine) -> list[tuple[Any, ...]]:
-    return await engine.db.read(
+    return await engine.store.read(
         lambda conn: list(
             conn.execute(
                 "SELECT kind, fired_at_ms, decisions FROM automations_fire_journal ORDER BY seq"
@@ -74,7 +74,7 @@ async def journal_rows(engine: svc.Engine) -> list[tuple[Any, ...]]:
 
 
 async def stored_fire_times(engine: svc.Engine, routine_id: str) -> tuple[int | None, int | None]:
-    return await engine.db.read(
+    return await engine.store.read(
         lambda conn: next(
             conn.execute(
                 "SELECT next_fire_at_ms, last_fired_at_ms FROM automations_routine_fire_times WHERE routine_id = ?",

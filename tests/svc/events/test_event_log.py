@@ -8,15 +8,15 @@ import trio
 
 from svc.clock import TrioClock
 from svc.events import EventFilter, EventStream, StreamEnded, open_event_log
-from svc.store import open_database
+from svc.store import open_sqlite_store
 
 
 async def test_seq_is_global_monotonic_and_survives_restart(tmp_path: Path) -> None:
     path = tmp_path / "svc.db"
-    async with open_database(path) as db, open_event_log(db, TrioClock()) as log:
+    async with open_sqlite_store(path) as db, open_event_log(db, TrioClock()) as log:
         seqs = [log.publish("a.b", {"i": i}).seq for i in range(5)]
     assert seqs == [1, 2, 3, 4, 5]
-    async with open_database(path) as db, open_event_log(db, TrioClock()) as log:
+    async with open_sqlite_store(path) as db, open_event_log(db, TrioClock()) as log:
         assert log.publish("a.b").seq == 6
         await log.flush()
         replayed = await log.replay()
@@ -25,18 +25,18 @@ async def test_seq_is_global_monotonic_and_survives_restart(tmp_path: Path) -> N
 
 async def test_events_published_before_shutdown_are_committed(tmp_path: Path) -> None:
     path = tmp_path / "svc.db"
-    async with open_database(path) as db, open_event_log(db, TrioClock()) as log:
+    async with open_sqlite_store(path) as db, open_event_log(db, TrioClock()) as log:
         for i in range(10_000):
             log.publish("burst", {"i": i})
         # no flush: leaving the block must commit what is queued
-    async with open_database(path) as db:
+    async with open_sqlite_store(path) as db:
         count = await db.read(lambda c: c.execute("SELECT count(*) FROM events").fetchone()[0])
     assert count == 10_000
 
 
 async def test_wire_form_has_the_envelope(tmp_path: Path) -> None:
     async with (
-        open_database(tmp_path / "svc.db") as db,
+        open_sqlite_store(tmp_path / "svc.db") as db,
         open_event_log(db, TrioClock(epoch_ms=1000)) as log,
     ):
         event = log.publish(
@@ -53,7 +53,7 @@ async def test_wire_form_has_the_envelope(tmp_path: Path) -> None:
 
 
 async def test_live_subscribers_get_only_committed_matching_events(tmp_path: Path) -> None:
-    async with open_database(tmp_path / "svc.db") as db, open_event_log(db, TrioClock()) as log:
+    async with open_sqlite_store(tmp_path / "svc.db") as db, open_event_log(db, TrioClock()) as log:
         with log.subscribe(EventFilter(session_id="s1")) as sub:
             log.publish("x", {"sessionID": "s2"})
             mine = log.publish("x", {"sessionID": "s1"})
@@ -88,7 +88,7 @@ async def test_run_filter_admits_session_events_only_with_a_session_filter() -> 
 
 
 async def test_a_slow_subscriber_is_cut_off_without_slowing_the_publisher(tmp_path: Path) -> None:
-    async with open_database(tmp_path / "svc.db") as db, open_event_log(db, TrioClock()) as log:
+    async with open_sqlite_store(tmp_path / "svc.db") as db, open_event_log(db, TrioClock()) as log:
         slow = log.subscribe(buffer=2)
         fast_seen = 0
         with log.subscribe(buffer=10_000) as fast:
@@ -104,7 +104,7 @@ async def test_a_slow_subscriber_is_cut_off_without_slowing_the_publisher(tmp_pa
 
 
 async def test_stream_replays_then_goes_live_without_gaps_or_duplicates(tmp_path: Path) -> None:
-    async with open_database(tmp_path / "svc.db") as db, open_event_log(db, TrioClock()) as log:
+    async with open_sqlite_store(tmp_path / "svc.db") as db, open_event_log(db, TrioClock()) as log:
         for i in range(20):
             log.publish("e", {"i": i})
         await log.flush()
@@ -120,7 +120,7 @@ async def test_stream_replays_then_goes_live_without_gaps_or_duplicates(tmp_path
 
 
 async def test_stream_catches_up_from_the_log_after_being_dropped(tmp_path: Path) -> None:
-    async with open_database(tmp_path / "svc.db") as db, open_event_log(db, TrioClock()) as log:
+    async with open_sqlite_store(tmp_path / "svc.db") as db, open_event_log(db, TrioClock()) as log:
         seen: list[int] = []
         with EventStream(log, after_seq=0) as stream:
             log.publish("first")
@@ -135,7 +135,7 @@ async def test_stream_catches_up_from_the_log_after_being_dropped(tmp_path: Path
 
 
 async def test_stream_ends_when_the_log_ends_streams(tmp_path: Path) -> None:
-    async with open_database(tmp_path / "svc.db") as db, open_event_log(db, TrioClock()) as log:
+    async with open_sqlite_store(tmp_path / "svc.db") as db, open_event_log(db, TrioClock()) as log:
         outcome: list[str] = []
 
         async def reader() -> None:
@@ -155,7 +155,7 @@ async def test_stream_ends_when_the_log_ends_streams(tmp_path: Path) -> None:
 
 async def test_a_stream_that_subscribes_after_streams_ended_ends_at_once(tmp_path: Path) -> None:
     # An SSE request still writing its preamble when shutdown began subscribes late.
-    async with open_database(tmp_path / "svc.db") as db, open_event_log(db, TrioClock()) as log:
+    async with open_sqlite_store(tmp_path / "svc.db") as db, open_event_log(db, TrioClock()) as log:
         log.end_streams()
         log.publish("e", {})
         # (fail_after only turns a hang, the bug, into a failure)
@@ -169,7 +169,7 @@ async def test_a_stream_that_subscribes_after_streams_ended_ends_at_once(tmp_pat
 
 
 async def test_replay_tail_and_limits(tmp_path: Path) -> None:
-    async with open_database(tmp_path / "svc.db") as db, open_event_log(db, TrioClock()) as log:
+    async with open_sqlite_store(tmp_path / "svc.db") as db, open_event_log(db, TrioClock()) as log:
         for i in range(10):
             log.publish("e", {"runID": "r1" if i % 2 else "r2"})
         await log.flush()

@@ -12,7 +12,7 @@ import svc
 from svc.clock import TrioClock
 from svc.events import KEEPALIVE, EventFilter, open_event_log
 from svc.http.sse import event_frames
-from svc.store import open_database
+from svc.store import open_sqlite_store
 from tests.helpers import read_sse
 
 
@@ -88,7 +88,7 @@ async def _open_and_drop(client: httpx.AsyncClient) -> None:
 async def test_keepalive_after_ten_idle_seconds(
     tmp_path: Path, autojump_clock: trio.testing.MockClock
 ) -> None:
-    async with open_database(tmp_path / "svc.db") as db, open_event_log(db, TrioClock()) as log:
+    async with open_sqlite_store(tmp_path / "svc.db") as db, open_event_log(db, TrioClock()) as log:
         frames = event_frames(log, EventFilter(), after_seq=None)
         start = trio.current_time()
         first = await frames.__anext__()

@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 from svc.memory import MemoryStore
-from svc.store import open_database
+from svc.store import open_sqlite_store
 
 
 @pytest.fixture
 async def store(tmp_path: Path) -> AsyncIterator[MemoryStore]:
-    async with open_database(tmp_path / "memory-test.db") as db:
+    async with open_sqlite_store(tmp_path / "memory-test.db") as db:
         yield MemoryStore(db)

@@ -160,7 +160,7 @@ async def test_reprocessing_after_a_lost_cursor_stores_nothing_twice(
         finished = await run(client, engine, sid, "The answer?")
         assert len(await exchanges(engine)) == 1
         # As if the engine had crashed before committing its cursor.
-        await engine.db.write(state_put_sync, CURSOR_KEY, 0, engine.clock.now_ms())
+        await engine.store.write(state_put_sync, CURSOR_KEY, 0, engine.clock.now_ms())
     async with svc.open_engine(settings) as engine:
         with trio.fail_after(30):
             await engine.memory.exchanges.wait_for(finished.seq)

@@ -1,6 +1,6 @@
-"""Numbered SQL migrations, each applied in one transaction at start-up.
+"""Numbered SQLite migrations, each applied in one transaction at start-up.
 
-Migrations live in ``svc/store/migrations/NNN_name.sql``. The applied ones are
+Migrations are per backend: SQLite's live in ``svc/store/migrations/sqlite/NNN_name.sql``. The applied ones are
 recorded in ``schema_migrations``; a file is never edited once released: a
 change is a new file with the next number.
 """
@@ -19,14 +19,16 @@ _NAME = re.compile(r"^(\d{3})_([a-z0-9_]+)\.sql$")
 def available_migrations() -> list[tuple[int, str, str]]:
     """``(version, name, sql)`` for every migration file, in order."""
     found = []
-    for entry in resources.files("svc.store").joinpath("migrations").iterdir():
+    for entry in resources.files("svc.store").joinpath("migrations", "sqlite").iterdir():
         match = _NAME.match(entry.name)
         if match:
             found.append((int(match.group(1)), match.group(2), entry.read_text(encoding="utf-8")))
     found.sort()
     versions = [v for v, _, _ in found]
     if len(versions) != len(set(versions)):
-        raise RuntimeError(f"duplicate migration numbers in svc/store/migrations: {versions}")
+        raise RuntimeError(
+            f"duplicate migration numbers in svc/store/migrations/sqlite: {versions}"
+        )
     return found
 
 

@@ -1,13 +1,13 @@
-"""SQLite through apsw in its Trio async mode.
+"""The SQLite backend of the store: apsw in its Trio async mode.
 
 One writer connection and a small pool of reader connections, each with its own
 worker thread (apsw's async controller), so SQLite work never blocks the trio
 loop. WAL mode lets readers run while the writer commits.
 
-Work is sent as a plain function ``fn(conn, *args)`` that runs on the
-connection's worker thread: a repository method is one round trip however
-many statements it runs, and :meth:`Database.write` wraps it in one
-transaction.
+Work is sent as a plain function ``fn(tx, *args)`` (a unit of work, see
+:mod:`svc.store.protocol`) that runs on the connection's worker thread: a
+repository method is one round trip however many statements it runs, and
+:meth:`SqliteStore.write` wraps it in one transaction.
 """
 
 from __future__ import annotations
@@ -24,8 +24,11 @@ import apsw.aio
 import outcome
 import trio
 
-from ..errors import PersistenceFailed
-from ._migrate import apply_migrations
+from ...errors import PersistenceFailed
+from ..dialect import SQLITE, Dialect
+from ..errors import IntegrityError
+from .migrate import apply_migrations
+from .tx import SqliteTx
 
 log = logging.getLogger("svc.store")
 
@@ -43,8 +46,11 @@ _PRAGMAS = (
 )
 
 
-class Database:
-    """Writer and readers over one SQLite file. Open it with :func:`open_database`."""
+class SqliteStore:
+    """Writer and readers over one SQLite file. Open it with :func:`open_sqlite_store`."""
+
+    kind = "sqlite"
+    dialect: Dialect = SQLITE
 
     def __init__(self, path: Path, writer: Any, readers: list[Any]) -> None:
         self.path = path
@@ -54,7 +60,7 @@ class Database:
         self.closed = False
 
     async def write(self, fn: Callable[..., T], *args: Any) -> T:
-        """Run ``fn(conn, *args)`` in one transaction on the writer connection."""
+        """Run ``fn(tx, *args)`` in one transaction on the writer connection."""
         self._check_open()
         # Shielded: a write that has started finishes even when its caller is
         # cancelled (shutdown, a cancelled run), so in-memory actor state never
@@ -64,12 +70,14 @@ class Database:
         with trio.CancelScope(shield=True):
             try:
                 return await _run_on(self._writer, _in_transaction, self._writer, fn, args)
+            except IntegrityError:
+                raise  # the unit of work's own failure, already in the seam's terms
             except apsw.Error as exc:
                 log.exception("store write failed")
                 raise PersistenceFailed(f"database write failed: {type(exc).__name__}") from exc
 
     async def read(self, fn: Callable[..., T], *args: Any) -> T:
-        """Run ``fn(conn, *args)`` on a reader connection (a consistent snapshot)."""
+        """Run ``fn(tx, *args)`` on a reader connection (a consistent snapshot)."""
         self._check_open()
         reader = self._readers[next(self._next_reader)]
         try:
@@ -111,14 +119,14 @@ async def _run_on(conn: Any, call: Callable[..., T], *args: Any) -> T:
 
 def _in_transaction(conn: apsw.Connection, fn: Callable[..., T], args: tuple[Any, ...]) -> T:
     with conn:
-        return fn(conn, *args)
+        return fn(SqliteTx(conn), *args)
 
 
 def _in_read_transaction(conn: apsw.Connection, fn: Callable[..., T], args: tuple[Any, ...]) -> T:
     # A read transaction gives fn one snapshot across all its statements.
     conn.execute("BEGIN")
     try:
-        return fn(conn, *args)
+        return fn(SqliteTx(conn), *args)
     finally:
         conn.execute("COMMIT")
 
@@ -144,7 +152,7 @@ async def _connect(path: Path, *, readonly: bool = False) -> Any:
 
 
 @asynccontextmanager
-async def open_database(path: Path, *, readers: int = 2) -> AsyncIterator[Database]:
+async def open_sqlite_store(path: Path, *, readers: int = 2) -> AsyncIterator[SqliteStore]:
     """Open (creating if needed) the database and apply pending migrations."""
     path.parent.mkdir(parents=True, exist_ok=True)
     writer = await _connect(path)
@@ -153,7 +161,7 @@ async def open_database(path: Path, *, readers: int = 2) -> AsyncIterator[Databa
         await writer.async_run(apply_migrations, writer)
         for _ in range(readers):
             reader_conns.append(await _connect(path, readonly=True))
-        db = Database(path, writer, reader_conns)
+        db = SqliteStore(path, writer, reader_conns)
         try:
             yield db
         finally:
