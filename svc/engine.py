@@ -35,6 +35,7 @@ from supervisors import (
     DynamicSupervisor,
     Restart,
     Strategy,
+    Supervisor,
     open_dynamic_supervisor,
     open_supervisor,
     run_supervisor,
@@ -43,6 +44,7 @@ from supervisors import (
 from ._version import __version__
 from .clock import Clock, SystemClock
 from .component import Component, default_components
+from .entities import Entities
 from .errors import ConfigError
 from .events import EventLog, open_event_log
 from .outbound import outbound_client
@@ -62,7 +64,7 @@ from .tools.builtin import register_builtins
 
 log = logging.getLogger("svc.engine")
 
-# The dynamic supervisors of the root tree, in start order.
+# The dynamic supervisors of the entities group, in start order.
 ENTITY_SUPERVISORS = ("sessions", "connectors", "teams", "goals")
 
 HTTP_GRACE_SECONDS = 5.0
@@ -84,7 +86,8 @@ class Engine:
     """Base URL of the HTTP API when it is served (the real port when bound to 0)."""
     http: httpx.AsyncClient = attrs.field(default=None)
     """Shared outbound HTTP client (providers, web tools, MCP)."""
-    supervisors: dict[str, DynamicSupervisor] = attrs.field(factory=dict)
+    entities: Entities = attrs.field(default=None)
+    """The typed gateway to entity actors (sessions, connectors, missions, goals)."""
     providers: ProviderRegistry = attrs.field(default=None)
     tools: ToolRegistry = attrs.field(factory=ToolRegistry)
     permissions: PermissionService = attrs.field(default=None)
@@ -194,8 +197,7 @@ class Engine:
             await component.setup(self)
 
     def _install_actor_factories(self) -> None:
-        system = self.actors
-        self.sessions.install(spawner=self.supervisors["sessions"].actor_spawner(system))
+        self.sessions.install(self.entities)
         for component in self.components:
             component.install(self)
 
@@ -231,9 +233,33 @@ class Engine:
         task_status: trio.TaskStatus[DynamicSupervisor] = trio.TASK_STATUS_IGNORED,
     ) -> None:
         async with open_dynamic_supervisor(name=key, max_restarts=10, max_seconds=30.0) as sup:
-            self.supervisors[key] = sup
-            task_status.started(sup)
-            await trio.sleep_forever()
+            # Registered on every (re)start: spawners look the supervisor up when they
+            # spawn, so a restarted group's new supervisors are the ones used.
+            self.entities.supervisor_started(key, sup)
+            try:
+                task_status.started(sup)
+                await trio.sleep_forever()
+            finally:
+                self.entities.supervisor_stopped(key, sup)
+
+    async def _run_entities(
+        self, *, task_status: trio.TaskStatus[Supervisor] = trio.TASK_STATUS_IGNORED
+    ) -> None:
+        """The entity supervisors as one group: one domain escalating restarts only them."""
+        children = [
+            ChildSpec(
+                id=key, start=self._run_entity_supervisor, args=(key,), restart=Restart.PERMANENT
+            )
+            for key in ENTITY_SUPERVISORS
+        ]
+        await run_supervisor(
+            children,
+            strategy=Strategy.ONE_FOR_ONE,
+            max_restarts=5,
+            max_seconds=60.0,
+            name="entities",
+            task_status=task_status,
+        )
 
     async def _serve_http(
         self, *, task_status: trio.TaskStatus[str] = trio.TASK_STATUS_IGNORED
@@ -310,6 +336,7 @@ async def open_engine(
         outbound_client() as http,
     ):
         engine = Engine(
+            entities=Entities(system),
             settings=settings,
             clock=clock,
             store=store,
@@ -322,10 +349,7 @@ async def open_engine(
         )
         await engine._build_services()
         children: list[ChildSpec] = [
-            ChildSpec(
-                id=key, start=engine._run_entity_supervisor, args=(key,), restart=Restart.PERMANENT
-            )
-            for key in ENTITY_SUPERVISORS
+            ChildSpec(id="entities", start=engine._run_entities, restart=Restart.PERMANENT)
         ]
         children.append(
             ChildSpec(id="background", start=engine._run_background, restart=Restart.PERMANENT)
@@ -345,10 +369,12 @@ async def open_engine(
                     shutdown_grace=HTTP_GRACE_SECONDS + 1.0,
                 )
             )
-        # Infrastructure children live and die together: if one fails beyond
-        # its restart budget the engine stops rather than run half-wired.
+        # One for one: a group that escalates (the entities, the services) is
+        # restarted alone, never taking the HTTP server with it; the store and the
+        # event log sit outside the tree and are never restarted. Past the root's own
+        # budget the engine stops rather than run half-wired.
         async with open_supervisor(
-            children, strategy=Strategy.ONE_FOR_ALL, max_restarts=3, max_seconds=60.0, name="engine"
+            children, strategy=Strategy.ONE_FOR_ONE, max_restarts=3, max_seconds=60.0, name="engine"
         ):
             engine._install_actor_factories()
             engine.ready = True

@@ -21,7 +21,7 @@ class GoalsComponent(Component):
             engine.tools.register(tool, replace=True)
 
     def install(self, engine: Engine) -> None:
-        engine.goals.install(engine.supervisors["goals"].actor_spawner(engine.actors))
+        engine.goals.install(engine.entities)
 
     async def started(self, engine: Engine) -> None:
         # Legacy envelopes first (they name automations, which are loaded by now).

@@ -16,10 +16,11 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from actors import ActorDead, ActorError, ActorNotFound
+from actors import ActorDead, ActorError, ActorNotFound, ActorRef
 
 from ..convert import structure
-from ..errors import Busy, SvcError, ValidationFailed
+from ..entities import Entities, EntityKind
+from ..errors import Busy, ValidationFailed
 from .errors import (
     GoalNotFound,
     GoalStateConflict,
@@ -111,9 +112,18 @@ class GoalService:
         )
 
     # ------------------------------------------------------------------ lifecycle
-    def install(self, spawner: Any) -> None:
+    def install(self, entities: Entities) -> None:
         """Register lazy activation of ``goal/<id>`` actors under the goals supervisor."""
-        self._engine.actors.register_factory(GOAL_PREFIX, self._activate, spawner=spawner)
+        self.entities = entities
+        entities.register(
+            EntityKind(
+                GOAL_PREFIX,
+                "goals",
+                lambda goal_id: GoalNotFound(f"goal {goal_id!r} not found"),
+                timeout=ASK_TIMEOUT,
+            ),
+            self._activate,
+        )
 
     async def _activate(self, name: str) -> GoalActor | None:
         from .actions import dispatch
@@ -430,28 +440,16 @@ class GoalService:
         return goal
 
     async def _ref(self, goal_id: str) -> ActorRef:
-        try:
-            return await self._engine.actors.get_or_spawn(GOAL_PREFIX + goal_id)
-        except ActorNotFound:
-            raise GoalNotFound(f"goal {goal_id!r} not found") from None
+        return await self.entities.ref(GOAL_PREFIX, goal_id)
 
-    async def _ask(self, goal_id: str, message: object) -> Any:
+    async def _ask(self, goal_id: str, message: Any) -> Any:
         # A goal's actor stops once its goal has ended and the requests queued by then are
-        # answered; a message that arrives later gets ActorDead and goes to the next
-        # incarnation, after the old one has fully ended (else the retry would find the
-        # stopping incarnation still registered and fail again at once).
-        for _ in range(ASK_ATTEMPTS):
-            ref = await self._ref(goal_id)
-            try:
-                return await ref.ask(message, timeout=ASK_TIMEOUT)
-            except ActorDead:
-                await ref.wait_stopped()
-                continue
-            except ActorError as exc:
-                if isinstance(exc.error, SvcError):
-                    raise exc.error from None
-                raise
-        raise Busy("the goal's actor is restarting; retry shortly", goal_id=goal_id)
+        # answered; a message that arrives later goes to the next incarnation (the gateway
+        # retries it there), and one that still cannot be delivered is a retryable busy.
+        try:
+            return await self.entities.ask(GOAL_PREFIX, goal_id, message)
+        except ActorDead:
+            raise Busy("the goal's actor is restarting; retry shortly", goal_id=goal_id) from None
 
     # ------------------------------------------------------------------ reads
     async def goal(self, caller: Caller, goal_id: str) -> Goal:

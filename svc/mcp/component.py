@@ -33,7 +33,7 @@ class McpComponent(Component):
     def install(self, engine: Engine) -> None:
         # ConnectorActors live under the connectors supervisor: a crash restarts
         # one from the store (configuration intact) without touching the others.
-        engine.mcp.install(spawner=engine.supervisors["connectors"].actor_spawner(engine.actors))
+        engine.mcp.install(engine.entities)
 
     async def started(self, engine: Engine) -> None:
         engine.spawn_background(engine.mcp.reconnect_enabled)

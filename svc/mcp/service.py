@@ -17,10 +17,11 @@ import attrs
 import httpx
 import trio
 
-from actors import ActorError, ActorNotFound, ActorRef, ActorSystem
+from actors import ActorSystem
 
 from ..clock import Clock
 from ..convert import aliases
+from ..entities import Entities, EntityKind
 from ..errors import NotFound, SvcError
 from ..events import EventLog
 from ..logs import REDACTED, register_secret
@@ -107,9 +108,18 @@ class McpService:
             _register_header_secrets(config.headers)
             self._views[config.name] = _idle_snapshot(config, state)
 
-    def install(self, spawner: Any = None) -> None:
+    def install(self, entities: Entities) -> None:
         """Register lazy activation of ``mcp/<name>`` actors (under the connectors supervisor)."""
-        self.actors.register_factory(ACTOR_PREFIX, self._activate, spawner=spawner)
+        self.entities = entities
+        entities.register(
+            EntityKind(
+                ACTOR_PREFIX,
+                "connectors",
+                lambda name: McpNotFound(f"MCP server `{name}` is not configured", name=name),
+                timeout=ASK_TIMEOUT,
+            ),
+            self._activate,
+        )
 
     async def _activate(self, actor_name: str) -> ConnectorActor | None:
         from .connector import ConnectorActor
@@ -500,20 +510,8 @@ class McpService:
         return False
 
     # ------------------------------------------------------------------ plumbing
-    async def _ref(self, name: str) -> ActorRef:
-        try:
-            return await self.actors.get_or_spawn(ACTOR_PREFIX + name)
-        except ActorNotFound:
-            raise McpNotFound(f"MCP server `{name}` is not configured", name=name) from None
-
-    async def _ask(self, name: str, message: object) -> Any:
-        ref = await self._ref(name)
-        try:
-            return await ref.ask(message, timeout=ASK_TIMEOUT)
-        except ActorError as exc:
-            if isinstance(exc.error, SvcError):
-                raise exc.error from None
-            raise
+    async def _ask(self, name: str, message: Any) -> Any:
+        return await self.entities.ask(ACTOR_PREFIX, name, message)
 
 
 def _idle_snapshot(config: ConnectorConfig, state: ConnectorState) -> ConnectorSnapshot:

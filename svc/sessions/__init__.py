@@ -48,7 +48,6 @@ _exports = LazyExports(
             "CreateSession",
             "SessionService",
             "SessionServices",
-            "ask",
             "request_hash",
         ],
     },

@@ -18,9 +18,10 @@ from typing import TYPE_CHECKING, Any
 import attrs
 import trio
 
-from actors import ActorDead, ActorError, ActorNotFound, ActorRef, ActorSystem, AskTimeout
+from actors import ActorDead, ActorRef, ActorSystem, AskTimeout
 
 from ..clock import Clock
+from ..entities import Entities, EntityKind, ask_ref
 from ..errors import SvcError, ValidationFailed
 from ..events import EventLog
 from ..providers import ProviderRegistry
@@ -98,9 +99,18 @@ class SessionService:
         return lambda: self._delegates.remove(delegate) if delegate in self._delegates else None
 
     # ------------------------------------------------------------------ lifecycle
-    def install(self, spawner: Any = None) -> None:
-        """Register lazy activation of ``session/<id>`` actors."""
-        self.actors.register_factory(SESSION_PREFIX, self._activate, spawner=spawner)
+    def install(self, entities: Entities) -> None:
+        """Register lazy activation of ``session/<id>`` actors under the sessions supervisor."""
+        self.entities = entities
+        entities.register(
+            EntityKind(
+                SESSION_PREFIX,
+                "sessions",
+                _session_not_found,
+                timeout=ASK_TIMEOUT,
+            ),
+            self._activate,
+        )
 
     async def _activate(self, name: str) -> SessionActor | None:
         from .actor import SessionActor
@@ -146,12 +156,7 @@ class SessionService:
         )
 
     async def ref(self, session_id: str) -> ActorRef:
-        from .requests import SessionNotFound
-
-        try:
-            return await self.actors.get_or_spawn(SESSION_PREFIX + session_id)
-        except ActorNotFound:
-            raise SessionNotFound(sessionID=session_id) from None
+        return await self.entities.ref(SESSION_PREFIX, session_id)
 
     # ------------------------------------------------------------------ sessions
     async def create(self, body: CreateSession) -> Session:
@@ -203,7 +208,7 @@ class SessionService:
         ref = self.actors.lookup(SESSION_PREFIX + session_id)
         if ref is not None and ref.alive:
             try:
-                return await ask(ref, GetSession())  # type: ignore[return-value]
+                return await ask_ref(ref, GetSession())  # type: ignore[return-value]
             except (ActorDead, AskTimeout):
                 pass  # the actor just stopped or is busy; the store has the truth
         session = await self.repo.get(session_id)
@@ -255,7 +260,7 @@ class SessionService:
         ref = self.actors.lookup(SESSION_PREFIX + session_id)
         if ref is None or not ref.alive:
             return None
-        return await ask(ref, GetActiveRun())  # type: ignore[return-value]
+        return await ask_ref(ref, GetActiveRun())  # type: ignore[return-value]
 
     async def cancel(
         self, session_id: str, run_id: str | None = None, reason: str = "user_cancelled"
@@ -266,7 +271,7 @@ class SessionService:
         ref = self.actors.lookup(SESSION_PREFIX + session_id)
         if ref is None or not ref.alive:
             return False
-        return bool(await ask(ref, CancelRun(run_id, reason)))
+        return bool(await ask_ref(ref, CancelRun(run_id, reason)))
 
     async def wait(self, started: RunStarted, *, timeout: float | None = None) -> Run:
         """Wait for a run to end and return its final record."""
@@ -294,16 +299,12 @@ class SessionService:
                 return message.text()
         return ""
 
-    async def _ask(self, session_id: str, message: object) -> object:
-        ref = await self.ref(session_id)
-        return await ask(ref, message)
+    async def _ask(self, session_id: str, message: Any) -> Any:
+        return await self.entities.ask(SESSION_PREFIX, session_id, message)
 
 
-async def ask(ref: ActorRef, message: object, *, timeout: float = ASK_TIMEOUT) -> object:
-    """``ref.ask`` with a domain error re-raised as itself (the actor stays up)."""
-    try:
-        return await ref.ask(message, timeout=timeout)
-    except ActorError as exc:
-        if isinstance(exc.error, SvcError):
-            raise exc.error from None
-        raise
+def _session_not_found(session_id: str) -> SvcError:
+    # The request module loads on first use (docs/architecture.md, "Start-up budget").
+    from .requests import SessionNotFound
+
+    return SessionNotFound(sessionID=session_id)

@@ -23,8 +23,9 @@ import trio
 
 from actors import ActorDead, ActorRef
 
+from ..entities import EntityKind, ask_ref
 from ..errors import SvcError
-from ..sessions import CreateSession, ask
+from ..sessions import CreateSession
 from . import events as ev
 from .config import TeamConfig, TeamConfigLoader
 from .context import ACTOR_PREFIX, RuntimePolicy, TeamsContext, mission_actor_name
@@ -94,8 +95,14 @@ class TeamsService:
     def install(self) -> None:
         """Lazy activation of mission supervisors under the engine's ``teams`` supervisor, and
         the claim on instance sessions' prompts."""
-        spawner = self.engine.supervisors["teams"].actor_spawner(self.engine.actors)
-        self.engine.actors.register_factory(ACTOR_PREFIX, self._activate_mission, spawner=spawner)
+        self.engine.entities.register(
+            EntityKind(
+                ACTOR_PREFIX,
+                "teams",
+                lambda mission_id: SpawnDenied("spawn_failed", f"mission {mission_id} not found"),
+            ),
+            self._activate_mission,
+        )
         self.engine.sessions.add_prompt_delegate(self._delegate_prompt)
 
     async def recover(self) -> int:
@@ -436,7 +443,7 @@ class TeamsService:
         for _ in range(3):
             mission = await self._mission(mission_id)
             try:
-                return await ask(mission, message)
+                return await ask_ref(mission, message)
             except ActorDead:
                 # It stopped (its last instance ended) just before our message
                 # arrived; the next get_or_spawn starts a fresh incarnation.
@@ -450,7 +457,7 @@ class TeamsService:
         ref = self._live.get(parent.id)
         if ref is not None:
             try:
-                return await ask(ref, GetRemaining())  # type: ignore[return-value]
+                return await ask_ref(ref, GetRemaining())  # type: ignore[return-value]
             except ActorDead:
                 pass  # it ended meanwhile: its record has its final usage
         # Read again: the parent may have recorded its final usage since the spawn began.
@@ -546,7 +553,7 @@ class TeamsService:
         if instance.terminal or ref is None:
             raise InstanceNotRunning(instanceID=instance_id, instanceStatus=instance.status)
         try:
-            return await ask(ref, PromptInstance(request))  # type: ignore[return-value]
+            return await ask_ref(ref, PromptInstance(request))  # type: ignore[return-value]
         except ActorDead:
             raise InstanceNotRunning(
                 instanceID=instance_id, instanceStatus=(await self.instance(instance_id)).status
@@ -567,7 +574,7 @@ class TeamsService:
         from .instance import PromptInstance
 
         try:
-            return await ask(ref, PromptInstance(request))  # type: ignore[return-value]
+            return await ask_ref(ref, PromptInstance(request))  # type: ignore[return-value]
         except ActorDead:
             return None
 
@@ -582,7 +589,7 @@ class TeamsService:
             from .instance import CancelInstance
 
             try:
-                ended: trio.Event = await ask(ref, CancelInstance(reason))  # type: ignore[assignment]
+                ended: trio.Event = await ask_ref(ref, CancelInstance(reason))  # type: ignore[assignment]
                 with trio.move_on_after(END_WAIT_S):
                     await ended.wait()
             except ActorDead:
@@ -617,7 +624,7 @@ class TeamsService:
             from .mission import CancelMission
 
             try:
-                ended: list[trio.Event] = await ask(ref, CancelMission(reason))  # type: ignore[assignment]
+                ended: list[trio.Event] = await ask_ref(ref, CancelMission(reason))  # type: ignore[assignment]
             except ActorDead:
                 ended = []
             with trio.move_on_after(END_WAIT_S):

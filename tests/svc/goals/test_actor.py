@@ -82,7 +82,7 @@ async def test_one_actor_per_active_goal_and_none_after_it_ends(
     client: httpx.AsyncClient, engine: svc.Engine, goal_id: str
 ) -> None:
     assert engine.actors.names("goal/") == [f"goal/{goal_id}"]
-    assert engine.supervisors["goals"].count == 1
+    assert engine.entities.supervisor("goals").count == 1
     watch = engine.actors.watch(f"goal/{goal_id}")
     await client.post(f"/goals/{goal_id}/cancel")
     with trio.fail_after(5):

@@ -25,7 +25,7 @@ async def test_a_crashed_connector_restarts_with_its_configuration_and_reconnect
     )
     second = engine.actors.lookup("mcp/bench")
     assert second is not None and second != first
-    assert engine.supervisors["connectors"].restart_count == 1
+    assert engine.entities.supervisor("connectors").restart_count == 1
     snapshot = engine.mcp.get("bench")
     assert snapshot.config.allowed_tools == ("add", "echo") and dict(snapshot.config.headers) == {
         "X-Team": "blue"
