@@ -21,6 +21,7 @@ from ._errors import (
 )
 from ._records import ActorExit, ExitReason, Terminated
 from ._ref import ActorRef
+from ._serial import SerialByKey
 from ._system import ActorSystem, open_actor_system
 from ._watch import Watch
 
@@ -37,6 +38,7 @@ __all__ = [
     "ExitReason",
     "MailboxFull",
     "NameTaken",
+    "SerialByKey",
     "SystemClosed",
     "Terminated",
     "Watch",
