@@ -21,7 +21,7 @@ import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import attrs
 import httpx
@@ -62,6 +62,15 @@ from .store import KeyValueRepository, Store, open_store
 from .tools import ToolRegistry
 from .tools.builtin import register_builtins
 
+if TYPE_CHECKING:
+    # Only for types: each domain's service module loads with its component.
+    from .automations.service import AutomationService
+    from .goals.service import GoalService
+    from .identity.service import IdentityService
+    from .mcp.service import McpService
+    from .memory.service import MemoryService
+    from .teams.service import TeamsService
+
 log = logging.getLogger("svc.engine")
 
 # The dynamic supervisors of the entities group, in start order.
@@ -94,13 +103,14 @@ class Engine:
     questions: QuestionService = attrs.field(default=None)
     dispatcher: ToolDispatcher = attrs.field(default=None)
     sessions: SessionService = attrs.field(default=None)
-    # Domain services set by their components (see svc/component.py).
-    mcp: Any = None
-    memory: Any = None
-    identity: Any = None
-    teams: Any = None
-    automations: Any = None
-    goals: Any = None
+    # Domain services, each set by its component's setup (see svc/component.py); an
+    # engine opened without a domain's component has None there.
+    mcp: McpService = attrs.field(default=None)
+    memory: MemoryService = attrs.field(default=None)
+    identity: IdentityService = attrs.field(default=None)
+    teams: TeamsService = attrs.field(default=None)
+    automations: AutomationService = attrs.field(default=None)
+    goals: GoalService = attrs.field(default=None)
     components: list[Component] = attrs.field(factory=list)
     version: str = __version__
     _background: trio.Nursery | None = None

@@ -48,7 +48,7 @@ from .store import (
 # The directory walk and the chunker are imported on first use: start-up builds
 # the importer but imports nothing (docs/architecture.md, "Start-up budget").
 if TYPE_CHECKING:
-    from ..storage import WalkEntry
+    from ..files import WalkEntry
 
 ImportFormat = Literal["directory", "openclaw"]
 FORMATS: tuple[ImportFormat, ...] = get_args(ImportFormat)
@@ -167,7 +167,7 @@ def _importable(relative: str, size: int, *, cap: bool) -> bool:
 
 def discover(root: Path, fmt: ImportFormat) -> list[WalkEntry]:
     """The files an import of ``root`` in ``fmt`` covers, sorted by relative path."""
-    from ..storage import WalkEntry, walk_files
+    from ..files import WalkEntry, walk_files
 
     found: dict[str, WalkEntry] = {}
     if fmt == "directory":

@@ -37,7 +37,7 @@ def test_the_domain_packages_are_lazy() -> None:
         "svc.sessions",
         "svc.tools",
         "svc.identity",
-        "svc.storage",
+        "svc.files",
     } <= set(PACKAGES)
 
 

@@ -16,7 +16,7 @@ bp = Blueprint("storage", __name__)
 @bp.get("/global/storage/files")
 async def storage_files() -> Any:
     # Imported on first use: start-up mounts the route but lists nothing.
-    from ...storage import DEFAULT_LIMIT, MAX_LIMIT, list_storage_files
+    from ...files import DEFAULT_LIMIT, MAX_LIMIT, list_storage_files
 
     limit = (
         query_int("limit", default=DEFAULT_LIMIT, minimum=1, maximum=MAX_LIMIT, clamp=True)

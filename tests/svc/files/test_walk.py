@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from svc.storage import walk_files
+from svc.files import walk_files
 
 
 def tree(root: Path, files: dict[str, str]) -> None:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from svc.storage import StoragePathInvalid, StoragePathNotFound, list_storage_files
+from svc.files import StoragePathInvalid, StoragePathNotFound, list_storage_files
 
 
 @pytest.fixture

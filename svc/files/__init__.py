@@ -1,4 +1,6 @@
-"""Files in the engine's state directory: listing, and the ignore-aware walk other domains share."""
+"""Files on disk: the state directory's listing, and the ignore-aware walk other domains share.
+
+Named `files`, not `storage`, so it is never confused with the database (`svc.store`)."""
 
 from __future__ import annotations
 
