@@ -68,12 +68,18 @@ class Entities:
         self._kinds: dict[str, EntityKind] = {}
         self._supervisors: dict[str, DynamicSupervisor] = {}
         self._available: dict[str, trio.Event] = {}
+        self._restarted = trio.Event()
+        self.starts: dict[str, int] = {}
+        """How many times each entity supervisor has been started (1 = never restarted)."""
 
     # ------------------------------------------------------------ supervisors
     def supervisor_started(self, key: str, supervisor: DynamicSupervisor) -> None:
         """Called by the entity group each time it (re)starts the supervisor ``key``."""
         self._supervisors[key] = supervisor
         self._event(key).set()
+        self.starts[key] = self.starts.get(key, 0) + 1
+        self._restarted.set()
+        self._restarted = trio.Event()
 
     def supervisor_stopped(self, key: str, supervisor: DynamicSupervisor) -> None:
         """Called as the supervisor ``key`` stops; spawns wait for its successor."""
@@ -83,6 +89,12 @@ class Entities:
 
     def supervisor(self, key: str) -> DynamicSupervisor | None:
         return self._supervisors.get(key)
+
+    async def wait_started(self, key: str, *, times: int) -> DynamicSupervisor:
+        """Wait until the supervisor ``key`` has been started ``times`` times; return it."""
+        while self.starts.get(key, 0) < times or key not in self._supervisors:
+            await self._restarted.wait()
+        return self._supervisors[key]
 
     def _event(self, key: str) -> trio.Event:
         return self._available.setdefault(key, trio.Event())
