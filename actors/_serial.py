@@ -47,11 +47,11 @@ class SerialByKey:
             async with lock:
                 yield
         finally:
-            if not lock.locked() and lock.statistics().tasks_waiting == 0:
+            idle = not lock.locked() and lock.statistics().tasks_waiting == 0
+            if idle and self._turns.get(key) is lock:
                 # Nobody holds or waits: forget the key, so the map stays as small
                 # as the set of keys in use.
-                if self._turns.get(key) is lock:
-                    del self._turns[key]
+                del self._turns[key]
 
 
 __all__ = ["SerialByKey"]

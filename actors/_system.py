@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -121,6 +120,7 @@ class ActorSystem:
         An unknown name resolves at once with reason ``"stopped"``; an ended ref resolves at
         once with its recorded exit.
         """
+        ref: ActorRef | None
         if isinstance(target, ActorRef):
             name, ref = target.name, target
         else:
@@ -241,15 +241,23 @@ class ActorSystem:
             ref.stop()
 
 
-@functools.cache
+_mailbox_sizes: dict[type[Actor], int | None] = {}
+
+
 def _class_mailbox_size(cls: type[Actor]) -> int | None:
     """The mailbox_size a subclass of Actor set, or None if it kept the base default."""
+    if cls not in _mailbox_sizes:
+        _mailbox_sizes[cls] = _declared_mailbox_size(cls)
+    return _mailbox_sizes[cls]
+
+
+def _declared_mailbox_size(cls: type[Actor]) -> int | None:
     for klass in cls.__mro__:
         if klass is Actor:
             return None
         size = klass.__dict__.get("mailbox_size")
         if size is not None:
-            return size  # type: ignore[no-any-return]
+            return int(size)
     return None
 
 

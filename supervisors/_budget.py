@@ -119,7 +119,7 @@ class BudgetScope:
         self._scopes: set[trio.CancelScope] = set()
         self._entered: dict[trio.lowlevel.Task, list[trio.CancelScope]] = {}
 
-        deadline = math.inf
+        deadline: float = math.inf
         if own.max_duration_ms is not None:
             deadline = now + (own.max_duration_ms - used.duration_ms) / 1000
         if parent is not None:
@@ -131,7 +131,7 @@ class BudgetScope:
                 max_cost_usd=_cap(own.max_cost_usd, left.max_cost_usd),
             )
             deadline = min(deadline, parent.deadline)
-        self.deadline = deadline
+        self.deadline: float = deadline
         self.limits = attrs.evolve(
             own,
             max_duration_ms=(

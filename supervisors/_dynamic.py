@@ -10,7 +10,7 @@ import trio
 
 from actors import Actor, ActorNotFound, ActorRef, ActorSystem
 
-from ._actor_child import actor_child_spec
+from ._actor_child import MakeActor, actor_child_spec
 from ._child import Child, run_child, should_restart, shutdown_bound, stop_child, stop_together
 from ._errors import SupervisorEscalation
 from ._groups import reraise_unwrapped
@@ -99,7 +99,7 @@ class DynamicSupervisor:
         self,
         system: ActorSystem,
         name: str,
-        make_actor: Callable[[], Actor | Awaitable[Actor]],
+        make_actor: MakeActor,
         *,
         restart: Restart = Restart.TRANSIENT,
     ) -> ActorRef:

@@ -72,10 +72,13 @@ converter.register_structure_hook(str, _structure_strict_str)
 converter.register_structure_hook(bool, _structure_strict_bool)
 converter.register_structure_hook(int, _structure_strict_int)
 converter.register_structure_hook(float, _structure_strict_float)
-converter.register_structure_hook_func(
-    lambda t: t is dict or (get_origin(t) is dict and get_args(t)[1:] == (Any,)),
-    _structure_any_dict,
-)
+
+
+def _is_any_dict(t: Any) -> bool:
+    return t is dict or (get_origin(t) is dict and get_args(t)[1:] == (Any,))
+
+
+converter.register_structure_hook_func(_is_any_dict, _structure_any_dict)
 converter.register_structure_hook_func(lambda t: t is Any, lambda v, _: v)
 
 
@@ -99,13 +102,15 @@ def _structure_strict_list(value: Any, tp: Any) -> list[Any]:
     return items
 
 
-converter.register_structure_hook_func(
-    lambda t: t is list or get_origin(t) is list, _structure_strict_list
-)
+def _is_list(t: Any) -> bool:
+    return t is list or get_origin(t) is list
+
+
+converter.register_structure_hook_func(_is_list, _structure_strict_list)
 
 
 def _attrs_structure_factory(cls: type) -> Any:
-    generated = make_dict_structure_fn(cls, converter)
+    generated: Any = make_dict_structure_fn(cls, converter)
 
     def structure_object(value: Any, tp: type) -> Any:
         if not isinstance(value, Mapping):

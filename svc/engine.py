@@ -21,7 +21,7 @@ import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import attrs
 import httpx
@@ -212,7 +212,7 @@ class Engine:
             component.install(self)
 
     async def _run_services(
-        self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED
+        self, *, task_status: trio.TaskStatus[Any] = trio.TASK_STATUS_IGNORED
     ) -> None:
         children = [child for component in self.components for child in component.children(self)]
         if not children:
@@ -294,14 +294,14 @@ class Engine:
         class _Started:
             # hypercorn reports the bound addresses; the first one is our URL.
             def started(self, binds: list[str] | None = None) -> None:
-                engine.url = (binds or [None])[0]
+                engine.url = binds[0] if binds else ""
                 task_status.started(engine.url)
 
         await hypercorn.trio.serve(
             app,
             config,
             shutdown_trigger=self._http_shutdown.wait,
-            task_status=_Started(),  # type: ignore[arg-type]
+            task_status=_Started(),
         )
 
 

@@ -69,12 +69,13 @@ class SqliteStore:
         # under a MockClock while the worker thread is busy.
         with trio.CancelScope(shield=True):
             try:
-                return await _run_on(self._writer, _in_transaction, self._writer, fn, args)
+                result = await _run_on(self._writer, _in_transaction, self._writer, fn, args)
             except IntegrityError:
                 raise  # the unit of work's own failure, already in the seam's terms
             except apsw.Error as exc:
                 log.exception("store write failed")
                 raise PersistenceFailed(f"database write failed: {type(exc).__name__}") from exc
+        return result
 
     async def read(self, fn: Callable[..., T], *args: Any) -> T:
         """Run ``fn(tx, *args)`` on a reader connection (a consistent snapshot)."""
@@ -119,7 +120,8 @@ async def _run_on(conn: Any, call: Callable[..., T], *args: Any) -> T:
 
 def _in_transaction(conn: apsw.Connection, fn: Callable[..., T], args: tuple[Any, ...]) -> T:
     with conn:
-        return fn(SqliteTx(conn), *args)
+        result = fn(SqliteTx(conn), *args)
+    return result
 
 
 def _in_read_transaction(conn: apsw.Connection, fn: Callable[..., T], args: tuple[Any, ...]) -> T:
@@ -137,7 +139,9 @@ async def _connect(path: Path, *, readonly: bool = False) -> Any:
         if readonly
         else apsw.SQLITE_OPEN_READWRITE | apsw.SQLITE_OPEN_CREATE
     )
-    token = apsw.async_controller.set(apsw.aio.Trio)
+    # apsw's stubs describe the controller as an instance protocol; the class itself is
+    # what apsw expects here (its documented usage).
+    token = apsw.async_controller.set(apsw.aio.Trio)  # type: ignore[arg-type]
     try:
         conn = await apsw.Connection.as_async(str(path), flags=flags)
     finally:
