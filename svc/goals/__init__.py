@@ -61,15 +61,17 @@ _exports = LazyExports(
             "DEFAULT_LIMIT as PROJECTION_DEFAULT_LIMIT",
             "MAX_LIMIT as PROJECTION_MAX_LIMIT",
         ],
-        ".service": [
+        ".requests": [
             "CompletionBody",
-            "GoalService",
             "StartGoal",
             "TransitionBody",
             "parse_completion",
             "parse_start",
             "parse_transition",
             "reason_of",
+        ],
+        ".service": [
+            "GoalService",
         ],
         ".tenancy": [
             "LOCAL_CALLER",

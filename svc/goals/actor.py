@@ -24,6 +24,7 @@ import trio
 
 from actors import Actor, MailboxFull
 
+from ..entities import Ask
 from ..errors import SvcError
 from ..events import EventFilter, EventStream, StreamEnded
 from .control import apply_limit, cancel, launch_failed, pause, resume
@@ -50,38 +51,42 @@ log = logging.getLogger("svc.goals")
 
 
 # ---------------------------------------------------------------------- messages
+Reply = dict[str, Any]
+"""What a mutation answers: the goal and what the operation reports (its wire body)."""
+
+
 @attrs.frozen
-class Transition:
+class Transition(Ask[Reply]):
     caller: Caller
     request: TransitionRequest
 
 
 @attrs.frozen
-class Complete:
+class Complete(Ask[Reply]):
     caller: Caller
     request: CompletionRequest
 
 
 @attrs.frozen
-class Pause:
+class Pause(Ask[Reply]):
     caller: Caller
     reason: str
 
 
 @attrs.frozen
-class Resume:
+class Resume(Ask[Reply]):
     caller: Caller
     reason: str
 
 
 @attrs.frozen
-class Cancel:
+class Cancel(Ask[Reply]):
     caller: Caller
     reason: str
 
 
 @attrs.frozen
-class DecideHandoff:
+class DecideHandoff(Ask[Reply]):
     caller: Caller
     handoff_id: str
     decision: Any
@@ -89,7 +94,7 @@ class DecideHandoff:
 
 
 @attrs.frozen
-class ResolveWait:
+class ResolveWait(Ask[Reply]):
     caller: Caller
     wait_id: str
     idempotency_key: str
@@ -97,14 +102,14 @@ class ResolveWait:
 
 
 @attrs.frozen
-class DispatchAction:
+class DispatchAction(Ask[Reply]):
     caller: Caller
     action_id: str
     body: Any
 
 
 @attrs.frozen
-class GetGoal:
+class GetGoal(Ask[Goal]):
     pass
 
 

@@ -61,6 +61,8 @@ DEFERRED_MODULES = [
     "svc.sessions.requests",
     "svc.goals.orchestration",
     "svc.goals.projection",
+    "svc.goals.requests",
+    "svc.goals.start",
     "svc.workflows.plans",
     "svc.workflows.plan_import",
     "svc.workflows.materialize",
