@@ -76,13 +76,15 @@ _exports = LazyExports(
         ".planner": [
             "Planner",
         ],
-        ".planner_service": [
+        ".planner_requests": [
             "ApplyRequest",
             "ChatMessageRequest",
             "ImportRequest",
             "PlanIdRequest",
-            "PlannerService",
             "PlanRequest",
+        ],
+        ".planner_service": [
+            "PlannerService",
         ],
         ".plans": [
             "PlanStep",

@@ -112,7 +112,7 @@ class WorkflowRepository:
             sql = "SELECT doc FROM workflow_runs"
             if where:
                 sql += " WHERE " + " AND ".join(where)
-            sql += " ORDER BY created_at_ms DESC, rowid DESC LIMIT ?"
+            sql += " ORDER BY created_at_ms DESC, run_id DESC LIMIT ?"
             return [row[0] for row in tx.execute(sql, (*params, limit))]
 
         return [_run(doc) for doc in await self._db.read(q)]

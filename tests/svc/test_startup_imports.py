@@ -71,7 +71,8 @@ DEFERRED_MODULES = [
     "svc.mcp.capability",
     "svc.mcp.catalog",
     "svc.workflows.planner_service",
-    "svc.workflows.planner_store",
+    "svc.workflows.plan_apply",
+    "svc.workflows.planner_import",
     "svc.memory.importer",
     # executors: the first run
     "svc.workflows.actions",
