@@ -94,7 +94,8 @@ async def dispatch(actor: GoalActor, caller: Caller, action_id: str, raw: Any) -
                 "an action with this idempotency key is in flight or its outcome "
                 "is unknown; use a new key"
             )
-        return prior.response  # type: ignore[no-any-return]
+        replayed: dict[str, Any] = prior.response
+        return replayed
     if body.expected_updated_at_ms != goal.updated_at_ms:
         raise StaleGoalAction(
             "the goal changed since that projection; reload it and retry",

@@ -329,7 +329,13 @@ class GoalActor(Actor):
         deadline = goal.policy.deadline_at_ms
         armed = deadline is not None and not goal.deadline_passed
         work = _Work(
-            trio.CancelScope(deadline=self.rt.clock.to_trio_time(deadline) if armed else math.inf)
+            trio.CancelScope(
+                deadline=(
+                    self.rt.clock.to_trio_time(deadline)
+                    if deadline is not None and armed
+                    else math.inf
+                )
+            )
         )
         self._work = work
         self.nursery.start_soon(self._live, work, goal)

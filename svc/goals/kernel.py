@@ -7,7 +7,7 @@ durable event in one transaction. See :mod:`svc.goals.transitions` for the check
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 import attrs
 
@@ -386,7 +386,7 @@ async def decide_handoff(
     if handoff is None:
         raise HandoffNotFound(f"handoff {handoff_id!r} not found on goal {goal.goal_id!r}")
     approved = decision == "approve"
-    wanted = "approved" if approved else "rejected"
+    wanted: Literal["approved", "rejected"] = "approved" if approved else "rejected"
     if handoff.status == wanted:
         return goal, {"handoff": handoff.to_wire()}
     if handoff.status != "pending_approval":

@@ -69,7 +69,7 @@ class TenantContext:
         org = str(data.get("org_id") or LOCAL)
         workspace = str(data.get("workspace_id") or LOCAL)
         deployment = data.get("deployment_id") or None
-        source = (
+        source: Literal["local_implicit", "explicit"] = (
             "local_implicit" if (org, workspace, deployment) == (LOCAL, LOCAL, None) else "explicit"
         )
         return cls(org, workspace, deployment, source)

@@ -248,6 +248,8 @@ class WorkflowExecutor:
         automations = self.engine.automations
         if automations is None or not hasattr(automations, "create_v2_run"):
             raise ActionFailed("automations are not available in this engine")
+        if run.automation_id is None:
+            raise ActionFailed(f"workflow `{run.workflow_id}` maps to no automation")
         log = self.engine.events
         # Every event of the new run comes after this seq, so waiting from it cannot miss the end.
         after = log.last_seq

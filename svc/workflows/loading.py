@@ -564,13 +564,14 @@ def _hooks(
                 line=_key_line(item, unknown[0]),
                 field=f"{where}.{unknown[0]}",
             )
-        event = item.get("event")
-        if not isinstance(event, str) or not event.strip():
+        raw_event = item.get("event")
+        if not isinstance(raw_event, str) or not raw_event.strip():
             raise DefinitionError(
                 f"`{where}.event` is required",
                 line=_key_line(item, "event"),
                 field=f"{where}.event",
             )
+        event = raw_event
         workflow_id = (
             _opt_str(item, "workflow_id", where)
             or _opt_str(item, "workflow", where)

@@ -64,7 +64,7 @@ def credential_envelopes(package: Mapping[str, Any]) -> list[dict[str, Any]]:
     """Per routine, the connectors it is entitled to (derived, never taken from a bundle)."""
     servers = sorted(
         {
-            b.get("binding_id")
+            str(b["binding_id"])
             for b in package.get("connector_bindings") or ()
             if isinstance(b, Mapping) and b.get("status") == "mapped" and b.get("binding_id")
         }
@@ -336,7 +336,7 @@ def package_issues(package: Any) -> list[Issue]:
             )
         routine_ids.append(routine["routine_id"])
         issues.extend(_step_issues(routine, path))
-    routine_deps = {
+    routine_deps: dict[str, list[Any]] = {
         r["routine_id"]: [
             d.get("routine_id") if isinstance(d, Mapping) else d
             for d in r.get("dependencies") or ()

@@ -66,10 +66,15 @@ def _studio(spec: Mapping[str, Any]) -> Mapping[str, Any] | None:
     return studio if isinstance(studio, Mapping) else None
 
 
+def _mapping(value: Any) -> Mapping[str, Any]:
+    """``value`` if it is a mapping, else an empty one (a malformed part reads as absent)."""
+    return value if isinstance(value, Mapping) else {}
+
+
 def _is_research_node(node: Mapping[str, Any], template_node: str | None) -> bool:
-    metadata = node.get("metadata") if isinstance(node.get("metadata"), Mapping) else {}
-    studio = metadata.get("studio") if isinstance(metadata.get("studio"), Mapping) else {}
-    builder = metadata.get("builder") if isinstance(metadata.get("builder"), Mapping) else {}
+    metadata = _mapping(node.get("metadata"))
+    studio = _mapping(metadata.get("studio"))
+    builder = _mapping(metadata.get("builder"))
     if studio.get("research_stage") in RESEARCH_STAGES:
         return False  # already split
     return (
@@ -89,7 +94,7 @@ def migrate_studio_workflow(spec: Mapping[str, Any]) -> tuple[dict[str, Any], bo
     studio = dict(_studio(migrated) or {})
     template = studio.get("template_id") or studio.get("templateId")
     template_node = TEMPLATE_RESEARCH_NODES.get(template) if isinstance(template, str) else None
-    flow = migrated.get("flow") if isinstance(migrated.get("flow"), Mapping) else {}
+    flow = _mapping(migrated.get("flow"))
     nodes = [n for n in flow.get("nodes") or () if isinstance(n, Mapping)]
     agents = [dict(a) for a in migrated.get("agents") or () if isinstance(a, Mapping)]
     existing_ids = {n.get("node_id") for n in nodes}
@@ -119,7 +124,9 @@ def _split(
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     node_id = str(node.get("node_id"))
     agent_id = str(node.get("agent_id"))
-    base_agent = next((a for a in agents if a.get("agent_id") == agent_id), {"agent_id": agent_id})
+    base_agent: dict[str, Any] = next(
+        (a for a in agents if a.get("agent_id") == agent_id), {"agent_id": agent_id}
+    )
     objective = str(node.get("objective") or "")
     stage_ids = {stage: f"{node_id}-{_STAGE_SUFFIX[stage]}" for stage in _STAGE_SUFFIX}
     prompts = {
