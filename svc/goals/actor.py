@@ -238,7 +238,8 @@ class GoalActor(Actor):
 
     # ------------------------------------------------------------------ operations
     async def perform(self, operation: Any) -> tuple[Goal, dict[str, Any]]:
-        """Run one operation coroutine (returning ``(goal, body)``) and adopt its goal; for action dispatch."""
+        """Run one operation coroutine (returning ``(goal, body)``) and adopt its goal; for action
+        dispatch."""
         goal, body = await operation
         self.goal = goal
         await self._after_change()
@@ -305,7 +306,8 @@ class GoalActor(Actor):
 
     # ------------------------------------------------------------------ live work
     async def _after_change(self) -> None:
-        """Start the active run if it should run and does not exist yet, then re-arm the live work."""
+        """Start the active run if it should run and does not exist yet, then re-arm the
+        live work."""
         goal = self.goal
         if not goal.terminal and goal.status != "paused" and goal.active_run_id is not None:
             try:

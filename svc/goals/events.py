@@ -138,7 +138,8 @@ class GoalEventFeed:
     async def frames(
         self, goal_id: str, *, after: int, keepalive: float = KEEPALIVE_SECONDS
     ) -> AsyncIterator[bytes]:
-        """SSE bytes: a ``ready`` frame, every event after ``after``, then live events and keep-alives.
+        """SSE bytes: a ``ready`` frame, every event after ``after``, then live events and
+        keep-alives.
 
         Frames are ``id: <cursor>`` / ``event: <event_type>`` / ``data: {"cursor", "event"}``.
         """

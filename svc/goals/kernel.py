@@ -95,7 +95,8 @@ def _committed_body(
 async def transition(
     rt: GoalRuntime, goal: Goal, pinned: PinnedVersion, caller: Caller, request: TransitionRequest
 ) -> tuple[Goal, dict[str, Any]]:
-    """Emit a named transition. Returns the goal and the body (``outcome`` committed or pending_approval)."""
+    """Emit a named transition. Returns the goal and the body (``outcome`` committed or
+    pending_approval)."""
     check_goal_open(goal)
     caller.require_goal_owner(owner_id_of(goal.started_by))
     key = request.idempotency_key
@@ -376,7 +377,8 @@ async def complete(
 async def decide_handoff(
     rt: GoalRuntime, goal: Goal, caller: Caller, handoff_id: str, decision: Any, reason: str | None
 ) -> tuple[Goal, dict[str, Any]]:
-    """Approve or reject a pending handoff; the goal stays waiting until the transition is retried."""
+    """Approve or reject a pending handoff; the goal stays waiting until the transition is
+    retried."""
     caller.require_authority(APPROVE)
     if decision not in ("approve", "reject"):
         raise InvalidGoalRequest("`decision` must be approve or reject", field="decision")

@@ -315,7 +315,8 @@ def action_descriptors(
     *,
     read_only: bool = False,
 ) -> list[dict[str, Any]]:
-    """What the caller may do to the goal now; each action is listed enabled or with a disabled reason."""
+    """What the caller may do to the goal now; each action is listed enabled or with a disabled
+    reason."""
     owner = caller.owns(owner_id_of(goal.started_by))
 
     def gate(reason: str | None, *, authorized: bool = True) -> tuple[bool, str | None]:

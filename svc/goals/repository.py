@@ -172,8 +172,10 @@ class GoalRepository:
                 )
             for wait in change.waits:
                 tx.execute(
-                    "INSERT INTO goal_waits(wait_id, goal_id, run_id, status, created_at_ms, record) "
-                    "VALUES (?,?,?,?,?,?) ON CONFLICT(wait_id) DO UPDATE SET status=excluded.status, "
+                    "INSERT INTO goal_waits(wait_id, goal_id, run_id, status, created_at_ms, "
+                    "record) "
+                    "VALUES (?,?,?,?,?,?) ON CONFLICT(wait_id) DO UPDATE SET "
+                    "status=excluded.status, "
                     "record=excluded.record",
                     (
                         wait.wait_id,

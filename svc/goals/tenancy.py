@@ -122,7 +122,8 @@ class Caller:
         return True
 
     def has_authority(self, capability: str) -> bool:
-        """Decide handoffs (``orchestration.approve``) or resolve waits (``orchestration.resolve_wait``)."""
+        """Decide handoffs (``orchestration.approve``) or resolve waits
+        (``orchestration.resolve_wait``)."""
         principal = self.principal
         if principal.is_agent:
             return False

@@ -43,8 +43,10 @@ _ARTIFACT = {
 class OrchestrationCreateDraft(GoalTool):
     name = "orchestration_create_draft"
     description = (
-        "Create an orchestration draft (version 0): workflow, wait and terminal nodes joined by edges "
-        "with transition keys and artifact contracts. Validate and publish it before goals can start."
+        "Create an orchestration draft (version 0): workflow, wait and terminal nodes joined by "
+        "edges "
+        "with transition keys and artifact contracts. Validate and publish it before goals can "
+        "start."
     )
     input_schema = object_schema(
         {
@@ -100,7 +102,8 @@ class OrchestrationValidate(GoalTool):
 class OrchestrationPublish(GoalTool):
     name = "orchestration_publish"
     description = (
-        "Publish the orchestration draft as the next immutable version (its graph must be valid and "
+        "Publish the orchestration draft as the next immutable version (its graph must be valid "
+        "and "
         "its workflow references pinned and fresh)."
     )
     input_schema = object_schema(

@@ -218,7 +218,8 @@ class Orchestrations:
             )
         if expected is not None and expected != draft.updated_at_ms:
             raise DraftConcurrencyConflict(
-                f"orchestration draft was modified concurrently: stored updated_at_ms {draft.updated_at_ms}, "
+                "orchestration draft was modified concurrently: stored updated_at_ms "
+                f"{draft.updated_at_ms}, "
                 f"expected {expected}",
                 updated_at_ms=draft.updated_at_ms,
             )

@@ -1,4 +1,5 @@
-"""Workflows: YAML-defined workflows and hooks, workflow runs with approval gates, and the workflow planner."""
+"""Workflows: YAML-defined workflows and hooks, workflow runs with approval gates, and the workflow
+planner."""
 
 from __future__ import annotations
 

@@ -115,7 +115,10 @@ def analyze_overlap(
             "similarity_score": round(score, 4),
             "decision": "merge" if same_trigger else "fork",
             "requires_user_confirmation": True,
-            "reason": "the goal closely matches an applied plan; confirm before creating another automation",
+            "reason": (
+                "the goal closely matches an applied plan; "
+                "confirm before creating another automation"
+            ),
         }
     return {
         "matched_plan_id": None,

@@ -1,4 +1,5 @@
-"""Studio workflows: saved automation v2 specs that carry ``metadata.studio``, migrated to structure version 2.
+"""Studio workflows: saved automation v2 specs that carry ``metadata.studio``, migrated to structure
+version 2.
 
 Version 1 studio workflows ran research as one node. Version 2 splits each such
 research node into four stages, keeping the automation id and the original
@@ -130,13 +131,21 @@ def _split(
     objective = str(node.get("objective") or "")
     stage_ids = {stage: f"{node_id}-{_STAGE_SUFFIX[stage]}" for stage in _STAGE_SUFFIX}
     prompts = {
-        "discover": f"Enumerate the workspace and identify the source corpus relevant to: {objective} Return a "
-        "structured hand-off with the discovered and prioritized paths; read only enough to decide.",
-        "local-source": "Read the prioritized local sources from the `source_inventory` hand-off and return the facts "
-        "they support, with the files reviewed and not reviewed. Do not invent facts from file names.",
-        "external-research": "Guided by `source_inventory` and `local_source_notes`, do targeted external research "
-        "and return the sources reviewed with citations, or state plainly that search was "
-        "unavailable.",
+        "discover": (
+            "Enumerate the workspace and identify the source corpus relevant to: "
+            f"{objective} Return a structured hand-off with the discovered and prioritized "
+            "paths; read only enough to decide."
+        ),
+        "local-source": (
+            "Read the prioritized local sources from the `source_inventory` hand-off and "
+            "return the facts they support, with the files reviewed and not reviewed. "
+            "Do not invent facts from file names."
+        ),
+        "external-research": (
+            "Guided by `source_inventory` and `local_source_notes`, do targeted external "
+            "research and return the sources reviewed with citations, or state plainly that "
+            "search was unavailable."
+        ),
     }
     stage_nodes: list[dict[str, Any]] = []
     stage_agents: list[dict[str, Any]] = []
@@ -188,8 +197,11 @@ def _split(
                 {"from_step_id": stage_ids[s], "alias": _HANDOFF[s]} for s in _STAGE_SUFFIX
             ],
             "metadata": metadata,
-            "objective": f"{objective} Use the `source_inventory`, `local_source_notes` and `external_research` "
-            "hand-offs as the source of truth instead of repeating discovery or research.".strip(),
+            "objective": (
+                f"{objective} Use the `source_inventory`, `local_source_notes` and "
+                "`external_research` hand-offs as the source of truth instead of repeating "
+                "discovery or research."
+            ).strip(),
         }
     )
     stage_nodes.append(final)
