@@ -10,7 +10,62 @@ durable event whose cursor survives restarts.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..lazy import LazyExports
+
+if TYPE_CHECKING:
+    # The same names, for type checkers: at run time each loads with its module.
+    from .actions import parse_action  # noqa: F401
+    from .component import GoalsComponent  # noqa: F401
+    from .dryrun import parse_dry_run  # noqa: F401
+    from .errors import (  # noqa: F401
+        ArtifactPolicyViolation,
+        DraftConcurrencyConflict,
+        GoalForbidden,
+        GoalNotFound,
+        GoalStateConflict,
+        GoalTerminal,
+        HandoffNotFound,
+        InvalidGoalRequest,
+        InvalidOrchestrationRequest,
+        OrchestrationInvalid,
+        OrchestrationNotFound,
+        ProjectionCursorNotRetained,
+        WaitNotFound,
+        WaitResolutionConflict,
+    )
+    from .events import EVENT_SOURCE, GoalEvent, events_page_wire  # noqa: F401
+    from .goal import (  # noqa: F401
+        GOAL_STATUSES,
+        TERMINAL_GOAL_STATUSES,
+        Goal,
+        Handoff,
+        RunLink,
+        Wait,
+    )
+    from .orchestration import Orchestration, parse_spec  # noqa: F401
+    from .projection import DEFAULT_LIMIT as PROJECTION_DEFAULT_LIMIT  # noqa: F401
+    from .projection import MAX_LIMIT as PROJECTION_MAX_LIMIT  # noqa: F401
+    from .requests import (  # noqa: F401
+        CompletionBody,
+        StartGoal,
+        TransitionBody,
+        parse_completion,
+        parse_start,
+        parse_transition,
+        reason_of,
+    )
+    from .service import GoalService  # noqa: F401
+    from .tenancy import (  # noqa: F401
+        LOCAL_CALLER,
+        LOCAL_OPERATOR,
+        Caller,
+        Principal,
+        TenantContext,
+    )
+    from .tools import goal_tools  # noqa: F401
+    from .versions import spec_response  # noqa: F401
 
 _exports = LazyExports(
     __name__,
@@ -61,15 +116,17 @@ _exports = LazyExports(
             "DEFAULT_LIMIT as PROJECTION_DEFAULT_LIMIT",
             "MAX_LIMIT as PROJECTION_MAX_LIMIT",
         ],
-        ".service": [
+        ".requests": [
             "CompletionBody",
-            "GoalService",
             "StartGoal",
             "TransitionBody",
             "parse_completion",
             "parse_start",
             "parse_transition",
             "reason_of",
+        ],
+        ".service": [
+            "GoalService",
         ],
         ".tenancy": [
             "LOCAL_CALLER",

@@ -83,7 +83,7 @@ async def dispatch(actor: GoalActor, caller: Caller, action_id: str, raw: Any) -
             "payload": body.payload,
         }
     )
-    prior = await rt.repo.request(caller.tenant, operation, body.idempotency_key)
+    prior = await rt.ledger.request(caller.tenant, operation, body.idempotency_key)
     if prior is not None:
         if prior.request_digest != request_digest:
             raise GoalActionIdempotencyConflict(
@@ -94,7 +94,8 @@ async def dispatch(actor: GoalActor, caller: Caller, action_id: str, raw: Any) -
                 "an action with this idempotency key is in flight or its outcome "
                 "is unknown; use a new key"
             )
-        return prior.response  # type: ignore[no-any-return]
+        replayed: dict[str, Any] = prior.response
+        return replayed
     if body.expected_updated_at_ms != goal.updated_at_ms:
         raise StaleGoalAction(
             "the goal changed since that projection; reload it and retry",
@@ -119,14 +120,14 @@ async def dispatch(actor: GoalActor, caller: Caller, action_id: str, raw: Any) -
         )
     # Reserved before it runs: a crash mid-action leaves the key "outcome unknown" (409 on
     # retry) rather than letting a retry apply the action twice.
-    await rt.repo.reserve_request(
+    await rt.ledger.reserve_request(
         caller.tenant, operation, body.idempotency_key, request_digest, rt.now()
     )
     try:
         result = await _execute(actor, caller, action_id, descriptor, body)
     except Exception:
         # The action was refused (bad input, authority): nothing happened, so the key is free again.
-        await rt.repo.release_request(caller.tenant, operation, body.idempotency_key)
+        await rt.ledger.release_request(caller.tenant, operation, body.idempotency_key)
         raise
     projection = await build_projection(rt, actor.goal, actor.pinned, caller, cursor=None)
     response = {
@@ -135,7 +136,7 @@ async def dispatch(actor: GoalActor, caller: Caller, action_id: str, raw: Any) -
         "projection_cursor": projection["cursor"],
         "projection": projection,
     }
-    await rt.repo.complete_request(
+    await rt.ledger.complete_request(
         caller.tenant, operation, body.idempotency_key, response, rt.now()
     )
     rt.bus(

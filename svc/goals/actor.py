@@ -24,6 +24,7 @@ import trio
 
 from actors import Actor, MailboxFull
 
+from ..entities import Ask
 from ..errors import SvcError
 from ..events import EventFilter, EventStream, StreamEnded
 from .control import apply_limit, cancel, launch_failed, pause, resume
@@ -50,38 +51,42 @@ log = logging.getLogger("svc.goals")
 
 
 # ---------------------------------------------------------------------- messages
+Reply = dict[str, Any]
+"""What a mutation answers: the goal and what the operation reports (its wire body)."""
+
+
 @attrs.frozen
-class Transition:
+class Transition(Ask[Reply]):
     caller: Caller
     request: TransitionRequest
 
 
 @attrs.frozen
-class Complete:
+class Complete(Ask[Reply]):
     caller: Caller
     request: CompletionRequest
 
 
 @attrs.frozen
-class Pause:
+class Pause(Ask[Reply]):
     caller: Caller
     reason: str
 
 
 @attrs.frozen
-class Resume:
+class Resume(Ask[Reply]):
     caller: Caller
     reason: str
 
 
 @attrs.frozen
-class Cancel:
+class Cancel(Ask[Reply]):
     caller: Caller
     reason: str
 
 
 @attrs.frozen
-class DecideHandoff:
+class DecideHandoff(Ask[Reply]):
     caller: Caller
     handoff_id: str
     decision: Any
@@ -89,7 +94,7 @@ class DecideHandoff:
 
 
 @attrs.frozen
-class ResolveWait:
+class ResolveWait(Ask[Reply]):
     caller: Caller
     wait_id: str
     idempotency_key: str
@@ -97,14 +102,14 @@ class ResolveWait:
 
 
 @attrs.frozen
-class DispatchAction:
+class DispatchAction(Ask[Reply]):
     caller: Caller
     action_id: str
     body: Any
 
 
 @attrs.frozen
-class GetGoal:
+class GetGoal(Ask[Goal]):
     pass
 
 
@@ -233,7 +238,8 @@ class GoalActor(Actor):
 
     # ------------------------------------------------------------------ operations
     async def perform(self, operation: Any) -> tuple[Goal, dict[str, Any]]:
-        """Run one operation coroutine (returning ``(goal, body)``) and adopt its goal; for action dispatch."""
+        """Run one operation coroutine (returning ``(goal, body)``) and adopt its goal; for action
+        dispatch."""
         goal, body = await operation
         self.goal = goal
         await self._after_change()
@@ -300,7 +306,8 @@ class GoalActor(Actor):
 
     # ------------------------------------------------------------------ live work
     async def _after_change(self) -> None:
-        """Start the active run if it should run and does not exist yet, then re-arm the live work."""
+        """Start the active run if it should run and does not exist yet, then re-arm the
+        live work."""
         goal = self.goal
         if not goal.terminal and goal.status != "paused" and goal.active_run_id is not None:
             try:
@@ -324,7 +331,13 @@ class GoalActor(Actor):
         deadline = goal.policy.deadline_at_ms
         armed = deadline is not None and not goal.deadline_passed
         work = _Work(
-            trio.CancelScope(deadline=self.rt.clock.to_trio_time(deadline) if armed else math.inf)
+            trio.CancelScope(
+                deadline=(
+                    self.rt.clock.to_trio_time(deadline)
+                    if deadline is not None and armed
+                    else math.inf
+                )
+            )
         )
         self._work = work
         self.nursery.start_soon(self._live, work, goal)

@@ -92,7 +92,8 @@ def contract_problems(
 def enforce_content_policy(
     artifact: Mapping[str, Any] | None, workspace: Path, *, field: str = "artifact"
 ) -> None:
-    """A ``content_path`` must be a regular file inside the workspace matching its digest (422 otherwise)."""
+    """A ``content_path`` must be a regular file inside the workspace matching its digest (422
+    otherwise)."""
     if artifact is None or artifact.get("content_path") is None:
         return
     raw = str(artifact["content_path"])

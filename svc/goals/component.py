@@ -17,7 +17,7 @@ class GoalsComponent(Component):
 
     async def setup(self, engine: Engine) -> None:
         engine.goals = GoalService(engine, event_retention=engine.settings.goal_event_retention)
-        for tool in goal_tools():
+        for tool in goal_tools(engine.goals):
             engine.tools.register(tool, replace=True)
 
     def install(self, engine: Engine) -> None:

@@ -227,7 +227,8 @@ def _started_by(goal: Goal) -> str | None:
 
 
 async def launch_failed(rt: GoalRuntime, goal: Goal, run_id: str, error: str) -> Goal:
-    """The active run could not be created: pause the goal for review (resuming retries the launch)."""
+    """The active run could not be created: pause the goal for review (resuming retries the
+    launch)."""
     paused = rt.stamp(goal, status="paused", status_reason="run_launch_failed")
     await rt.commit(
         Commit(

@@ -47,7 +47,8 @@ class Reference:
 async def current_definitions(
     spec: Orchestration, workflows: Workflows
 ) -> dict[str, WorkflowDefinition]:
-    """The current definition of each automation the spec names, when it exists in the spec's tenant."""
+    """The current definition of each automation the spec names, when it exists in the spec's
+    tenant."""
     found: dict[str, WorkflowDefinition] = {}
     for node in spec.workflow_nodes():
         automation_id = node.automation_id or ""
@@ -110,7 +111,8 @@ def reference_issues(refs: list[Reference]) -> list[Issue]:
 def refreshed(
     spec: Orchestration, definitions: dict[str, WorkflowDefinition]
 ) -> tuple[Orchestration, list[str]]:
-    """The spec with every existing workflow pinned to its current hash, and the node ids that changed."""
+    """The spec with every existing workflow pinned to its current hash, and the node ids that
+    changed."""
     changed: list[str] = []
     nodes = []
     for node in spec.nodes:

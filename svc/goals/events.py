@@ -31,7 +31,7 @@ import trio
 from ..events import KEEPALIVE, json_frame
 
 if TYPE_CHECKING:
-    from .repository import GoalRepository
+    from .event_repository import GoalEventRepository
 
 SCHEMA_VERSION = 1
 EVENT_SOURCE = "stateful_runtime"
@@ -112,7 +112,7 @@ class GoalEventFeed:
     between its read and its wait.
     """
 
-    def __init__(self, repo: GoalRepository, now_ms: Any) -> None:
+    def __init__(self, repo: GoalEventRepository, now_ms: Any) -> None:
         self._repo = repo
         self._now_ms = now_ms
         self._changed = trio.Event()
@@ -138,7 +138,8 @@ class GoalEventFeed:
     async def frames(
         self, goal_id: str, *, after: int, keepalive: float = KEEPALIVE_SECONDS
     ) -> AsyncIterator[bytes]:
-        """SSE bytes: a ``ready`` frame, every event after ``after``, then live events and keep-alives.
+        """SSE bytes: a ``ready`` frame, every event after ``after``, then live events and
+        keep-alives.
 
         Frames are ``id: <cursor>`` / ``event: <event_type>`` / ``data: {"cursor", "event"}``.
         """

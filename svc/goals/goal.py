@@ -256,7 +256,8 @@ class RunLink:
 
     @classmethod
     def from_store(cls, data: Mapping[str, Any]) -> RunLink:
-        return cls(**{f.name: data.get(f.name) for f in attrs.fields(cls)})
+        values: dict[str, Any] = {f.name: data.get(f.name) for f in attrs.fields(cls)}
+        return cls(**values)
 
 
 @attrs.frozen

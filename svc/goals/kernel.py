@@ -7,7 +7,7 @@ durable event in one transaction. See :mod:`svc.goals.transitions` for the check
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 import attrs
 
@@ -95,7 +95,8 @@ def _committed_body(
 async def transition(
     rt: GoalRuntime, goal: Goal, pinned: PinnedVersion, caller: Caller, request: TransitionRequest
 ) -> tuple[Goal, dict[str, Any]]:
-    """Emit a named transition. Returns the goal and the body (``outcome`` committed or pending_approval)."""
+    """Emit a named transition. Returns the goal and the body (``outcome`` committed or
+    pending_approval)."""
     check_goal_open(goal)
     caller.require_goal_owner(owner_id_of(goal.started_by))
     key = request.idempotency_key
@@ -376,7 +377,8 @@ async def complete(
 async def decide_handoff(
     rt: GoalRuntime, goal: Goal, caller: Caller, handoff_id: str, decision: Any, reason: str | None
 ) -> tuple[Goal, dict[str, Any]]:
-    """Approve or reject a pending handoff; the goal stays waiting until the transition is retried."""
+    """Approve or reject a pending handoff; the goal stays waiting until the transition is
+    retried."""
     caller.require_authority(APPROVE)
     if decision not in ("approve", "reject"):
         raise InvalidGoalRequest("`decision` must be approve or reject", field="decision")
@@ -386,7 +388,7 @@ async def decide_handoff(
     if handoff is None:
         raise HandoffNotFound(f"handoff {handoff_id!r} not found on goal {goal.goal_id!r}")
     approved = decision == "approve"
-    wanted = "approved" if approved else "rejected"
+    wanted: Literal["approved", "rejected"] = "approved" if approved else "rejected"
     if handoff.status == wanted:
         return goal, {"handoff": handoff.to_wire()}
     if handoff.status != "pending_approval":

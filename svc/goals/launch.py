@@ -24,7 +24,8 @@ log = logging.getLogger("svc.goals")
 
 
 def run_context(goal: Goal, link: RunLink, artifact: Any, waits: list[Wait]) -> dict[str, Any]:
-    """What every node of the run sees as extra input: the goal, the incoming artifact, the wait's resolution."""
+    """What every node of the run sees as extra input: the goal, the incoming artifact, the wait's
+    resolution."""
     context: dict[str, Any] = {
         "goal_id": goal.goal_id,
         "objective": goal.objective,

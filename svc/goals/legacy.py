@@ -20,11 +20,13 @@ import hashlib
 import json
 from collections.abc import Collection
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from ..store import Store, Tx, dumps
+if TYPE_CHECKING:
+    from .legacy_repository import LegacyHandoffRepository
+
 
 LEGACY_DIR = Path("shared") / "handoffs"
 SOURCE_KIND = "legacy_workspace_handoffs"
@@ -59,7 +61,10 @@ class LegacyReport:
 def scan(
     root: Path, known_automations: Collection[str]
 ) -> tuple[list[Envelope], list[Quarantined], int]:
-    """Every ``*.json`` under ``root`` (sorted), validated: the envelopes, the quarantined files, the file count."""
+    """Every ``*.json`` under ``root`` (sorted), validated.
+
+    Returns the envelopes, the quarantined files and the number of files.
+    """
     if not root.is_dir():
         return [], [], 0
     files = sorted(p for p in root.rglob("*.json") if p.is_file())
@@ -127,7 +132,10 @@ def _problem(data: Any, known: Collection[str]) -> str | None:
             "invalid legacy handoff: `content_path` must be relative and stay inside the workspace"
         )
     if data["source_automation_id"] not in known and data["target_automation_id"] not in known:
-        return "foreign legacy handoff: neither its source nor its target automation is known to this runtime"
+        return (
+            "foreign legacy handoff: neither its source nor its target automation is known "
+            "to this runtime"
+        )
     return None
 
 
@@ -138,97 +146,20 @@ def _canonical_digest(record: dict[str, Any]) -> str:
 
 
 async def import_legacy_handoffs(
-    db: Store, workspace: Path, known_automations: Collection[str], now_ms: int
+    repo: LegacyHandoffRepository, workspace: Path, known_automations: Collection[str], now_ms: int
 ) -> LegacyReport:
     """Scan ``<workspace>/shared/handoffs`` and upsert what it holds, all in one transaction."""
     root = workspace / LEGACY_DIR
     envelopes, quarantined, files = scan(root, known_automations)
     if not files:
         return LegacyReport()
-
-    def q(tx: Tx) -> None:
-        for envelope in envelopes:
-            tx.execute(
-                "INSERT INTO goal_legacy_handoffs(handoff_id, source_path, source_digest, status, record, "
-                "imported_at_ms) VALUES (?,?,?,?,?,?) ON CONFLICT(handoff_id) DO UPDATE SET "
-                "source_path=excluded.source_path, source_digest=excluded.source_digest, status=excluded.status, "
-                "record=excluded.record, imported_at_ms=excluded.imported_at_ms "
-                "WHERE goal_legacy_handoffs.source_digest != excluded.source_digest "
-                "OR goal_legacy_handoffs.status != excluded.status",
-                (
-                    envelope.handoff_id,
-                    envelope.source_path,
-                    envelope.source_digest,
-                    envelope.status,
-                    dumps(envelope.record),
-                    now_ms,
-                ),
-            )
-            tx.execute(
-                "DELETE FROM goal_legacy_quarantine WHERE source_path=?", (envelope.source_path,)
-            )
-        for item in quarantined:
-            tx.execute(
-                "INSERT INTO goal_legacy_quarantine(source_path, source_digest, error, quarantined_at_ms) "
-                "VALUES (?,?,?,?) ON CONFLICT(source_path) DO UPDATE SET source_digest=excluded.source_digest, "
-                "error=excluded.error, quarantined_at_ms=excluded.quarantined_at_ms "
-                "WHERE goal_legacy_quarantine.source_digest IS NOT excluded.source_digest "
-                "OR goal_legacy_quarantine.error != excluded.error",
-                (item.source_path, item.source_digest, item.error, now_ms),
-            )
-        tx.execute(
-            "INSERT INTO goal_migration_sources(source_kind, source_path, record_count, imported_at_ms) "
-            "VALUES (?,?,?,?) ON CONFLICT(source_kind, source_path) DO UPDATE SET "
-            "record_count=excluded.record_count, imported_at_ms=excluded.imported_at_ms",
-            (SOURCE_KIND, str(root), len(envelopes), now_ms),
-        )
-
-    await db.write(q)
+    await repo.save_import(SOURCE_KIND, str(root), envelopes, quarantined, now_ms)
     return LegacyReport(handoffs=len(envelopes), quarantined_handoffs=len(quarantined), files=files)
-
-
-async def legacy_handoffs(db: Store) -> list[dict[str, Any]]:
-    def q(tx: Tx) -> list[dict[str, Any]]:
-        return [
-            {
-                "handoff_id": row[0],
-                "source_path": row[1],
-                "status": row[2],
-                "envelope": json.loads(row[3]),
-                "imported_at_ms": row[4],
-            }
-            for row in tx.execute(
-                "SELECT handoff_id, source_path, status, record, imported_at_ms FROM goal_legacy_handoffs "
-                "ORDER BY handoff_id"
-            )
-        ]
-
-    return await db.read(q)
-
-
-async def quarantine(db: Store) -> list[dict[str, Any]]:
-    def q(tx: Tx) -> list[dict[str, Any]]:
-        return [
-            {
-                "source_path": row[0],
-                "source_digest": row[1],
-                "error": row[2],
-                "quarantined_at_ms": row[3],
-            }
-            for row in tx.execute(
-                "SELECT source_path, source_digest, error, quarantined_at_ms "
-                "FROM goal_legacy_quarantine ORDER BY source_path"
-            )
-        ]
-
-    return await db.read(q)
 
 
 __all__ = [
     "LEGACY_DIR",
     "LegacyReport",
     "import_legacy_handoffs",
-    "legacy_handoffs",
-    "quarantine",
     "scan",
 ]

@@ -39,7 +39,8 @@ class Position:
 class ArtifactContract:
     artifact_type: str
     schema: Any = None
-    """A JSON-schema subset (``type``, ``required``, nested ``properties``) applied to inline values."""
+    """A JSON-schema subset (``type``, ``required``, nested ``properties``) applied to inline
+    values."""
     required: bool = False
 
 
@@ -78,7 +79,8 @@ class Node:
     accepts_artifact_types: list[str] = attrs.field(factory=list)
     emits_artifact_types: list[str] = attrs.field(factory=list)
     wait: dict[str, Any] | None = None
-    """Wait nodes: their wait spec. Workflow nodes: an optional gate their run waits on before it starts."""
+    """Wait nodes: their wait spec. Workflow nodes: an optional gate their run waits on before it
+    starts."""
     # terminal nodes
     outcome: TerminalOutcome | None = None
     final_artifact_type: str | None = None
@@ -243,7 +245,8 @@ class SpecBody:
 
 
 def parse_spec(data: Any) -> SpecBody:
-    """Structure a create/update body; errors are 400 ``invalid_orchestration_request`` naming the field."""
+    """Structure a create/update body; errors are 400 ``invalid_orchestration_request`` naming the
+    field."""
     if isinstance(data, Mapping):
         data = {k: v for k, v in data.items() if k not in _SERVER_FIELDS}
     try:

@@ -36,13 +36,13 @@ async def build_projection(
     cursor: int | None,
     limit: int = DEFAULT_LIMIT,
 ) -> dict[str, Any]:
-    retained_from, live_cursor = await rt.repo.event_bounds(goal.goal_id)
+    retained_from, live_cursor = await rt.event_repo.event_bounds(goal.goal_id)
     if cursor is not None and live_cursor > 0 and cursor < retained_from:
         raise ProjectionCursorNotRetained(
             f"cursor {cursor} is older than the oldest retained goal event ({retained_from})",
             retained_from_cursor=retained_from,
         )
-    window = await rt.repo.events_window(goal.goal_id, cursor, limit)
+    window = await rt.event_repo.events_window(goal.goal_id, cursor, limit)
     if cursor is None:
         mode = "live"
         state_goal = goal
@@ -315,7 +315,8 @@ def action_descriptors(
     *,
     read_only: bool = False,
 ) -> list[dict[str, Any]]:
-    """What the caller may do to the goal now; each action is listed enabled or with a disabled reason."""
+    """What the caller may do to the goal now; each action is listed enabled or with a disabled
+    reason."""
     owner = caller.owns(owner_id_of(goal.started_by))
 
     def gate(reason: str | None, *, authorized: bool = True) -> tuple[bool, str | None]:

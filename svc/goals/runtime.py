@@ -9,8 +9,11 @@ import attrs
 
 from ..clock import Clock
 from ..events import EventLog
+from .event_repository import GoalEventRepository
 from .events import GoalEvent, GoalEventFeed
+from .orchestration_repository import OrchestrationRepository
 from .repository import Commit, GoalRepository
+from .request_repository import RequestLedger
 from .workflows import Workflows
 
 if TYPE_CHECKING:
@@ -20,7 +23,10 @@ if TYPE_CHECKING:
 
 @attrs.frozen
 class PinnedVersion:
-    """The orchestration version a goal runs, with the workflow definitions frozen at its publication."""
+    """The orchestration version a goal runs.
+
+    With the workflow definitions frozen at its publication.
+    """
 
     spec: Orchestration
     snapshots: Mapping[str, Mapping[str, Any]]
@@ -29,6 +35,9 @@ class PinnedVersion:
 @attrs.define(eq=False)
 class GoalRuntime:
     repo: GoalRepository
+    orchestration_repo: OrchestrationRepository
+    event_repo: GoalEventRepository
+    ledger: RequestLedger
     workflows: Workflows
     clock: Clock
     feed: GoalEventFeed
@@ -39,7 +48,10 @@ class GoalRuntime:
         return self.clock.now_ms()
 
     def stamp(self, goal: Goal, **changes: Any) -> Goal:
-        """``goal`` with ``changes`` and a fresh ``updated_at_ms`` (strictly increasing: it is a concurrency token)."""
+        """``goal`` with ``changes`` and a fresh ``updated_at_ms``.
+
+        Strictly increasing: it is a concurrency token.
+        """
         return attrs.evolve(goal, updated_at_ms=max(self.now(), goal.updated_at_ms + 1), **changes)
 
     async def commit(self, change: Commit) -> list[GoalEvent]:
@@ -60,7 +72,7 @@ class GoalRuntime:
         )
 
     async def pinned_version(self, goal: Goal) -> PinnedVersion | None:
-        stored = await self.repo.orchestration(
+        stored = await self.orchestration_repo.orchestration(
             goal.tenant_context, goal.orchestration_id, goal.orchestration_version
         )
         if stored is None:

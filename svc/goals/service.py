@@ -1,4 +1,6 @@
-"""The goals facade, ``engine.goals``: orchestrations, goal start, mutations routed to goal actors, read models.
+"""The goals facade, ``engine.goals``.
+
+Orchestrations, goal start, mutations routed to goal actors, read models.
 
 Reads go straight to the store (filtered by the caller's tenant, so another tenant's
 goal is a 404). Starting a goal commits it here (it has no actor yet); every later
@@ -8,95 +10,48 @@ rehydrated from the store after a restart.
 
 from __future__ import annotations
 
-import json
 import logging
-from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
-import attrs
+from actors import ActorDead, ActorError, ActorNotFound
 
-from actors import ActorDead, ActorError, ActorNotFound, ActorRef
-
-from ..convert import structure
-from ..entities import Entities, EntityKind
-from ..errors import Busy, ValidationFailed
-from .errors import (
-    GoalNotFound,
-    GoalStateConflict,
-    GoalTerminal,
-    InvalidGoalRequest,
-    OrchestrationNotFound,
-)
-from .events import STARTED, WAIT_CREATED, GoalEventFeed, NewEvent, events_page_wire
-from .ids import GOAL_PREFIX, goal_id_for, root_run_id_for
-from .legacy import LegacyReport, import_legacy_handoffs, legacy_handoffs, quarantine
-from .repository import Commit, GoalExists, GoalRepository
+from ..entities import Ask, Entities, EntityKind
+from ..errors import Busy
+from .errors import GoalNotFound, GoalTerminal, InvalidGoalRequest, OrchestrationNotFound
+from .event_repository import GoalEventRepository
+from .events import GoalEventFeed, events_page_wire
+from .ids import GOAL_PREFIX
+from .legacy import LegacyReport, import_legacy_handoffs
+from .legacy_repository import LegacyHandoffRepository
+from .orchestration_repository import OrchestrationRepository
+from .repository import GoalRepository
+from .request_repository import RequestLedger
 from .runtime import GoalRuntime
 from .versions import Orchestrations
 from .workflows import Workflows
 
-# The goal actor, its kernel, read models, projections and records of goal rows are
-# imported on first use: start-up on a fresh store reads no goal and runs no goal
-# operation (docs/architecture.md, "Start-up budget").
+# The goal actor, its kernel, request bodies, read models, projections and records of
+# goal rows are imported on first use: start-up on a fresh store reads no goal and runs
+# no goal operation (docs/architecture.md, "Start-up budget").
 
 if TYPE_CHECKING:
     from actors import ActorRef
 
     from ..engine import Engine
-    from .actor import GoalActor
+    from .actor import GoalActor, Reply
     from .events import GoalEvent
     from .goal import Goal, RunLink
-    from .repository import StoredOrchestration
+    from .requests import CompletionBody, StartGoal, TransitionBody
     from .runtime import PinnedVersion
     from .tenancy import Caller
     from .workflows import WorkflowRun
 
 log = logging.getLogger("svc.goals")
 
+R = TypeVar("R")
+
 ASK_TIMEOUT = 60.0
-ASK_ATTEMPTS = 5
-MAX_KEY_BYTES = 256
-MAX_METADATA_BYTES = 16 * 1024
-
-
-# ---------------------------------------------------------------------- request bodies
-@attrs.frozen
-class StartGoal:
-    orchestration_id: str
-    objective: str
-    idempotency_key: str
-    orchestration_version: int | None = None
-    metadata: Any = None
-
-
-@attrs.frozen
-class TransitionBody:
-    transition_key: str
-    idempotency_key: str
-    artifact: Any = None
-
-
-@attrs.frozen
-class CompletionBody:
-    transition_key: str | None = None
-    final_artifact: Any = None
-
-
-def _parse(cls: type, data: Any) -> Any:
-    try:
-        return structure(cls, data)
-    except ValidationFailed as exc:
-        raise InvalidGoalRequest(exc.message, field=exc.extra.get("field")) from None
-
-
-def _key(value: str, field: str = "idempotency_key") -> str:
-    key = value.strip()
-    if not key:
-        raise InvalidGoalRequest(f"`{field}` must not be blank", field=field)
-    if len(key.encode()) > MAX_KEY_BYTES:
-        raise InvalidGoalRequest(f"`{field}` exceeds {MAX_KEY_BYTES} bytes", field=field)
-    return key
 
 
 class GoalService:
@@ -104,11 +59,23 @@ class GoalService:
         self._engine = engine
         self.repo = GoalRepository(engine.store, event_retention=event_retention)
         self.workflows = Workflows(engine)
-        self.feed = GoalEventFeed(self.repo, engine.clock.now_ms)
-        self.rt = GoalRuntime(self.repo, self.workflows, engine.clock, self.feed, engine.events)
+        event_repo = GoalEventRepository(engine.store)
+        orchestration_repo = OrchestrationRepository(engine.store)
+        self.feed = GoalEventFeed(event_repo, engine.clock.now_ms)
+        self.rt = GoalRuntime(
+            repo=self.repo,
+            orchestration_repo=orchestration_repo,
+            event_repo=event_repo,
+            ledger=RequestLedger(engine.store),
+            workflows=self.workflows,
+            clock=engine.clock,
+            feed=self.feed,
+            events_log=engine.events,
+        )
+        self._legacy = LegacyHandoffRepository(engine.store)
         self.legacy_report = LegacyReport()
         self.orchestrations = Orchestrations(
-            self.repo, self.workflows, engine.clock, self.rt.publish_bus
+            orchestration_repo, self.workflows, engine.clock, self.rt.publish_bus
         )
 
     # ------------------------------------------------------------------ lifecycle
@@ -157,7 +124,7 @@ class GoalService:
     async def import_legacy(self) -> LegacyReport:
         """Import ``<workspace>/shared/handoffs`` envelopes (idempotent; every start-up)."""
         report = await import_legacy_handoffs(
-            self._engine.store, self.workspace, self.workflows.known_automation_ids(), self.rt.now()
+            self._legacy, self.workspace, self.workflows.known_automation_ids(), self.rt.now()
         )
         self.legacy_report = report
         if report.files:
@@ -167,8 +134,8 @@ class GoalService:
         return report
 
     async def legacy(self) -> dict[str, Any]:
-        handoffs = await legacy_handoffs(self._engine.store)
-        quarantined = await quarantine(self._engine.store)
+        handoffs = await self._legacy.handoffs()
+        quarantined = await self._legacy.quarantine()
         return {
             "handoffs": handoffs,
             "count": len(handoffs),
@@ -187,178 +154,28 @@ class GoalService:
     # ------------------------------------------------------------------ start
     async def start(self, caller: Caller, body: StartGoal) -> dict[str, Any]:
         """Start a goal at its orchestration's root node; the same key again replays it."""
-        from .goal import Goal, RunLink
-        from .orchestration import normalize_metadata
-        from .waits import gate_wait
+        from .start import start_goal
 
-        key = _key(body.idempotency_key)
-        if not body.objective.strip():
-            raise InvalidGoalRequest("`objective` must not be blank", field="objective")
-        metadata = normalize_metadata(body.metadata) or {}
-        metadata["started_by"] = caller.principal.ref()
-        if (
-            len(json.dumps(metadata, separators=(",", ":"), default=str).encode())
-            > MAX_METADATA_BYTES
-        ):
-            raise InvalidGoalRequest(
-                f"`metadata` exceeds {MAX_METADATA_BYTES} bytes", field="metadata"
-            )
-        stored = await self._version_to_start(
-            caller, body.orchestration_id, body.orchestration_version
-        )
-        spec = stored.spec
-        goal_id = goal_id_for(f"{caller.tenant.scope}:{spec.orchestration_id}", key)
-        root_run_id = root_run_id_for(goal_id, key)
-        existing = await self.repo.goal(goal_id, caller.tenant)
-        if existing is not None:
-            return self._replay(existing, spec.version, root_run_id)
-        root = spec.node(spec.root_node_id)
-        if root is None or not root.is_workflow:
-            raise InvalidGoalRequest(
-                "the orchestration's root node is not a workflow node", field="orchestration_id"
-            )
-        if (stored.snapshots or {}).get(
-            root.automation_id or ""
-        ) is None or await self.workflows.definition(root.automation_id or "") is None:
-            raise InvalidGoalRequest(
-                f"root workflow automation {root.automation_id!r} no longer exists",
-                field="orchestration_id",
-            )
-        now = self.rt.now()
-        goal = Goal(
-            goal_id=goal_id,
-            orchestration_id=spec.orchestration_id,
-            orchestration_version=spec.version,
-            objective=body.objective,
-            status="active",
-            tenant_context=caller.tenant,
-            policy=spec.goal_policy,
-            idempotency_key=key,
-            created_at_ms=now,
-            updated_at_ms=now,
-            active_run_id=root_run_id,
-            current_node_id=root.node_id,
-            metadata={**metadata, "orchestration_snapshot": spec.to_wire()},
-        )
-        link = RunLink(
-            goal_id=goal_id,
-            run_id=root_run_id,
-            orchestration_node_id=root.node_id,
-            orchestration_version=spec.version,
-            hop_index=0,
-            created_at_ms=now,
-        )
-        gate = gate_wait(goal, root, root_run_id, now, {})
-        events = [
-            NewEvent(
-                event_id=f"goal:{goal_id}:{STARTED}:{now}",
-                event_type=STARTED,
-                actor=caller.principal.ref(),
-                payload={
-                    "goal_id": goal_id,
-                    "orchestration_id": spec.orchestration_id,
-                    "orchestration_version": spec.version,
-                    "root_run_id": root_run_id,
-                    "root_node_id": root.node_id,
-                    "objective": body.objective,
-                },
-            )
-        ]
-        if gate is not None:
-            events.append(
-                NewEvent(
-                    event_id=f"{gate.wait_id}:created",
-                    event_type=WAIT_CREATED,
-                    run_id=root_run_id,
-                    payload={
-                        "goal_id": goal_id,
-                        "wait_id": gate.wait_id,
-                        "wait_kind": gate.wait_kind,
-                        "run_id": root_run_id,
-                    },
-                )
-            )
-        try:
-            await self.rt.commit(
-                Commit(
-                    goal=goal,
-                    insert_goal=True,
-                    links=(link,),
-                    waits=(gate,) if gate else (),
-                    events=tuple(events),
-                )
-            )
-        except GoalExists:
-            # The same start raced itself: the first one won; answer like a replay.
-            raced = await self.repo.goal(goal_id, caller.tenant)
-            assert raced is not None
-            return self._replay(raced, spec.version, root_run_id)
-        self.rt.bus(
-            goal,
-            "orchestration.goal.started",
-            {
-                "orchestrationID": spec.orchestration_id,
-                "orchestrationVersion": spec.version,
-                "rootRunID": root_run_id,
-            },
-        )
-        # The actor starts the root run as it activates (unless a wait holds it).
-        await self._ref(goal_id)
-        started = await self.repo.goal(goal_id) or goal
-        return {"goal": started.to_wire(), "root_run_id": root_run_id, "replayed": False}
-
-    def _replay(self, goal: Goal, version: int, root_run_id: str) -> dict[str, Any]:
-        if goal.orchestration_version != version:
-            raise GoalStateConflict(
-                f"idempotency key is already bound to orchestration {goal.orchestration_id} version "
-                f"{goal.orchestration_version}",
-                goal_id=goal.goal_id,
-            )
-        return {"goal": goal.to_wire(), "root_run_id": root_run_id, "replayed": True}
-
-    async def _version_to_start(
-        self, caller: Caller, orchestration_id: str, version: int | None
-    ) -> StoredOrchestration:
-        if version is not None:
-            if version < 1:
-                raise InvalidGoalRequest(
-                    "`orchestration_version` must be a published version (1 or more)",
-                    field="orchestration_version",
-                )
-            stored = await self.repo.orchestration(caller.tenant, orchestration_id, version)
-            if stored is None:
-                raise OrchestrationNotFound(
-                    f"orchestration {orchestration_id!r} version {version} not found"
-                )
-            return stored
-        stored = await self.repo.latest_published(caller.tenant, orchestration_id)
-        if stored is not None:
-            return stored
-        if await self.repo.orchestration(caller.tenant, orchestration_id, 0) is not None:
-            raise InvalidGoalRequest(
-                "orchestration has no published version", field="orchestration_id"
-            )
-        raise OrchestrationNotFound(f"orchestration {orchestration_id!r} not found")
+        return await start_goal(self.rt, caller, body, self._ref)
 
     # ------------------------------------------------------------------ mutations
-    async def transition(
-        self, caller: Caller, goal_id: str, body: TransitionBody
-    ) -> dict[str, Any]:
+    async def transition(self, caller: Caller, goal_id: str, body: TransitionBody) -> Reply:
         from .actor import Transition
         from .artifacts import enforce_content_policy, parse_artifact
         from .kernel import TransitionRequest
+        from .requests import check_key
 
         goal = await self._open_goal(caller, goal_id, "emit transitions")
         artifact = parse_artifact(body.artifact) if body.artifact is not None else None
         enforce_content_policy(artifact, self.workspace)
         request = TransitionRequest(
             transition_key=body.transition_key,
-            idempotency_key=_key(body.idempotency_key),
+            idempotency_key=check_key(body.idempotency_key),
             artifact=artifact,
         )
         return await self._ask(goal.goal_id, Transition(caller, request))
 
-    async def complete(self, caller: Caller, goal_id: str, body: CompletionBody) -> dict[str, Any]:
+    async def complete(self, caller: Caller, goal_id: str, body: CompletionBody) -> Reply:
         from .actor import Complete
         from .artifacts import enforce_content_policy, parse_artifact
         from .kernel import CompletionRequest
@@ -375,25 +192,19 @@ class GoalService:
         )
         return await self._ask(goal.goal_id, Complete(caller, request))
 
-    async def pause(
-        self, caller: Caller, goal_id: str, reason: str | None = None
-    ) -> dict[str, Any]:
+    async def pause(self, caller: Caller, goal_id: str, reason: str | None = None) -> Reply:
         from .actor import Pause
 
         await self.goal(caller, goal_id)
         return await self._ask(goal_id, Pause(caller, reason or "operator pause"))
 
-    async def resume(
-        self, caller: Caller, goal_id: str, reason: str | None = None
-    ) -> dict[str, Any]:
+    async def resume(self, caller: Caller, goal_id: str, reason: str | None = None) -> Reply:
         from .actor import Resume
 
         await self.goal(caller, goal_id)
         return await self._ask(goal_id, Resume(caller, reason or "operator resume"))
 
-    async def cancel(
-        self, caller: Caller, goal_id: str, reason: str | None = None
-    ) -> dict[str, Any]:
+    async def cancel(self, caller: Caller, goal_id: str, reason: str | None = None) -> Reply:
         from .actor import Cancel
 
         await self.goal(caller, goal_id)
@@ -406,7 +217,7 @@ class GoalService:
         handoff_id: str,
         decision: Any,
         reason: str | None = None,
-    ) -> dict[str, Any]:
+    ) -> Reply:
         from .actor import DecideHandoff
 
         await self.goal(caller, goal_id)
@@ -414,7 +225,7 @@ class GoalService:
 
     async def resolve_wait(
         self, caller: Caller, goal_id: str, wait_id: str, idempotency_key: Any, payload: Any
-    ) -> dict[str, Any]:
+    ) -> Reply:
         from .actor import ResolveWait
         from .waits import check_resolution_input
 
@@ -424,7 +235,7 @@ class GoalService:
 
     async def dispatch_action(
         self, caller: Caller, goal_id: str, action_id: str, body: Any
-    ) -> dict[str, Any]:
+    ) -> Reply:
         from .actor import DispatchAction
 
         await self.goal(caller, goal_id)
@@ -442,7 +253,7 @@ class GoalService:
     async def _ref(self, goal_id: str) -> ActorRef:
         return await self.entities.ref(GOAL_PREFIX, goal_id)
 
-    async def _ask(self, goal_id: str, message: Any) -> Any:
+    async def _ask(self, goal_id: str, message: Ask[R]) -> R:
         # A goal's actor stops once its goal has ended and the requests queued by then are
         # answered; a message that arrives later goes to the next incarnation (the gateway
         # retries it there), and one that still cannot be delivered is a retryable busy.
@@ -458,7 +269,7 @@ class GoalService:
             raise GoalNotFound(f"goal {goal_id!r} not found")
         return goal
 
-    async def list(
+    async def list_goals(
         self,
         caller: Caller,
         *,
@@ -501,7 +312,8 @@ class GoalService:
         pinned = await self.rt.pinned_version(goal)
         if pinned is None:
             raise OrchestrationNotFound(
-                f"orchestration {goal.orchestration_id!r} version {goal.orchestration_version} not found"
+                f"orchestration {goal.orchestration_id!r} version "
+                f"{goal.orchestration_version} not found"
             )
         return pinned
 
@@ -604,32 +416,4 @@ class GoalService:
         return await self.feed.page(goal_id, after=cursor, limit=limit)
 
 
-def parse_start(data: Any) -> StartGoal:
-    return _parse(StartGoal, data)  # type: ignore[no-any-return]
-
-
-def parse_transition(data: Any) -> TransitionBody:
-    return _parse(TransitionBody, data)  # type: ignore[no-any-return]
-
-
-def parse_completion(data: Any) -> CompletionBody:
-    return _parse(CompletionBody, data if data is not None else {})  # type: ignore[no-any-return]
-
-
-def reason_of(data: Mapping[str, Any] | None) -> str | None:
-    value = (data or {}).get("reason")
-    if value is not None and not isinstance(value, str):
-        raise InvalidGoalRequest("`reason` must be a string", field="reason")
-    return value.strip() if value and value.strip() else None
-
-
-__all__ = [
-    "CompletionBody",
-    "GoalService",
-    "StartGoal",
-    "TransitionBody",
-    "parse_completion",
-    "parse_start",
-    "parse_transition",
-    "reason_of",
-]
+__all__ = ["GoalService"]

@@ -69,7 +69,7 @@ class TenantContext:
         org = str(data.get("org_id") or LOCAL)
         workspace = str(data.get("workspace_id") or LOCAL)
         deployment = data.get("deployment_id") or None
-        source = (
+        source: Literal["local_implicit", "explicit"] = (
             "local_implicit" if (org, workspace, deployment) == (LOCAL, LOCAL, None) else "explicit"
         )
         return cls(org, workspace, deployment, source)
@@ -122,7 +122,8 @@ class Caller:
         return True
 
     def has_authority(self, capability: str) -> bool:
-        """Decide handoffs (``orchestration.approve``) or resolve waits (``orchestration.resolve_wait``)."""
+        """Decide handoffs (``orchestration.approve``) or resolve waits
+        (``orchestration.resolve_wait``)."""
         principal = self.principal
         if principal.is_agent:
             return False

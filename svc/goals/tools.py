@@ -2,11 +2,10 @@
 
 ``orchestration_create_draft``, ``orchestration_validate``, ``orchestration_publish``,
 ``goal_start``, ``goal_get``, ``goal_cancel``, ``handoff_emit``, ``handoff_approve``,
-``wait_inspect`` and ``wait_resolve``. Each runs in a tenant (the local one unless the
-tool context carries ``metadata["tenant_context"]``) as a principal: the operator when a
-human calls the tool directly (``POST /tool/execute``, the CLI), the agent when a model
-calls it inside a session run. Owner checks apply as for HTTP; deciding handoffs and
-resolving waits need human authority, so agents are refused (fail closed).
+``wait_inspect`` and ``wait_resolve``, each holding the goal service it was registered
+with (:mod:`.tool_base` says as whom they act). Owner checks apply as for HTTP;
+deciding handoffs and resolving waits need human authority, so agents are refused (fail
+closed).
 
 Mutating tools that create something take an ``idempotency_key``: a retry with the same
 arguments returns the stored answer; the same key with other arguments is refused.
@@ -15,28 +14,19 @@ The result's output is pretty-printed JSON and its metadata the same JSON.
 
 from __future__ import annotations
 
-import json
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from ..errors import SvcError
-from ..tools import Tool, ToolCapabilities, ToolContext, ToolFailed, ToolResult
-from .errors import GoalForbidden, GoalTerminal
-from .ids import digest, draft_id_for
-from .service import StartGoal, TransitionBody
+from ..tools import Tool, ToolCapabilities
+from .errors import GoalTerminal
+from .ids import draft_id_for
+from .tool_base import KEY_SCHEMA, GoalTool, object_schema, once
 from .versions import spec_response
-
-# Registration needs only names, descriptions and schemas: what the tools parse and
-# check (specs, tenants and principals) is imported on first call (docs/architecture.md,
-# "Start-up budget").
 
 if TYPE_CHECKING:
     from .service import GoalService
     from .tenancy import Caller
 
-IN_FLIGHT_MS = 30_000
-
-_KEY = {"type": "string", "minLength": 1, "maxLength": 256, "description": "Makes retries safe."}
 _ARTIFACT = {
     "type": "object",
     "description": "{artifact_type, value | content_path + content_digest}",
@@ -50,105 +40,15 @@ _ARTIFACT = {
 }
 
 
-def _schema(properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
-    return {
-        "type": "object",
-        "properties": properties,
-        "required": required,
-        "additionalProperties": False,
-    }
-
-
-def caller_of(ctx: ToolContext) -> Caller:
-    """The tenant and principal a tool call acts as."""
-    from .tenancy import LOCAL_OPERATOR, Caller, Principal, TenantContext
-
-    tenant = TenantContext.from_wire(ctx.metadata.get("tenant_context"))
-    principal = ctx.metadata.get("principal")
-    if isinstance(principal, Principal):
-        return Caller(tenant, principal)
-    if ctx.source in ("session", "automation"):
-        agent = ctx.agent_id or (f"session:{ctx.session_id}" if ctx.session_id else "agent")
-        return Caller(tenant, Principal(agent, kind="agent"))
-    if not tenant.is_local:
-        raise GoalForbidden("tools in a non-local tenant require a verified tenant principal")
-    return Caller(tenant, LOCAL_OPERATOR)
-
-
-def _service(ctx: ToolContext) -> GoalService:
-    goals = getattr(ctx.engine, "goals", None)
-    if goals is None:
-        raise ToolFailed("orchestrations and goals need a running engine")
-    return goals  # type: ignore[no-any-return]
-
-
-def _result(value: Mapping[str, Any]) -> ToolResult:
-    return ToolResult(json.dumps(value, indent=2, ensure_ascii=False, default=str), dict(value))
-
-
-async def _once(
-    service: GoalService,
-    caller: Caller,
-    operation: str,
-    args: Mapping[str, Any],
-    run: Callable[[str], Awaitable[dict[str, Any]]],
-) -> dict[str, Any]:
-    """Run ``run(request_digest)`` once per (tenant, tool, idempotency key)."""
-    key = str(args["idempotency_key"]).strip()
-    request_digest = digest(
-        {"tenant": caller.tenant.to_wire(), "args": dict(args), "actor": caller.principal.actor_id}
-    )
-    now = service.rt.now()
-    prior = await service.repo.reserve_request(caller.tenant, operation, key, request_digest, now)
-    if prior is not None:
-        if prior.request_digest != request_digest:
-            raise ToolFailed(
-                f"idempotency key is already bound to a different {operation} request",
-                code="goal_state_conflict",
-            )
-        if prior.completed_at_ms is not None:
-            return prior.response  # type: ignore[no-any-return]
-        if now - prior.created_at_ms < IN_FLIGHT_MS:
-            raise ToolFailed(
-                f"a {operation} request with this idempotency key is still in flight",
-                code="goal_state_conflict",
-            )
-    try:
-        response = await run(request_digest)
-    except BaseException:
-        await service.repo.release_request(caller.tenant, operation, key)
-        raise
-    await service.repo.complete_request(caller.tenant, operation, key, response, service.rt.now())
-    return response
-
-
-class _GoalTool(Tool):
-    capabilities = ToolCapabilities(effects=("goals",))
-
-    async def execute(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
-        service = _service(ctx)
-        try:
-            return _result(await self.run(service, caller_of(ctx), args))
-        except SvcError as exc:
-            raise ToolFailed(
-                exc.message,
-                code=exc.code,
-                **{k: v for k, v in exc.extra.items() if k in ("field", "check", "detail")},
-            ) from None
-
-    async def run(
-        self, service: GoalService, caller: Caller, args: Mapping[str, Any]
-    ) -> dict[str, Any]:
-        raise NotImplementedError
-
-
-class OrchestrationCreateDraft(_GoalTool):
+class OrchestrationCreateDraft(GoalTool):
     name = "orchestration_create_draft"
     description = (
-        "Create an orchestration draft (version 0): workflow, wait and terminal nodes joined by edges "
-        "with transition keys and artifact contracts. Validate and publish it before goals can start."
+        "Create an orchestration draft (version 0): workflow, wait and terminal nodes joined by "
+        "edges "
+        "with transition keys and artifact contracts. Validate and publish it before goals can "
+        "start."
     )
-    input_schema = _schema(
+    input_schema = object_schema(
         {
             "orchestration_id": {"type": "string"},
             "name": {"type": "string"},
@@ -158,7 +58,7 @@ class OrchestrationCreateDraft(_GoalTool):
             "edges": {"type": "array", "items": {"type": "object"}},
             "goal_policy": {"type": "object"},
             "metadata": {},
-            "idempotency_key": _KEY,
+            "idempotency_key": KEY_SCHEMA,
         },
         ["name", "root_node_id", "nodes", "edges", "idempotency_key"],
     )
@@ -185,13 +85,13 @@ class OrchestrationCreateDraft(_GoalTool):
             )
             return spec_response(spec)
 
-        return await _once(service, caller, self.name, args, create)
+        return await once(service, caller, self.name, args, create)
 
 
-class OrchestrationValidate(_GoalTool):
+class OrchestrationValidate(GoalTool):
     name = "orchestration_validate"
     description = "Validate an orchestration draft: graph issues and stale workflow references."
-    input_schema = _schema({"orchestration_id": {"type": "string"}}, ["orchestration_id"])
+    input_schema = object_schema({"orchestration_id": {"type": "string"}}, ["orchestration_id"])
 
     async def run(
         self, service: GoalService, caller: Caller, args: Mapping[str, Any]
@@ -199,14 +99,15 @@ class OrchestrationValidate(_GoalTool):
         return await service.orchestrations.validate(caller, args["orchestration_id"])
 
 
-class OrchestrationPublish(_GoalTool):
+class OrchestrationPublish(GoalTool):
     name = "orchestration_publish"
     description = (
-        "Publish the orchestration draft as the next immutable version (its graph must be valid and "
+        "Publish the orchestration draft as the next immutable version (its graph must be valid "
+        "and "
         "its workflow references pinned and fresh)."
     )
-    input_schema = _schema(
-        {"orchestration_id": {"type": "string"}, "idempotency_key": _KEY},
+    input_schema = object_schema(
+        {"orchestration_id": {"type": "string"}, "idempotency_key": KEY_SCHEMA},
         ["orchestration_id", "idempotency_key"],
     )
 
@@ -225,22 +126,22 @@ class OrchestrationPublish(_GoalTool):
             )
             return spec_response(spec)
 
-        return await _once(service, caller, self.name, args, publish)
+        return await once(service, caller, self.name, args, publish)
 
 
-class GoalStart(_GoalTool):
+class GoalStart(GoalTool):
     name = "goal_start"
     description = (
         "Start a long-running goal on a published orchestration (latest version unless one is "
         "given). The same idempotency key returns the same goal with replayed true."
     )
-    input_schema = _schema(
+    input_schema = object_schema(
         {
             "orchestration_id": {"type": "string"},
             "orchestration_version": {"type": "integer", "minimum": 1},
             "objective": {"type": "string", "minLength": 1},
             "metadata": {},
-            "idempotency_key": _KEY,
+            "idempotency_key": KEY_SCHEMA,
         },
         ["orchestration_id", "objective", "idempotency_key"],
     )
@@ -248,6 +149,8 @@ class GoalStart(_GoalTool):
     async def run(
         self, service: GoalService, caller: Caller, args: Mapping[str, Any]
     ) -> dict[str, Any]:
+        from .requests import StartGoal
+
         return await service.start(
             caller,
             StartGoal(
@@ -260,10 +163,10 @@ class GoalStart(_GoalTool):
         )
 
 
-class GoalGet(_GoalTool):
+class GoalGet(GoalTool):
     name = "goal_get"
     description = "A goal with its run links, handoffs, waits and budgets."
-    input_schema = _schema({"goal_id": {"type": "string"}}, ["goal_id"])
+    input_schema = object_schema({"goal_id": {"type": "string"}}, ["goal_id"])
 
     async def run(
         self, service: GoalService, caller: Caller, args: Mapping[str, Any]
@@ -271,11 +174,15 @@ class GoalGet(_GoalTool):
         return await service.summary(caller, args["goal_id"])
 
 
-class GoalCancel(_GoalTool):
+class GoalCancel(GoalTool):
     name = "goal_cancel"
     description = "Cancel a goal: its active run, waits and unconsumed handoffs are settled."
-    input_schema = _schema(
-        {"goal_id": {"type": "string"}, "reason": {"type": "string"}, "idempotency_key": _KEY},
+    input_schema = object_schema(
+        {
+            "goal_id": {"type": "string"},
+            "reason": {"type": "string"},
+            "idempotency_key": KEY_SCHEMA,
+        },
         ["goal_id", "idempotency_key"],
     )
 
@@ -290,22 +197,22 @@ class GoalCancel(_GoalTool):
                 k: out[k] for k in ("outcome", "goal", "cancelled_run_id", "cancelled_wait_ids")
             }
 
-        return await _once(service, caller, self.name, args, cancel)
+        return await once(service, caller, self.name, args, cancel)
 
 
-class HandoffEmit(_GoalTool):
+class HandoffEmit(GoalTool):
     name = "handoff_emit"
     description = (
         "Hand the goal off from its current workflow node along the edge with this transition key, "
         "carrying an artifact. The target is the edge's; an approval-gated edge answers "
         "pending_approval until a human decides, then the same call with the same key commits."
     )
-    input_schema = _schema(
+    input_schema = object_schema(
         {
             "goal_id": {"type": "string"},
             "transition_key": {"type": "string", "minLength": 1},
             "artifact": _ARTIFACT,
-            "idempotency_key": _KEY,
+            "idempotency_key": KEY_SCHEMA,
         },
         ["goal_id", "transition_key", "artifact", "idempotency_key"],
     )
@@ -313,6 +220,8 @@ class HandoffEmit(_GoalTool):
     async def run(
         self, service: GoalService, caller: Caller, args: Mapping[str, Any]
     ) -> dict[str, Any]:
+        from .requests import TransitionBody
+
         return await service.transition(
             caller,
             args["goal_id"],
@@ -324,16 +233,16 @@ class HandoffEmit(_GoalTool):
         )
 
 
-class HandoffApprove(_GoalTool):
+class HandoffApprove(GoalTool):
     name = "handoff_approve"
     description = "Approve or reject a pending handoff (human authority required)."
-    input_schema = _schema(
+    input_schema = object_schema(
         {
             "goal_id": {"type": "string"},
             "handoff_id": {"type": "string"},
             "decision": {"type": "string", "enum": ["approve", "reject"]},
             "reason": {"type": "string"},
-            "idempotency_key": _KEY,
+            "idempotency_key": KEY_SCHEMA,
         },
         ["goal_id", "handoff_id", "decision", "idempotency_key"],
     )
@@ -350,13 +259,13 @@ class HandoffApprove(_GoalTool):
                 caller, args["goal_id"], args["handoff_id"], args["decision"], args.get("reason")
             )
 
-        return await _once(service, caller, self.name, args, decide)
+        return await once(service, caller, self.name, args, decide)
 
 
-class WaitInspect(_GoalTool):
+class WaitInspect(GoalTool):
     name = "wait_inspect"
     description = "One wait of a goal's runs: its kind, status, condition and timeout policy."
-    input_schema = _schema(
+    input_schema = object_schema(
         {"goal_id": {"type": "string"}, "wait_id": {"type": "string"}}, ["goal_id", "wait_id"]
     )
 
@@ -366,18 +275,18 @@ class WaitInspect(_GoalTool):
         return await service.wait(caller, args["goal_id"], args["wait_id"])
 
 
-class WaitResolve(_GoalTool):
+class WaitResolve(GoalTool):
     name = "wait_resolve"
     description = (
         "Resolve an external-condition wait with a bounded JSON resolution; the waiting run then "
         "starts. The same idempotency key returns the same resolution (human authority required)."
     )
-    input_schema = _schema(
+    input_schema = object_schema(
         {
             "goal_id": {"type": "string"},
             "wait_id": {"type": "string"},
             "resolution": {},
-            "idempotency_key": _KEY,
+            "idempotency_key": KEY_SCHEMA,
         },
         ["goal_id", "wait_id", "resolution", "idempotency_key"],
     )
@@ -396,19 +305,23 @@ class WaitResolve(_GoalTool):
         )
 
 
-def goal_tools() -> list[Tool]:
+def goal_tools(service: GoalService) -> list[Tool]:
+    """The goal tools, bound to ``service`` (registered by the goals component)."""
     return [
-        OrchestrationCreateDraft(),
-        OrchestrationValidate(),
-        OrchestrationPublish(),
-        GoalStart(),
-        GoalGet(),
-        GoalCancel(),
-        HandoffEmit(),
-        HandoffApprove(),
-        WaitInspect(),
-        WaitResolve(),
+        tool(service)
+        for tool in (
+            OrchestrationCreateDraft,
+            OrchestrationValidate,
+            OrchestrationPublish,
+            GoalStart,
+            GoalGet,
+            GoalCancel,
+            HandoffEmit,
+            HandoffApprove,
+            WaitInspect,
+            WaitResolve,
+        )
     ]
 
 
-__all__ = ["caller_of", "goal_tools"]
+__all__ = ["goal_tools"]

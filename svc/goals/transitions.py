@@ -132,7 +132,8 @@ def check_artifact(artifact: Mapping[str, Any] | None, edge: Edge, target: Node)
         and artifact.get("artifact_type") not in target.accepts_artifact_types
     ):
         problems.append(
-            f"node {target.node_id!r} does not accept artifact type {artifact.get('artifact_type')!r}"
+            f"node {target.node_id!r} does not accept artifact type "
+            f"{artifact.get('artifact_type')!r}"
         )
     if problems:
         raise InvalidGoalRequest(
@@ -150,7 +151,8 @@ def check_pin(
     snapshots: Mapping[str, Mapping[str, Any]],
     hash_of: Any,
 ) -> Mapping[str, Any]:
-    """Check 4: the goal runs the published version it was started on, and the target's frozen definition."""
+    """Check 4: the goal runs the published version it was started on, and the target's frozen
+    definition."""
     if spec.status == "draft" or spec.version != goal.orchestration_version:
         raise InvalidGoalRequest(
             "the goal is not pinned to this orchestration version", check="pin"
@@ -217,7 +219,8 @@ def admit(
 
 
 def limit_status(policy: GoalPolicy, limit: Limit) -> str:
-    """Where a limit leaves the goal: paused for review, or failed (a missed deadline expires it)."""
+    """Where a limit leaves the goal: paused for review, or failed (a missed deadline
+    expires it)."""
     if policy.on_limit == "pause_for_review":
         return "paused"
     return "expired" if limit == "deadline" else "failed"
@@ -250,7 +253,8 @@ def check_final_artifact(artifact: Mapping[str, Any] | None, edge: Edge, target:
     if target.final_artifact_type is not None:
         if artifact is None:
             problems.append(
-                f"the terminal node requires a final artifact of type {target.final_artifact_type!r}"
+                "the terminal node requires a final artifact of type "
+                f"{target.final_artifact_type!r}"
             )
         elif artifact.get("artifact_type") != target.final_artifact_type:
             problems.append(f"final_artifact.artifact_type must be {target.final_artifact_type!r}")

@@ -23,7 +23,7 @@ from .errors import (
     OrchestrationInvalid,
     OrchestrationNotFound,
 )
-from .repository import GoalRepository, StoredOrchestration
+from .orchestration_repository import OrchestrationRepository, StoredOrchestration
 from .workflows import Workflows
 
 # Specs, their validation, workflow references and dry runs are imported on first use:
@@ -53,7 +53,7 @@ def spec_response(spec: Orchestration) -> dict[str, Any]:
 
 class Orchestrations:
     def __init__(
-        self, repo: GoalRepository, workflows: Workflows, clock: Clock, publish: Publish
+        self, repo: OrchestrationRepository, workflows: Workflows, clock: Clock, publish: Publish
     ) -> None:
         self._repo = repo
         self._workflows = workflows
@@ -218,7 +218,8 @@ class Orchestrations:
             )
         if expected is not None and expected != draft.updated_at_ms:
             raise DraftConcurrencyConflict(
-                f"orchestration draft was modified concurrently: stored updated_at_ms {draft.updated_at_ms}, "
+                "orchestration draft was modified concurrently: stored updated_at_ms "
+                f"{draft.updated_at_ms}, "
                 f"expected {expected}",
                 updated_at_ms=draft.updated_at_ms,
             )
@@ -282,15 +283,18 @@ class Orchestrations:
             "latest_published": latest.spec.to_wire() if latest else None,
         }
 
-    async def list(self, caller: Caller, *, status: str | None, limit: int) -> list[dict[str, Any]]:
+    async def summaries(
+        self, caller: Caller, *, status: str | None, limit: int
+    ) -> list[dict[str, Any]]:
         from .orchestration import ORCHESTRATION_STATUSES
 
         if status is not None and status not in ORCHESTRATION_STATUSES:
             raise InvalidOrchestrationRequest(
-                f"unknown orchestration status {status!r}; one of {', '.join(ORCHESTRATION_STATUSES)}",
+                f"unknown orchestration status {status!r}; "
+                f"one of {', '.join(ORCHESTRATION_STATUSES)}",
                 field="status",
             )
-        summaries = await self._repo.list_orchestrations(caller.tenant)
+        summaries = await self._repo.summaries(caller.tenant)
         if status == "published":
             summaries = [s for s in summaries if s["published_versions"]]
         elif status in ("draft", "archived"):

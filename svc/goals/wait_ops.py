@@ -81,7 +81,8 @@ async def resolve_wait(
 
 
 async def apply_due_waits(rt: GoalRuntime, goal: Goal) -> Goal:
-    """Fire every timer and timeout that is due; a timeout that cancels the run applies the goal's on_limit."""
+    """Fire every timer and timeout that is due; a timeout that cancels the run applies the goal's
+    on_limit."""
     now = rt.now()
     for wait in await rt.repo.waits(goal.goal_id):
         due = apply_due(wait, now)

@@ -106,7 +106,8 @@ def _binding_problems(binding: Any, where: str) -> list[str]:
 
 
 def resolve_binding(binding: Mapping[str, Any], node_outputs: Mapping[str, Any]) -> Any:
-    """The bound value: a literal, or a node output of the run that led here (JSON pointer optional)."""
+    """The bound value: a literal, or a node output of the run that led here (JSON pointer
+    optional)."""
     if binding.get("source") == "literal":
         return binding.get("value")
     output = node_outputs.get(str(binding.get("node_id")))

@@ -3,14 +3,17 @@
 Action strings:
 
 =============================  ==============================================
-``approval:gate``              pause the run until a human approves (``with``: title, instructions, decisions, rework_targets)
+``approval:gate`` pause the run until a human approves (``with``: title, instructions, decisions,
+rework_targets)
 ``event:<type>``               publish an event of that type (``with``: its payload)
 ``resource:put:<key>``         store ``with`` as a shared resource value
 ``resource:patch:<key>``       merge ``with`` into the stored object
 ``resource:delete:<key>``      delete the resource
 ``tool:<name>``                call a registered tool with ``with`` as its arguments
-``agent:<agent_id>``           run an agent turn in a new session (``with``: prompt, provider_id, model_id, tools, system)
-``capability:<id>`` or ``<id>``  the tool of that name if one is registered, else an agent step told to perform it
+``agent:<agent_id>`` run an agent turn in a new session (``with``: prompt, provider_id, model_id,
+tools, system)
+``capability:<id>`` or ``<id>`` the tool of that name if one is registered, else an agent step told
+to perform it
 ``workflow:<id>``              nested workflows: recognised, not supported (a validation error)
 =============================  ==============================================
 """
@@ -82,7 +85,8 @@ class ActionInvalid(ValueError):
 class ParsedAction:
     kind: ActionKind
     target: str
-    """The event type, resource key, tool name, agent id, capability or workflow id ('' for a gate)."""
+    """The event type, resource key, tool name, agent id, capability or workflow id ('' for a gate).
+    """
 
     @property
     def schema(self) -> Mapping[str, Any] | None:
@@ -97,7 +101,8 @@ class ParsedAction:
 
 
 def parse_action(action: str) -> ParsedAction:
-    """Classify an action string; raise :class:`ActionInvalid` when it is empty or lacks its target."""
+    """Classify an action string; raise :class:`ActionInvalid` when it is empty or lacks its
+    target."""
     text = action.strip()
     if not text:
         raise ActionInvalid("the action is empty")
@@ -116,7 +121,8 @@ def objective_for(action: str, payload: Any) -> str:
     """The instruction an agent gets for an action it performs (and a preview node's objective)."""
     if payload is None or payload == {}:
         return f"Execute workflow action `{action}`."
-    return f"Execute workflow action `{action}` with payload {json.dumps(payload, sort_keys=True, default=str)}."
+    rendered = json.dumps(payload, sort_keys=True, default=str)
+    return f"Execute workflow action `{action}` with payload {rendered}."
 
 
 __all__ = [

@@ -17,7 +17,8 @@ if TYPE_CHECKING:
 
 
 class WorkflowsComponent(Component):
-    """Loads definitions at start-up; runs the run executor, the hook dispatcher, the gate expiry watcher and
+    """Loads definitions at start-up; runs the run executor, the hook dispatcher, the gate expiry
+    watcher and
     the studio workflow migration under ``services``."""
 
     name = "workflows"

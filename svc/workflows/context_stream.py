@@ -132,7 +132,8 @@ class ContextRuns:
         after_seq: int | None,
         tail: int | None,
     ) -> AsyncIterator[bytes]:
-        """The SSE body (see the module docstring); the subscription ends when the client goes away."""
+        """The SSE body (see the module docstring); the subscription ends when the client
+        goes away."""
         log = self.engine.events
         subscribed = set(run_ids)
 

@@ -29,8 +29,8 @@ if TYPE_CHECKING:
     from .actions import ParsedAction
     from .runs import ActionRun, PendingGate, WorkflowRun
 
-# The action parser, the run records and the session requests are imported by the first run: start-up on a fresh
-# store drives none (docs/architecture.md, "Start-up budget").
+# The action parser, the run records and the session requests are imported by the first run:
+# start-up on a fresh store drives none (docs/architecture.md, "Start-up budget").
 
 TOPIC = "workflows"
 AUTOMATION_RUN_ENDS = frozenset({"run.completed", "run.failed", "run.cancelled"})
@@ -248,6 +248,8 @@ class WorkflowExecutor:
         automations = self.engine.automations
         if automations is None or not hasattr(automations, "create_v2_run"):
             raise ActionFailed("automations are not available in this engine")
+        if run.automation_id is None:
+            raise ActionFailed(f"workflow `{run.workflow_id}` maps to no automation")
         log = self.engine.events
         # Every event of the new run comes after this seq, so waiting from it cannot miss the end.
         after = log.last_seq
@@ -270,7 +272,8 @@ class WorkflowExecutor:
                     if any(e.type in AUTOMATION_RUN_ENDS for e in batch):
                         record = await automations.get_v2_run(record.run_id) or record
         except trio.Cancelled:
-            # Shielded and bounded: a cancelled workflow run must not leave its automation run working.
+            # Shielded and bounded: a cancelled workflow run must not leave its automation run
+            # working.
             with trio.CancelScope(shield=True), trio.move_on_after(5):
                 await automations.cancel_v2_run(record.run_id, "workflow run cancelled")
             raise
@@ -387,7 +390,8 @@ class WorkflowExecutor:
         lines = [
             task,
             "",
-            f"This is step `{action.action_id}` of workflow `{run.workflow_id}` (run {run.run_id}).",
+            f"This is step `{action.action_id}` of workflow `{run.workflow_id}` (run "
+            f"{run.run_id}).",
         ]
         earlier = [a for a in run.actions if a.status == "completed" and a.output is not None]
         if earlier:

@@ -102,7 +102,8 @@ class _Seq(list[Any]):
 
 @functools.cache
 def _line_loader() -> type[Any]:
-    """A safe loader that remembers where each mapping and sequence starts, and refuses duplicate keys.
+    """A safe loader that remembers where each mapping and sequence starts, and refuses duplicate
+    keys.
 
     Built (and PyYAML imported) on first use: definitions are parsed only when
     workflow files exist, and the import is a noticeable share of engine start-up.
@@ -241,7 +242,8 @@ def load_registry(sources: Iterable[LoadSource]) -> LoadResult:
                     messages.append(
                         ValidationMessage(
                             "info",
-                            f"workflow `{spec.workflow_id}` from {path} overrides {previous.source_path}",
+                            f"workflow `{spec.workflow_id}` from {path} overrides "
+                            f"{previous.source_path}",
                             source_path=str(path),
                             workflow_id=spec.workflow_id,
                         )
@@ -372,7 +374,8 @@ def _workflow(
     workflow_id = workflow_id.strip()
     if not _ID.match(workflow_id):
         raise DefinitionError(
-            f"workflow id `{workflow_id}` must start with a letter or digit and use only letters, digits, `_`, `.`, `-`",
+            f"workflow id `{workflow_id}` must start with a letter or digit and use only letters, "
+            "digits, `_`, `.`, `-`",
             line=_key_line(raw, "workflow_id" if "workflow_id" in raw else "id"),
             field="workflow.id",
         )
@@ -564,13 +567,14 @@ def _hooks(
                 line=_key_line(item, unknown[0]),
                 field=f"{where}.{unknown[0]}",
             )
-        event = item.get("event")
-        if not isinstance(event, str) or not event.strip():
+        raw_event = item.get("event")
+        if not isinstance(raw_event, str) or not raw_event.strip():
             raise DefinitionError(
                 f"`{where}.event` is required",
                 line=_key_line(item, "event"),
                 field=f"{where}.event",
             )
+        event = raw_event
         workflow_id = (
             _opt_str(item, "workflow_id", where)
             or _opt_str(item, "workflow", where)

@@ -59,7 +59,9 @@ def canonical_hash(package: Mapping[str, Any]) -> str:
 
 
 def goal_words(package: Mapping[str, Any]) -> set[str]:
-    mission = package.get("mission") if isinstance(package.get("mission"), Mapping) else {}
+    mission = package.get("mission")
+    if not isinstance(mission, Mapping):
+        mission = {}
     return {w for w in _WORD.findall(str(mission.get("goal") or "").lower()) if w not in _STOP}
 
 
@@ -113,7 +115,10 @@ def analyze_overlap(
             "similarity_score": round(score, 4),
             "decision": "merge" if same_trigger else "fork",
             "requires_user_confirmation": True,
-            "reason": "the goal closely matches an applied plan; confirm before creating another automation",
+            "reason": (
+                "the goal closely matches an applied plan; "
+                "confirm before creating another automation"
+            ),
         }
     return {
         "matched_plan_id": None,

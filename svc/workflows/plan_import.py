@@ -240,7 +240,9 @@ def plan_from_import(preview: ImportPreview) -> WorkflowPlan:
                     metadata={"imported": True, "source_routine_id": rid, "source_step_id": raw_id},
                 )
             )
-    mission = package.get("mission") if isinstance(package.get("mission"), Mapping) else {}
+    mission = package.get("mission")
+    if not isinstance(mission, Mapping):
+        mission = {}
     goal = str(mission.get("goal") or "").strip()
     title = package.get("title") if isinstance(package.get("title"), str) else None
     prompt = goal or f"Imported workflow bundle {preview.source_bundle_digest[:12]}"

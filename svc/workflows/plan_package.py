@@ -64,7 +64,7 @@ def credential_envelopes(package: Mapping[str, Any]) -> list[dict[str, Any]]:
     """Per routine, the connectors it is entitled to (derived, never taken from a bundle)."""
     servers = sorted(
         {
-            b.get("binding_id")
+            str(b["binding_id"])
             for b in package.get("connector_bindings") or ()
             if isinstance(b, Mapping) and b.get("status") == "mapped" and b.get("binding_id")
         }
@@ -184,7 +184,8 @@ def _bad_shape(path: str, message: str) -> Issue:
 
 
 def _string_list_issues(value: Any, path: str, *, objects_with: str | None = None) -> list[Issue]:
-    """``value`` must be absent or an array of strings (or of objects with a string ``objects_with``)."""
+    """``value`` must be absent or an array of strings (or of objects with a string
+    ``objects_with``)."""
     if value is None:
         return []
     if not isinstance(value, list):
@@ -203,7 +204,8 @@ def _string_list_issues(value: Any, path: str, *, objects_with: str | None = Non
 
 
 def _object_list_issues(value: Any, path: str, string_fields: tuple[str, ...]) -> list[Issue]:
-    """``value`` must be absent or an array of objects whose ``string_fields`` are strings when present."""
+    """``value`` must be absent or an array of objects whose ``string_fields`` are strings when
+    present."""
     if value is None:
         return []
     if not isinstance(value, list):
@@ -222,7 +224,8 @@ def _object_list_issues(value: Any, path: str, string_fields: tuple[str, ...]) -
 
 
 def shape_issues(package: Mapping[str, Any]) -> list[Issue]:
-    """Fields of the wrong JSON type (blocking): checked before anything else reads a package from outside."""
+    """Fields of the wrong JSON type (blocking): checked before anything else reads a package from
+    outside."""
     issues = [
         *_object_list_issues(
             package.get("connector_bindings"),
@@ -336,7 +339,7 @@ def package_issues(package: Any) -> list[Issue]:
             )
         routine_ids.append(routine["routine_id"])
         issues.extend(_step_issues(routine, path))
-    routine_deps = {
+    routine_deps: dict[str, list[Any]] = {
         r["routine_id"]: [
             d.get("routine_id") if isinstance(d, Mapping) else d
             for d in r.get("dependencies") or ()
@@ -389,7 +392,8 @@ def package_issues(package: Any) -> list[Issue]:
                 _issue(
                     "connector_unresolved",
                     f"connector_intents[{index}]",
-                    f"no connector is bound for `{capability}`; the steps that need it cannot reach it",
+                    f"no connector is bound for `{capability}`; the steps that need it cannot "
+                    "reach it",
                     blocking=False,
                 )
             )
@@ -508,7 +512,8 @@ def replay_report(
 
 
 def compare_replay(previous: Mapping[str, Any], current: Mapping[str, Any]) -> dict[str, Any]:
-    """``plan_package_replay``: can runs and artifacts of ``previous`` carry on under ``current``?"""
+    """``plan_package_replay``: can runs and artifacts of ``previous`` carry on under
+    ``current``?"""
     issues: list[Issue] = []
     diff: list[dict[str, Any]] = []
     scope = handoff = credentials = True

@@ -26,8 +26,8 @@ if TYPE_CHECKING:
     from ..engine import Engine
     from .plans import PlanContext, WorkflowPlan
 
-# The plan model and the chat types are imported by the first draft or revision: start-up builds the planner but
-# never plans (docs/architecture.md, "Start-up budget").
+# The plan model and the chat types are imported by the first draft or revision: start-up builds the
+# planner but never plans (docs/architecture.md, "Start-up budget").
 
 log = logging.getLogger("svc.workflows.planner")
 
@@ -38,15 +38,19 @@ A plan object:
 {"title": "<short title>", "description": "<one paragraph>",
  "schedule": {"type": "manual"} | {"type": "interval", "interval_seconds": 3600} |
              {"type": "cron", "cron_expression": "0 9 * * 1-5", "timezone": "UTC"},
- "steps": [{"step_id": "collect_sources", "kind": "research", "objective": "<what this step must do>",
+ "steps": [{"step_id": "collect_sources", "kind": "research", \
+"objective": "<what this step must do>",
             "agent_role": "researcher", "depends_on": [], "input_refs": [],
             "output_contract": {"kind": "structured_json", "validator": "structured_json"}}],
  "requires_integrations": ["<connector names the plan needs, e.g. github>"]}
 Rules:
 - step ids are descriptive lowercase snake_case and unique; steps form a DAG;
-- every input_refs[].from_step_id also appears in that step's depends_on (a hand-off is a dependency);
-- each step owns one objective and one output; name concrete files, tools and destinations from the request;
-- output_contract.kind is one of structured_json, report_markdown, text_summary, urls, citations, brief,
+- every input_refs[].from_step_id also appears in that step's depends_on \
+(a hand-off is a dependency);
+- each step owns one objective and one output; name concrete files, tools and destinations \
+from the request;
+- output_contract.kind is one of structured_json, report_markdown, text_summary, urls, citations, \
+brief,
   review, review_summary, approval_gate, code_patch;
 - keep the schedule manual unless the request asks for a recurring run.
 """
@@ -71,7 +75,8 @@ class RevisionResult:
 
 
 def extract_json(text: str) -> Any:
-    """The JSON object in a model reply (code fences and surrounding prose tolerated); ``None`` if there is none."""
+    """The JSON object in a model reply (code fences and surrounding prose tolerated); ``None`` if
+    there is none."""
     cleaned = _FENCE.sub("", text.strip())
     try:
         return json.loads(cleaned)
@@ -127,7 +132,8 @@ class Planner:
         lines = [f"Workspace root: {ctx.workspace_root}", f"Available tools: {tools}"]
         if ctx.allowed_mcp_servers:
             lines.append(
-                f"Allowed MCP servers (their tools are mcp.<server>.*): {', '.join(ctx.allowed_mcp_servers)}"
+                "Allowed MCP servers (their tools are mcp.<server>.*): "
+                f"{', '.join(ctx.allowed_mcp_servers)}"
             )
         if ctx.schedule is not None:
             lines.append(f"Schedule fixed by the operator: {json.dumps(ctx.schedule)}")
@@ -139,12 +145,15 @@ class Planner:
         from .plans import normalize_plan, parse_plan_body
 
         system = (
-            "You are the workflow planner of an agent automation runtime. You turn an operator's request into a "
+            "You are the workflow planner of an agent automation runtime. You turn an operator's "
+            "request into a "
             "workflow plan that runs as a DAG of agent steps.\n"
             "Reply with ONE JSON object and nothing else, either\n"
-            '{"action": "build", "assistant_text": "<a sentence or two for the operator>", "plan": <plan>}\n'
+            '{"action": "build", "assistant_text": "<a sentence or two for the operator>", '
+            '"plan": <plan>}\n'
             "or, only when the request is too ambiguous to plan,\n"
-            '{"action": "clarify", "assistant_text": "<why>", "clarifier": {"field": "<what is unclear>", '
+            '{"action": "clarify", "assistant_text": "<why>", "clarifier": {"field": "<what is '
+            'unclear>", '
             '"question": "<one question>", "options": [{"id": "a", "label": "..."}]}}\n\n'
             + PLAN_SCHEMA_TEXT
         )
@@ -216,7 +225,8 @@ class Planner:
             diagnostics["field"] = field
         text = (
             assistant
-            or f"I could not draft a full plan ({reason}: {detail}); here is a one-step draft to refine."
+            or f"I could not draft a full plan ({reason}: {detail}); "
+            "here is a one-step draft to refine."
         )
         return DraftResult(
             plan=fallback_plan(ctx, reason=reason),
@@ -247,12 +257,15 @@ class Planner:
             confidence=plan.confidence,
         )
         system = (
-            "You are the workflow planner of an agent automation runtime, revising a plan with its operator.\n"
+            "You are the workflow planner of an agent automation runtime, revising a plan with "
+            "its operator.\n"
             "Reply with ONE JSON object and nothing else, either\n"
-            '{"action": "revise", "assistant_text": "<what you changed>", "change_summary": ["<one line per '
+            '{"action": "revise", "assistant_text": "<what you changed>", "change_summary": '
+            '["<one line per '
             'change>"], "plan": <the whole revised plan>}\n'
             '{"action": "keep", "assistant_text": "<answer, plan unchanged>"}\n'
-            '{"action": "clarify", "assistant_text": "<why>", "clarifier": {"field": "...", "question": "...", '
+            '{"action": "clarify", "assistant_text": "<why>", "clarifier": {"field": "...", '
+            '"question": "...", '
             '"options": []}}\n\n' + PLAN_SCHEMA_TEXT
         )
         transcript = [f"{m.get('role')}: {m.get('text')}" for m in history[-12:]]

@@ -9,34 +9,27 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Mapping
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import attrs
-import trio
 
-from ..convert import aliases
-from ..errors import Conflict, ValidationFailed
-from .errors import (
-    AutomationsUnavailable,
-    ImportIncompatible,
-    PlanInvalid,
-    PlannerSessionNotFound,
-    PlanNotFound,
-)
+from actors import SerialByKey
+
+from .errors import PlanInvalid, PlannerSessionNotFound, PlanNotFound
 from .executor import TOPIC
 from .planner import Planner
-from .planner_store import ChatMessage, PlanDraft, PlannerSession, PlannerStore
+from .planner_records import ChatMessage, PlanDraft, PlannerSession
+from .planner_repository import PlannerRepository
+from .planner_requests import ApplyRequest, ImportRequest, PlanRequest, absolute_workspace
 
 if TYPE_CHECKING:
     from ..engine import Engine
-    from .plans import PlanContext, WorkflowPlan
+    from .plans import PlanContext
 
 # The plan model, packages, overlap analysis, imports and materialization are imported on
 # first use: start-up builds the planner service but never plans, applies or imports
 # (docs/architecture.md, "Start-up budget").
 
-MAX_IDEMPOTENCY_KEY = 256
 
 TEACHING_LIBRARY: Mapping[str, Any] = {
     "version": 1,
@@ -65,70 +58,16 @@ TEACHING_LIBRARY: Mapping[str, Any] = {
 }
 
 
-# ---------------------------------------------------------------- request bodies
-@attrs.frozen
-class PlanRequest:
-    prompt: str
-    schedule: Any = None
-    plan_source: str | None = aliases("planSource", default=None)
-    progress_id: str | None = aliases("progressId", "progressID", default=None)
-    allowed_mcp_servers: list[str] = aliases("allowedMcpServers", factory=list)
-    workspace_root: str | None = aliases("workspaceRoot", default=None)
-    operator_preferences: dict[str, Any] | None = aliases("operatorPreferences", default=None)
-
-
-@attrs.frozen
-class ChatMessageRequest:
-    plan_id: str = aliases("planId", "planID")
-    message: str
-
-
-@attrs.frozen
-class PlanIdRequest:
-    plan_id: str = aliases("planId", "planID")
-
-
-@attrs.frozen
-class ApplyRequest:
-    plan_id: str | None = aliases("planId", "planID", default=None)
-    plan: dict[str, Any] | None = None
-    creator_id: str | None = aliases("creatorId", "creatorID", default=None)
-    overlap_decision: str | None = aliases("overlapDecision", default=None)
-    materialize_as_draft: bool = aliases("materializeAsDraft", default=False)
-    idempotency_key: str | None = aliases("idempotencyKey", default=None)
-    pack_builder_export: dict[str, Any] | None = aliases("packBuilderExport", default=None)
-
-
-@attrs.frozen
-class ImportRequest:
-    bundle: Any
-    creator_id: str | None = aliases("creatorId", "creatorID", default=None)
-    project_slug: str | None = aliases("projectSlug", default=None)
-    title: str | None = None
-    workspace_root: str | None = aliases("workspaceRoot", default=None)
-
-
-def absolute_workspace(value: str | None, default: Path) -> str:
-    if value is None or not value.strip():
-        return str(default)
-    path = Path(value).expanduser()
-    if not path.is_absolute():
-        raise PlanInvalid("`workspace_root` must be an absolute path", field="workspace_root")
-    return str(path)
-
-
 class PlannerService:
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
-        self.store = PlannerStore(engine.store)
+        self.repo = PlannerRepository(engine.store)
         self.planner = Planner(engine)
-        self._locks: dict[str, trio.Lock] = {}
+        # A plan's read-modify-write (a chat revision, a reset, an apply) runs in its turn.
+        self.serial = SerialByKey()
 
     def now(self) -> int:
         return self.engine.clock.now_ms()
-
-    def _lock(self, plan_id: str) -> trio.Lock:
-        return self._locks.setdefault(plan_id, trio.Lock())
 
     def publish(self, type: str, **properties: Any) -> None:
         self.engine.events.publish(type, properties, topic=TOPIC)
@@ -154,7 +93,7 @@ class PlannerService:
             "plan_package": package,
             "plan_package_bundle": export_bundle(package),
             "plan_package_validation": validate_package(package),
-            "overlap_analysis": analyze_overlap(package, await self.store.applied_packages()),
+            "overlap_analysis": analyze_overlap(package, await self.repo.applied_packages()),
             "teaching_library": TEACHING_LIBRARY,
             "planner_diagnostics": dict(draft.planner_diagnostics)
             if draft.planner_diagnostics
@@ -173,7 +112,7 @@ class PlannerService:
         return view
 
     async def require_draft(self, plan_id: str) -> PlanDraft:
-        draft = await self.store.get_draft(plan_id.strip())
+        draft = await self.repo.get_draft(plan_id.strip())
         if draft is None:
             raise PlanNotFound(f"workflow plan `{plan_id}` not found", planID=plan_id)
         return draft
@@ -234,7 +173,7 @@ class PlannerService:
             messages=tuple(messages),
             planner_diagnostics=diagnostics,
         )
-        await self.store.save_draft(draft)
+        await self.repo.save_draft(draft)
         self.publish(
             "workflow.plan.drafted",
             planID=draft.plan_id,
@@ -269,7 +208,7 @@ class PlannerService:
             raise PlanInvalid("`plan_id` is required", field="plan_id")
         if not message.strip():
             raise PlanInvalid("`message` is required", field="message")
-        async with self._lock(plan_id.strip()):
+        async with self.serial.turn(plan_id.strip()):
             draft = await self.require_draft(plan_id)
             history = [m.to_wire() for m in draft.messages]
             result = await self.planner.revise(
@@ -294,7 +233,7 @@ class PlannerService:
             if result.plan is not None:
                 changes.update(current_plan=result.plan, plan_revision=draft.plan_revision + 1)
             draft = attrs.evolve(draft, **changes)
-            await self.store.save_draft(draft)
+            await self.repo.save_draft(draft)
         self.publish(
             "workflow.plan.revised",
             planID=draft.plan_id,
@@ -310,7 +249,7 @@ class PlannerService:
         }
 
     async def chat_reset(self, plan_id: str) -> dict[str, Any]:
-        async with self._lock(plan_id.strip()):
+        async with self.serial.turn(plan_id.strip()):
             draft = await self.require_draft(plan_id)
             now = self.now()
             draft = attrs.evolve(
@@ -323,7 +262,7 @@ class PlannerService:
                     ChatMessage("system", "Plan reset to the first draft.", now),
                 ),
             )
-            await self.store.save_draft(draft)
+            await self.repo.save_draft(draft)
         self.publish("workflow.plan.reset", planID=draft.plan_id)
         return await self.view(draft, replay=True, conversation=True)
 
@@ -331,329 +270,34 @@ class PlannerService:
     async def apply(
         self, request: ApplyRequest, *, agent_id: str | None, request_source: str | None
     ) -> dict[str, Any]:
-        from .overlap import OVERLAP_DECISIONS
+        from .plan_apply import apply_plan
 
-        key = (request.idempotency_key or "").strip() or None
-        if key is not None and len(key) > MAX_IDEMPOTENCY_KEY:
-            raise PlanInvalid(
-                f"`idempotency_key` may hold at most {MAX_IDEMPOTENCY_KEY} characters",
-                field="idempotency_key",
-            )
-        if (
-            request.overlap_decision is not None
-            and request.overlap_decision not in OVERLAP_DECISIONS
-        ):
-            raise PlanInvalid(
-                f"`overlap_decision` must be one of {', '.join(OVERLAP_DECISIONS)}",
-                field="overlap_decision",
-            )
-        draft = await self._draft_for_apply(request)
-        async with self._lock(draft.plan_id):
-            if key is not None:
-                previous = await self.store.get_apply(key)
-                if previous is not None:
-                    if previous[0] != draft.plan_id:
-                        raise Conflict(
-                            "this idempotency key was used to apply another plan",
-                            code="WORKFLOW_PLAN_IDEMPOTENCY_CONFLICT",
-                            planID=previous[0],
-                        )
-                    return {**previous[1], "replayed": True}
-            return await self._apply(
-                draft, request, key=key, agent_id=agent_id, request_source=request_source
-            )
-
-    async def _draft_for_apply(self, request: ApplyRequest) -> PlanDraft:
-        from .plans import PlanContext, normalize_plan, parse_plan_body
-
-        if request.plan_id is not None and request.plan_id.strip():
-            return await self.require_draft(request.plan_id)
-        if request.plan is None:
-            raise PlanInvalid("`plan_id` or `plan` is required", field="plan_id")
-        body = parse_plan_body(request.plan)
-        existing = await self.store.get_draft(body.plan_id) if body.plan_id else None
-        ctx = PlanContext(
-            plan_id=body.plan_id or f"wfplan-{uuid.uuid4()}",
-            prompt=body.original_prompt or body.title or "",
-            workspace_root=absolute_workspace(body.workspace_root, self.engine.workspace),
-            plan_source=body.plan_source or "apply_request",
-            max_steps=max(self.engine.settings.workflow_planner_max_steps, len(body.steps)),
-            confidence=body.confidence or "medium",
-        )
-        plan = normalize_plan(body, ctx)
-        now = self.now()
-        if existing is not None:
-            draft = attrs.evolve(
-                existing,
-                current_plan=plan,
-                plan_revision=existing.plan_revision + 1,
-                updated_at_ms=now,
-            )
-        else:
-            draft = PlanDraft(
-                plan_id=plan.plan_id,
-                initial_plan=plan,
-                current_plan=plan,
-                conversation_id=f"wfchat-{uuid.uuid4()}",
-                created_at_ms=now,
-                updated_at_ms=now,
-            )
-        await self.store.save_draft(draft)
-        return draft
-
-    async def _apply(
-        self,
-        draft: PlanDraft,
-        request: ApplyRequest,
-        *,
-        key: str | None,
-        agent_id: str | None,
-        request_source: str | None,
-    ) -> dict[str, Any]:
-        from .materialize import plan_to_automation
-        from .overlap import analyze_overlap
-        from .plan_package import export_bundle, validate_package
-        from .schedule import is_manual
-        from .studio import migrate_studio_workflow
-
-        package = self.package_of(draft)
-        validation = validate_package(package)
-        if not validation["ready_for_apply"]:
-            raise PlanInvalid(
-                "the plan cannot be applied: its package has blocking issues",
-                field="plan",
-                plan_package_validation=validation,
-            )
-        overlap = analyze_overlap(package, await self.store.applied_packages())
-        if overlap["requires_user_confirmation"] and request.overlap_decision is None:
-            raise Conflict(
-                "this plan overlaps an applied plan; repeat the apply with an `overlap_decision`",
-                code="WORKFLOW_PLAN_OVERLAP_CONFIRMATION_REQUIRED",
-                overlap_analysis=overlap,
-            )
-        automations = self.engine.automations
-        if automations is None or not hasattr(automations, "create_v2"):
-            raise AutomationsUnavailable(
-                "plans are applied as automations v2, which this engine does not run"
-            )
-        session = await self.store.get_session(draft.session_id) if draft.session_id else None
-        schedule, schedule_source = dict(draft.current_plan.schedule), "plan"
-        if is_manual(schedule) and session is not None and session.staged_schedule:
-            schedule, schedule_source = dict(session.staged_schedule), "staged_import"
-        decision = request.overlap_decision or overlap["decision"]
-        automation = None
-        if decision == "reuse" and overlap["matched_plan_id"]:
-            automation = await self._reused_automation(overlap["matched_plan_id"])
-        created = automation is None
-        if automation is None:
-            status = "draft" if request.materialize_as_draft else "active"
-            spec = plan_to_automation(
-                draft.current_plan,
-                revision=draft.plan_revision,
-                package={**package, "lifecycle_state": "applied"},
-                schedule=schedule,
-                status=status,
-                creator_id=request.creator_id,
-            )
-            spec, _ = migrate_studio_workflow(spec)
-            automation = await automations.create_v2(
-                spec, agent_id=agent_id, request_source=request_source
-            )
-        now = self.now()
-        materialization = {
-            "plan_id": draft.plan_id,
-            "plan_revision": draft.plan_revision,
-            "automation_id": automation.automation_id,
-            "automation_status": automation.status,
-            "created": created,
-            "schedule": schedule,
-            "schedule_source": schedule_source,
-            "overlap_decision": decision,
-            "materialized_at_ms": now,
-        }
-        draft = attrs.evolve(
-            draft,
-            updated_at_ms=now,
-            last_success_materialization={
-                **materialization,
-                "plan_package": {**package, "lifecycle_state": "applied"},
-            },
-        )
-        await self.store.save_draft(draft)
-        if session is not None:
-            await self.store.save_session(
-                attrs.evolve(
-                    session,
-                    published_at_ms=now,
-                    updated_at_ms=now,
-                    published_automation_id=automation.automation_id,
-                )
-            )
-        response = {
-            "ok": True,
-            "plan": draft.current_plan.to_wire(),
-            "plan_package": package,
-            "plan_package_bundle": export_bundle(package),
-            "overlap_analysis": overlap,
-            "approved_plan_materialization": materialization,
-            "automation": automation.to_wire(),
-            "pack_builder_export": None,
-        }
-        if key is not None:
-            await self.store.save_apply(
-                key,
-                plan_id=draft.plan_id,
-                automation_id=automation.automation_id,
-                response=response,
-                now_ms=now,
-            )
-        self.publish(
-            "workflow.plan.applied",
-            planID=draft.plan_id,
-            planRevision=draft.plan_revision,
-            automationID=automation.automation_id,
-            created=created,
-            scheduleSource=schedule_source,
-        )
-        return response
-
-    async def _reused_automation(self, plan_id: str) -> Any:
-        draft = await self.store.get_draft(plan_id)
-        materialized = draft.last_success_materialization if draft else None
-        if not materialized:
-            return None
-        return await self.engine.automations.get_v2(materialized["automation_id"])
+        return await apply_plan(self, request, agent_id=agent_id, request_source=request_source)
 
     # ------------------------------------------------------------ import
-    def _import_check(self, request: ImportRequest) -> tuple[dict[str, Any], str]:
-        from .plan_import import validate_bundle
-
-        if not isinstance(request.bundle, Mapping):
-            raise ValidationFailed("`bundle` must be an object", field="bundle")
-        report = validate_bundle(request.bundle)
-        if not report["compatible"]:
-            first = next(i for i in report["issues"] if i["blocking"])
-            raise ImportIncompatible(
-                f"the bundle cannot be imported: {first['message']}",
-                field=f"bundle.{first['path']}",
-                import_validation=report,
-            )
-        return report, absolute_workspace(request.workspace_root, self.engine.workspace)
-
-    def _import_view(
-        self, request: ImportRequest, report: dict[str, Any], workspace: str
-    ) -> tuple[dict[str, Any], WorkflowPlan, Any]:
-        from .plan_import import import_summary, plan_from_import, preview_import
-        from .plan_package import validate_package
-        from .plans import clip
-
-        preview = preview_import(
-            request.bundle,
-            workspace_root=workspace,
-            creator_id=(request.creator_id or "local").strip() or "local",
-        )
-        plan = plan_from_import(preview)
-        if request.title and request.title.strip():
-            plan = attrs.evolve(plan, title=clip(request.title, 80))
-        view = {
-            "ok": True,
-            "persisted": False,
-            "bundle": request.bundle,
-            "import_validation": report,
-            "plan_package_preview": preview.plan_package,
-            "plan_package_validation": validate_package(preview.plan_package),
-            "derived_scope_snapshot": preview.derived_scope_snapshot,
-            "summary": import_summary(preview.plan_package),
-            "source_bundle_digest": preview.source_bundle_digest,
-            "import_transform_log": list(preview.import_transform_log),
-            "staged_schedule": preview.staged_schedule,
-            "plan": plan.to_wire(),
-        }
-        return view, plan, preview
-
     async def import_preview(self, request: ImportRequest) -> dict[str, Any]:
-        report, workspace = self._import_check(request)
-        view, _plan, _preview = self._import_view(request, report, workspace)
-        return view
+        from .planner_import import import_preview
+
+        return await import_preview(self, request)
 
     async def import_bundle(self, request: ImportRequest) -> dict[str, Any]:
         """Persist the import as a planner session holding a draft; nothing becomes runnable."""
-        report, workspace = self._import_check(request)
-        view, plan, preview = self._import_view(request, report, workspace)
-        existing = await self.store.session_for_bundle(preview.source_bundle_digest, workspace)
-        if existing is not None:
-            draft = (
-                await self.store.get_draft(existing.current_plan_id)
-                if existing.current_plan_id
-                else None
-            )
-            return {**view, "persisted": True, "existing": True, "session": existing.to_wire(draft)}
-        now = self.now()
-        session_id = f"wfplan-session-{uuid.uuid4()}"
-        draft = PlanDraft(
-            plan_id=plan.plan_id,
-            initial_plan=plan,
-            current_plan=plan,
-            conversation_id=f"wfchat-{uuid.uuid4()}",
-            created_at_ms=now,
-            updated_at_ms=now,
-            session_id=session_id,
-            messages=(
-                ChatMessage(
-                    "system",
-                    f"Imported workflow bundle `{preview.source_bundle_digest[:12]}` from plan "
-                    f"`{preview.source_plan_id}`. Review and revise before applying; its "
-                    f"`{preview.staged_schedule['type']}` schedule is staged until then.",
-                    now,
-                ),
-            ),
-            planner_diagnostics={
-                "source_kind": "imported_bundle",
-                "source_bundle_digest": preview.source_bundle_digest,
-                "import_transform_log": list(preview.import_transform_log),
-            },
-        )
-        session = PlannerSession(
-            session_id=session_id,
-            project_slug=(request.project_slug or "default").strip() or "default",
-            title=plan.title,
-            workspace_root=workspace,
-            source_kind="imported_bundle",
-            created_at_ms=now,
-            updated_at_ms=now,
-            current_plan_id=plan.plan_id,
-            goal=plan.original_prompt,
-            source_bundle_digest=preview.source_bundle_digest,
-            plan_source=plan.plan_source,
-            staged_schedule=preview.staged_schedule,
-            import_validation=report,
-            import_transform_log=preview.import_transform_log,
-            import_scope_snapshot=preview.derived_scope_snapshot,
-            creator_id=request.creator_id,
-        )
-        await self.store.save_draft(draft)
-        await self.store.save_session(session)
-        self.publish(
-            "workflow.plan.imported",
-            planID=plan.plan_id,
-            plannerSessionID=session_id,
-            sourceBundleDigest=preview.source_bundle_digest,
-            stagedSchedule=preview.staged_schedule["type"],
-        )
-        return {**view, "persisted": True, "existing": False, "session": session.to_wire(draft)}
+        from .planner_import import import_bundle
+
+        return await import_bundle(self, request)
 
     # ------------------------------------------------------------ sessions
     async def sessions(self, *, project_slug: str | None = None) -> list[PlannerSession]:
-        return await self.store.list_sessions(project_slug=project_slug)
+        return await self.repo.list_sessions(project_slug=project_slug)
 
     async def session(self, session_id: str) -> dict[str, Any]:
-        session = await self.store.get_session(session_id)
+        session = await self.repo.get_session(session_id)
         if session is None:
             raise PlannerSessionNotFound(
                 f"planner session `{session_id}` not found", sessionID=session_id
             )
         draft = (
-            await self.store.get_draft(session.current_plan_id) if session.current_plan_id else None
+            await self.repo.get_draft(session.current_plan_id) if session.current_plan_id else None
         )
         return session.to_wire(draft)
 
@@ -662,11 +306,4 @@ def _assistant(text: str | None) -> dict[str, str] | None:
     return {"role": "assistant", "text": text} if text else None
 
 
-__all__ = [
-    "ApplyRequest",
-    "ChatMessageRequest",
-    "ImportRequest",
-    "PlanIdRequest",
-    "PlanRequest",
-    "PlannerService",
-]
+__all__ = ["PlannerService"]

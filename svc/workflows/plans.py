@@ -166,7 +166,8 @@ for _cls in (InputRefBody, StepBody, PlanBody):
 
 
 def coerce_loose_plan(raw: Any) -> Any:
-    """Forgive the shapes models commonly produce: a string ``depends_on``, string ``input_refs``."""
+    """Forgive the shapes models commonly produce: a string ``depends_on``, string
+    ``input_refs``."""
     if not isinstance(raw, Mapping):
         return raw
     plan = dict(raw)
@@ -235,7 +236,8 @@ class PlanContext:
 
 
 def normalize_plan(body: PlanBody, ctx: PlanContext, *, field: str = "plan") -> WorkflowPlan:
-    """A checked plan: unique snake_case step ids, known dependencies, a DAG, within the step budget."""
+    """A checked plan: unique snake_case step ids, known dependencies, a DAG, within the step
+    budget."""
     if not body.steps:
         raise PlanInvalid("a plan needs at least one step", field=f"{field}.steps")
     if len(body.steps) > ctx.max_steps:
@@ -361,7 +363,8 @@ def find_cycle(steps: Sequence[PlanStep]) -> list[str]:
 
 
 def dependency_cycle(deps: Mapping[str, Sequence[str]]) -> list[str]:
-    """A cycle in ``deps`` (node -> what it depends on) as a list of nodes, the first repeated at the end; or ``[]``."""
+    """A cycle in ``deps`` (node -> what it depends on) as a list of nodes, the first repeated at
+    the end; or ``[]``."""
     state: dict[str, int] = {}
     path: list[str] = []
 
@@ -432,7 +435,8 @@ def plan_from_wire(data: Mapping[str, Any]) -> WorkflowPlan:
 
 
 def fallback_plan(ctx: PlanContext, *, reason: str) -> WorkflowPlan:
-    """A one-step draft used when the model gave nothing usable: the operator can refine it in chat."""
+    """A one-step draft used when the model gave nothing usable: the operator can refine it
+    in chat."""
     step = PlanStep(
         step_id="execute_goal",
         objective=ctx.prompt.strip() or "Carry out the requested work.",

@@ -48,8 +48,10 @@ class WorkflowRepository:
     async def save_run(self, run: WorkflowRun) -> None:
         def q(tx: Tx) -> None:
             tx.execute(
-                "INSERT INTO workflow_runs(run_id, workflow_id, status, workspace_root, created_at_ms, updated_at_ms,"
-                " doc) VALUES (?,?,?,?,?,?,?) ON CONFLICT(run_id) DO UPDATE SET status = excluded.status,"
+                "INSERT INTO workflow_runs(run_id, workflow_id, status, workspace_root, "
+                "created_at_ms, updated_at_ms,"
+                " doc) VALUES (?,?,?,?,?,?,?) ON CONFLICT(run_id) DO UPDATE SET status = "
+                "excluded.status,"
                 " updated_at_ms = excluded.updated_at_ms, doc = excluded.doc",
                 (
                     run.run_id,
@@ -67,7 +69,8 @@ class WorkflowRepository:
     async def replace_run_if(
         self, run: WorkflowRun, *, status: str, nonce: str | None = None
     ) -> bool:
-        """Save ``run`` only if the stored run still has ``status`` (and, if given, its gate ``nonce``).
+        """Save ``run`` only if the stored run still has ``status`` (and, if given, its gate
+        ``nonce``).
 
         The compare-and-set that makes a gate decision happen exactly once.
         """
@@ -112,7 +115,7 @@ class WorkflowRepository:
             sql = "SELECT doc FROM workflow_runs"
             if where:
                 sql += " WHERE " + " AND ".join(where)
-            sql += " ORDER BY created_at_ms DESC, rowid DESC LIMIT ?"
+            sql += " ORDER BY created_at_ms DESC, run_id DESC LIMIT ?"
             return [row[0] for row in tx.execute(sql, (*params, limit))]
 
         return [_run(doc) for doc in await self._db.read(q)]
@@ -137,7 +140,8 @@ class WorkflowRepository:
             return [
                 row[0]
                 for row in tx.execute(
-                    "SELECT run_id FROM workflow_runs WHERE workspace_root = ? ORDER BY created_at_ms DESC LIMIT ?",
+                    "SELECT run_id FROM workflow_runs WHERE workspace_root = ? ORDER BY "
+                    "created_at_ms DESC LIMIT ?",
                     (workspace_root, limit),
                 )
             ]
@@ -157,7 +161,8 @@ class WorkflowRepository:
     async def set_hook_override(self, binding_id: str, enabled: bool, *, now_ms: int) -> None:
         def q(tx: Tx) -> None:
             tx.execute(
-                "INSERT INTO workflow_hook_overrides(binding_id, enabled, updated_at_ms) VALUES (?,?,?)"
+                "INSERT INTO workflow_hook_overrides(binding_id, enabled, updated_at_ms) VALUES "
+                "(?,?,?)"
                 " ON CONFLICT(binding_id) DO UPDATE SET enabled = excluded.enabled,"
                 " updated_at_ms = excluded.updated_at_ms",
                 (binding_id, int(enabled), now_ms),
@@ -180,7 +185,8 @@ class WorkflowRepository:
     async def put_resource(
         self, key: str, value: Any, *, merge: bool, now_ms: int, by: str | None
     ) -> Resource:
-        """Store ``value`` (or shallow-merge an object into the stored object); the revision goes up by one."""
+        """Store ``value`` (or shallow-merge an object into the stored object); the revision goes up
+        by one."""
 
         def q(tx: Tx) -> Resource:
             row = tx.execute(
@@ -192,7 +198,8 @@ class WorkflowRepository:
             if merge and isinstance(current, Mapping) and isinstance(value, Mapping):
                 new = {**current, **value}
             tx.execute(
-                "INSERT INTO workflow_resources(key, value, rev, updated_by, updated_at_ms) VALUES (?,?,?,?,?)"
+                "INSERT INTO workflow_resources(key, value, rev, updated_by, updated_at_ms) "
+                "VALUES (?,?,?,?,?)"
                 " ON CONFLICT(key) DO UPDATE SET value = excluded.value, rev = excluded.rev,"
                 " updated_by = excluded.updated_by, updated_at_ms = excluded.updated_at_ms",
                 (key, dumps(new), rev, by, now_ms),

@@ -9,8 +9,7 @@ systems: only humans decide workflow approval gates.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 import attrs
 
@@ -39,7 +38,13 @@ def requester_from(agent_id: str | None, source: str | None) -> Requester:
     return Requester(actor.kind, agent_id=actor.agent_id, source=actor.source)
 
 
-def requester_from_headers(headers: Mapping[str, str]) -> Requester:
+class HeaderLookup(Protocol):
+    """What is read of request headers (a mapping, or werkzeug's ``Headers``)."""
+
+    def get(self, key: str, /) -> str | None: ...
+
+
+def requester_from_headers(headers: HeaderLookup) -> Requester:
     return requester_from(headers.get(AGENT_ID_HEADER), headers.get(REQUEST_SOURCE_HEADER))
 
 

@@ -30,7 +30,8 @@ def manual_schedule(timezone: str = "UTC") -> dict[str, Any]:
 
 
 def normalize_schedule(raw: Any, *, field: str = "schedule") -> dict[str, Any]:
-    """The canonical schedule for ``raw`` (``None``: manual); raises :class:`PlanInvalid` naming the field."""
+    """The canonical schedule for ``raw`` (``None``: manual); raises :class:`PlanInvalid` naming the
+    field."""
     if raw is None:
         return manual_schedule()
     if isinstance(raw, str):

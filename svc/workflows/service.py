@@ -259,7 +259,8 @@ class WorkflowService:
         automations = self.engine.automations
         if automations is None or not hasattr(automations, "create_v2_run"):
             raise AutomationsUnavailable(
-                f"workflow `{spec.workflow_id}` maps to automation `{spec.automation_id}`, but automations "
+                f"workflow `{spec.workflow_id}` maps to automation `{spec.automation_id}`, but "
+                "automations "
                 "are not available in this engine"
             )
         action = ActionRun(f"automation:{spec.automation_id}", f"automation:{spec.automation_id}")

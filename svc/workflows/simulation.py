@@ -1,4 +1,5 @@
-"""Which hooks an event would trigger: the one matching rule, used by the dispatcher and by simulate.
+"""Which hooks an event would trigger: the one matching rule, used by the dispatcher and by
+simulate.
 
 An event is known under several *canonical names*: its type, the type with dots
 turned into underscores, and a short alias for a few lifecycle events
@@ -79,7 +80,8 @@ class HookIndex:
         return bool(self.exact or self.wildcard)
 
     def match(self, event_type: str) -> tuple[WorkflowHook, ...]:
-        """The active hooks an event of this type triggers (memoized: it runs for every event in the log)."""
+        """The active hooks an event of this type triggers (memoized: it runs for every event in the
+        log)."""
         found = self._by_type.get(event_type)
         if found is None:
             if len(self._by_type) >= TYPE_CACHE_SIZE:

@@ -1,4 +1,5 @@
-"""Studio workflows: saved automation v2 specs that carry ``metadata.studio``, migrated to structure version 2.
+"""Studio workflows: saved automation v2 specs that carry ``metadata.studio``, migrated to structure
+version 2.
 
 Version 1 studio workflows ran research as one node. Version 2 splits each such
 research node into four stages, keeping the automation id and the original
@@ -66,10 +67,15 @@ def _studio(spec: Mapping[str, Any]) -> Mapping[str, Any] | None:
     return studio if isinstance(studio, Mapping) else None
 
 
+def _mapping(value: Any) -> Mapping[str, Any]:
+    """``value`` if it is a mapping, else an empty one (a malformed part reads as absent)."""
+    return value if isinstance(value, Mapping) else {}
+
+
 def _is_research_node(node: Mapping[str, Any], template_node: str | None) -> bool:
-    metadata = node.get("metadata") if isinstance(node.get("metadata"), Mapping) else {}
-    studio = metadata.get("studio") if isinstance(metadata.get("studio"), Mapping) else {}
-    builder = metadata.get("builder") if isinstance(metadata.get("builder"), Mapping) else {}
+    metadata = _mapping(node.get("metadata"))
+    studio = _mapping(metadata.get("studio"))
+    builder = _mapping(metadata.get("builder"))
     if studio.get("research_stage") in RESEARCH_STAGES:
         return False  # already split
     return (
@@ -89,7 +95,7 @@ def migrate_studio_workflow(spec: Mapping[str, Any]) -> tuple[dict[str, Any], bo
     studio = dict(_studio(migrated) or {})
     template = studio.get("template_id") or studio.get("templateId")
     template_node = TEMPLATE_RESEARCH_NODES.get(template) if isinstance(template, str) else None
-    flow = migrated.get("flow") if isinstance(migrated.get("flow"), Mapping) else {}
+    flow = _mapping(migrated.get("flow"))
     nodes = [n for n in flow.get("nodes") or () if isinstance(n, Mapping)]
     agents = [dict(a) for a in migrated.get("agents") or () if isinstance(a, Mapping)]
     existing_ids = {n.get("node_id") for n in nodes}
@@ -119,17 +125,27 @@ def _split(
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     node_id = str(node.get("node_id"))
     agent_id = str(node.get("agent_id"))
-    base_agent = next((a for a in agents if a.get("agent_id") == agent_id), {"agent_id": agent_id})
+    base_agent: dict[str, Any] = next(
+        (a for a in agents if a.get("agent_id") == agent_id), {"agent_id": agent_id}
+    )
     objective = str(node.get("objective") or "")
     stage_ids = {stage: f"{node_id}-{_STAGE_SUFFIX[stage]}" for stage in _STAGE_SUFFIX}
     prompts = {
-        "discover": f"Enumerate the workspace and identify the source corpus relevant to: {objective} Return a "
-        "structured hand-off with the discovered and prioritized paths; read only enough to decide.",
-        "local-source": "Read the prioritized local sources from the `source_inventory` hand-off and return the facts "
-        "they support, with the files reviewed and not reviewed. Do not invent facts from file names.",
-        "external-research": "Guided by `source_inventory` and `local_source_notes`, do targeted external research "
-        "and return the sources reviewed with citations, or state plainly that search was "
-        "unavailable.",
+        "discover": (
+            "Enumerate the workspace and identify the source corpus relevant to: "
+            f"{objective} Return a structured hand-off with the discovered and prioritized "
+            "paths; read only enough to decide."
+        ),
+        "local-source": (
+            "Read the prioritized local sources from the `source_inventory` hand-off and "
+            "return the facts they support, with the files reviewed and not reviewed. "
+            "Do not invent facts from file names."
+        ),
+        "external-research": (
+            "Guided by `source_inventory` and `local_source_notes`, do targeted external "
+            "research and return the sources reviewed with citations, or state plainly that "
+            "search was unavailable."
+        ),
     }
     stage_nodes: list[dict[str, Any]] = []
     stage_agents: list[dict[str, Any]] = []
@@ -181,8 +197,11 @@ def _split(
                 {"from_step_id": stage_ids[s], "alias": _HANDOFF[s]} for s in _STAGE_SUFFIX
             ],
             "metadata": metadata,
-            "objective": f"{objective} Use the `source_inventory`, `local_source_notes` and `external_research` "
-            "hand-offs as the source of truth instead of repeating discovery or research.".strip(),
+            "objective": (
+                f"{objective} Use the `source_inventory`, `local_source_notes` and "
+                "`external_research` hand-offs as the source of truth instead of repeating "
+                "discovery or research."
+            ).strip(),
         }
     )
     stage_nodes.append(final)

@@ -43,11 +43,16 @@ def migration_available(engine: Engine) -> bool:
 
 
 async def migrate_stored_studio_workflow(engine: Engine, automation_id: str) -> bool:
-    """Migrate one saved automation if it is a studio workflow below version 2; True if it was rewritten."""
+    """Migrate one saved automation if it is a studio workflow below version 2.
+
+    True if it was rewritten.
+    """
     from .studio import STRUCTURE_VERSION, migrate_studio_workflow, structure_version
 
     v2 = _v2(engine)
-    automation = await v2.get(automation_id) if v2 is not None else None
+    if v2 is None:
+        return False
+    automation = await v2.get(automation_id)
     if automation is None:
         return False
     try:

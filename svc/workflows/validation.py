@@ -14,6 +14,7 @@ from ..errors import ValidationFailed
 from ..tools import ToolRegistry, validate_args
 from .actions import ActionInvalid, parse_action
 from .definitions import (
+    Severity,
     ValidationMessage,
     WorkflowAction,
     WorkflowHook,
@@ -31,7 +32,7 @@ def validate_registry(
         messages.extend(_validate_workflow(spec, tools, has_hooks=spec.workflow_id in hooked))
     seen: dict[str, WorkflowHook] = {}
     for hook in registry.hooks:
-        where = dict(
+        where: dict[str, Any] = dict(
             source_path=hook.source.path if hook.source else None,
             workflow_id=hook.workflow_id,
             line=hook.line,
@@ -79,7 +80,7 @@ def _validate_workflow(
     spec: WorkflowSpec, tools: ToolRegistry | None, *, has_hooks: bool
 ) -> list[ValidationMessage]:
     found: list[ValidationMessage] = []
-    base = dict(source_path=spec.source_path, workflow_id=spec.workflow_id)
+    base: dict[str, Any] = dict(source_path=spec.source_path, workflow_id=spec.workflow_id)
     if not spec.steps and not has_hooks and spec.automation_id is None:
         found.append(
             ValidationMessage(
@@ -103,7 +104,7 @@ def _validate_workflow(
         )
     step_ids: list[str] = []
     for step in spec.steps:
-        where = dict(step_id=step.step_id or None, line=step.line, **base)
+        where: dict[str, Any] = dict(step_id=step.step_id or None, line=step.line, **base)
         if not step.step_id:
             found.append(
                 ValidationMessage(
@@ -137,7 +138,7 @@ def _validate_workflow(
 
 def check_action(
     action: WorkflowAction, tools: ToolRegistry | None, *, step_ids: list[str] | None
-) -> list[tuple[str, str, str]]:
+) -> list[tuple[Severity, str, str]]:
     """``(severity, message, field)`` findings for one action.
 
     ``step_ids`` are the ids of the steps before this one (a gate may only send
@@ -147,7 +148,7 @@ def check_action(
         parsed = parse_action(action.action)
     except ActionInvalid as exc:
         return [("error", str(exc), "action")]
-    found: list[tuple[str, str, str]] = []
+    found: list[tuple[Severity, str, str]] = []
     if parsed.kind == "workflow":
         return [
             (

@@ -61,6 +61,8 @@ DEFERRED_MODULES = [
     "svc.sessions.requests",
     "svc.goals.orchestration",
     "svc.goals.projection",
+    "svc.goals.requests",
+    "svc.goals.start",
     "svc.workflows.plans",
     "svc.workflows.plan_import",
     "svc.workflows.materialize",
@@ -69,7 +71,8 @@ DEFERRED_MODULES = [
     "svc.mcp.capability",
     "svc.mcp.catalog",
     "svc.workflows.planner_service",
-    "svc.workflows.planner_store",
+    "svc.workflows.plan_apply",
+    "svc.workflows.planner_import",
     "svc.memory.importer",
     # executors: the first run
     "svc.workflows.actions",

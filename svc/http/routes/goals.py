@@ -82,7 +82,7 @@ async def create_orchestration() -> Any:
 @bp.get("/orchestrations")
 async def list_orchestrations() -> Any:
     limit = query_int("limit", default=500, minimum=1, maximum=500, clamp=True) or 500
-    items = await engine().goals.orchestrations.list(
+    items = await engine().goals.orchestrations.summaries(
         caller(), status=query_str("status"), limit=limit
     )
     return {"orchestrations": items, "count": len(items)}
@@ -168,7 +168,7 @@ async def start_goal() -> Any:
 @bp.get("/goals")
 async def list_goals() -> Any:
     limit = query_int("limit", default=100, minimum=1, maximum=500, clamp=True) or 100
-    items = await engine().goals.list(
+    items = await engine().goals.list_goals(
         caller(),
         status=query_str("status"),
         orchestration_id=query_str("orchestration_id"),

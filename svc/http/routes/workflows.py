@@ -1,4 +1,5 @@
-"""Workflows, hooks, workflow runs and their events; the workflow planner; multiplexed run events."""
+"""Workflows, hooks, workflow runs and their events; the workflow planner; multiplexed run
+events."""
 
 from __future__ import annotations
 
@@ -72,7 +73,8 @@ class HookPatchBody:
 
 
 def absolute_dir(value: str | None, field: str) -> str | None:
-    """A client-supplied workspace root: absolute and an existing directory, or a 400 naming the field."""
+    """A client-supplied workspace root: absolute and an existing directory, or a 400 naming the
+    field."""
     if value is None:
         return None
     path = Path(value).expanduser()

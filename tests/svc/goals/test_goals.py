@@ -1,4 +1,5 @@
-"""Goals over HTTP: start and replay, transitions in the kernel's check order, approvals, completion,
+"""Goals over HTTP: start and replay, transitions in the kernel's check order, approvals,
+completion,
 pause/resume/cancel, limits, and pinning to the published version."""
 
 from __future__ import annotations

@@ -42,7 +42,8 @@ CONDITION = {
 async def agent_hands_off(
     client: httpx.AsyncClient, engine: svc.Engine, fake_model: Any, goal_id: str
 ) -> None:
-    """A session agent calls handoff_emit; a human allows the call; the edge answers pending_approval."""
+    """A session agent calls handoff_emit; a human allows the call; the edge answers
+    pending_approval."""
     fake_model.enqueue(
         Turn.calls(
             FakeToolCall(

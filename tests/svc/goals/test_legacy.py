@@ -1,4 +1,5 @@
-"""Legacy file handoff envelopes are imported at start-up, idempotently; bad ones are quarantined."""
+"""Legacy file handoff envelopes are imported at start-up, idempotently; bad ones are
+quarantined."""
 
 from __future__ import annotations
 
@@ -74,7 +75,8 @@ async def test_envelopes_import_once_and_bad_ones_are_quarantined(
         assert errors["inbox/zz-h1-edited.json"].startswith("conflicting legacy handoff: h1")
         first_import = {h["handoff_id"]: h["imported_at_ms"] for h in legacy["handoffs"]}
 
-    # The originals stay as they were; a second start changes nothing, a fixed file leaves quarantine.
+    # The originals stay as they were; a second start changes nothing, a fixed file leaves
+    # quarantine.
     assert {p: p.read_bytes() for p in (workspace / "shared").rglob("*.json")} == before
     write(workspace, "inbox/broken.json", envelope("h6"))
     inbox.unlink()

@@ -1,4 +1,5 @@
-"""Orchestration drafts, validation, reference pinning, immutable versions and dry runs over HTTP."""
+"""Orchestration drafts, validation, reference pinning, immutable versions and dry runs over
+HTTP."""
 
 from __future__ import annotations
 

@@ -201,7 +201,8 @@ async def test_a_resuming_timeout_starts_the_run(
 async def _wait_goal_event(
     engine: svc.Engine, goal_id: str, event_type: str, *, count: int = 1
 ) -> list[Any]:
-    """The goal's durable events of ``event_type`` once there are ``count`` of them (woken by the feed)."""
+    """The goal's durable events of ``event_type`` once there are ``count`` of them (woken by the
+    feed)."""
     with trio.fail_after(30):
         while True:
             changed = engine.goals.feed.changed

@@ -1,4 +1,5 @@
-"""The orchestration and goal agent tools: through POST /tool/execute (an operator) and the dispatcher
+"""The orchestration and goal agent tools: through POST /tool/execute (an operator) and the
+dispatcher
 inside a session (an agent), with tenant, owner and authority checks and idempotent retries."""
 
 from __future__ import annotations
@@ -53,7 +54,8 @@ async def ok(client: httpx.AsyncClient, tool: str, **args: Any) -> dict[str, Any
 
 
 async def pinned_spec(engine: svc.Engine, **kwargs: Any) -> dict[str, Any]:
-    """A draft body whose workflow nodes carry their current definition hashes (agents supply pins)."""
+    """A draft body whose workflow nodes carry their current definition hashes (agents
+    supply pins)."""
     body = linear_spec(**kwargs)
     for node in body["nodes"]:
         if node["kind"] == "workflow":
@@ -314,7 +316,8 @@ async def test_another_tenant_needs_a_verified_principal(
 def verified(
     engine: svc.Engine, actor: str, *, org: str = "local", workspace: str = "local"
 ) -> ToolContext:
-    """A tool call made for a verified principal of a tenant (as a hosted front end would pass it)."""
+    """A tool call made for a verified principal of a tenant (as a hosted front end would
+    pass it)."""
     tenant = {"org_id": org, "workspace_id": workspace}
     return ToolContext(
         workspace=engine.workspace,

@@ -108,7 +108,8 @@ async def test_a_studio_workflow_saved_at_version_1_is_migrated(
     assert stored["metadata"]["studio"]["workflow_structure_version"] == 2
     assert [n["node_id"] for n in stored["flow"]["nodes"]] == MIGRATED_NODES
 
-    # Saving it again at version 1 (an older studio) migrates it again; a version 2 save is left alone.
+    # Saving it again at version 1 (an older studio) migrates it again; a version 2 save is left
+    # alone.
     patched = await client.patch(
         f"/automations/v2/{automation_id}",
         json={"metadata": STUDIO["metadata"], "flow": STUDIO["flow"]},
@@ -125,7 +126,8 @@ async def test_a_studio_workflow_saved_at_version_1_is_migrated(
 
 async def test_saved_studio_workflows_are_migrated_at_start(make_settings: Any) -> None:
     settings = make_settings()
-    # An engine without the workflows domain stands for an older release that saved a version 1 workflow.
+    # An engine without the workflows domain stands for an older release that saved a version 1
+    # workflow.
     older = [c for c in svc.component.default_components() if not isinstance(c, WorkflowsComponent)]
     async with svc.open_engine(settings, components=older) as engine:
         automation_id = (await engine.automations.create_v2(STUDIO)).automation_id

@@ -1,4 +1,5 @@
-"""``GET /context/runs/events/stream``: run events of a workspace, multiplexed over one SSE stream."""
+"""``GET /context/runs/events/stream``: run events of a workspace, multiplexed over one SSE
+stream."""
 
 from __future__ import annotations
 
