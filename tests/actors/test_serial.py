@@ -48,11 +48,10 @@ async def test_a_cancelled_waiter_leaves_the_queue_and_the_key_is_released() -> 
                 got_turn.set()
 
     box: list[trio.CancelScope] = []
-    async with trio.open_nursery() as nursery:
-        async with serial.turn("k"):
-            nursery.start_soon(waiter, box)
-            await trio.testing.wait_all_tasks_blocked()
-            box[0].cancel()
-            await trio.testing.wait_all_tasks_blocked()
+    async with trio.open_nursery() as nursery, serial.turn("k"):
+        nursery.start_soon(waiter, box)
+        await trio.testing.wait_all_tasks_blocked()
+        box[0].cancel()
+        await trio.testing.wait_all_tasks_blocked()
     assert not got_turn.is_set()
     assert len(serial) == 0
