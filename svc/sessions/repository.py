@@ -267,6 +267,15 @@ class SessionRepository:
 
         await self._db.write(q)
 
+    async def get_message(self, message_id: str) -> Message | None:
+        def q(tx: Tx) -> Message | None:
+            row = tx.execute(
+                f"SELECT {_MESSAGE_COLS} FROM messages WHERE id = ?", (message_id,)
+            ).fetchone()
+            return _message(row) if row else None
+
+        return await self._db.read(q)
+
     async def messages(self, session_id: str, *, limit: int | None = None) -> list[Message]:
         def q(tx: Tx) -> list[Message]:
             if limit is None:

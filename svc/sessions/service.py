@@ -37,6 +37,7 @@ from .repository import SessionRepository
 # its first request (docs/architecture.md, "Start-up budget").
 if TYPE_CHECKING:
     from .actor import SessionActor
+    from .recovery import RunRecovery
     from .records import Message, Run, Session
     from .requests import RunRequest, RunStarted
 
@@ -122,38 +123,23 @@ class SessionService:
         return SessionActor(self.s, session)
 
     async def recover(self) -> int:
-        """At start-up: runs left 'running' by a crash end as errors, with their terminal event."""
+        """At start-up: runs left 'running' by a crash end as errors, with their terminal event
+        and the answer they had streamed (``svc/sessions/recovery.py``)."""
         orphans = await self.repo.runs(status="running", limit=10_000)
-        for run in orphans:
-            await self._settle(run)
+        if orphans:
+            await self._recovery().settle_all(orphans)
         return len(orphans)
 
     async def _settle_orphans(self, session_id: str) -> None:
-        for run in await self.repo.runs(session_id=session_id, status="running", limit=100):
-            await self._settle(run)
+        orphans = await self.repo.runs(session_id=session_id, status="running", limit=100)
+        if orphans:
+            await self._recovery().settle_all(orphans)
 
-    async def _settle(self, run: Run) -> None:
-        now = self.s.clock.now_ms()
-        settled = attrs.evolve(
-            run,
-            status="error",
-            error_code="ENGINE_RESTARTED",
-            failure_category="runtime",
-            finished_at_ms=now,
-            error_message="the engine stopped while this run was active; the work committed so far is kept",
-        )
-        await self.repo.save_run(settled)
-        self.s.events.publish(
-            "session.run.finished",
-            {
-                "sessionID": run.session_id,
-                "runID": run.id,
-                "finishedAtMs": now,
-                "status": "error",
-                "error": {"code": "ENGINE_RESTARTED", "message": settled.error_message},
-                "failureCategory": "runtime",
-            },
-        )
+    def _recovery(self) -> RunRecovery:
+        # Imported on first use: a clean start has no orphaned run to settle.
+        from .recovery import RunRecovery
+
+        return RunRecovery(self.s)
 
     async def ref(self, session_id: str) -> ActorRef:
         return await self.entities.ref(SESSION_PREFIX, session_id)
