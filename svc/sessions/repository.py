@@ -62,6 +62,15 @@ _RUN_COLS = (
     "request_hash, allowed_tools, user_message_id, assistant_message_id, error_code, error_message, "
     "failure_category, usage, metadata, started_at_ms, last_activity_at_ms, finished_at_ms"
 )
+_RUN_UPSERT = (
+    f"INSERT INTO runs({_RUN_COLS}) VALUES ({','.join('?' * 21)}) ON CONFLICT (id) DO UPDATE SET "
+    + ", ".join(f"{c.strip()} = excluded.{c.strip()}" for c in _RUN_COLS.split(",")[1:])
+)
+_MESSAGE_UPSERT = (
+    f"INSERT INTO messages({_MESSAGE_COLS}, updated_at_ms) VALUES (?,?,?,?,?,?,?,?) "
+    "ON CONFLICT(id) DO UPDATE SET parts = excluded.parts, info = excluded.info, "
+    "updated_at_ms = excluded.updated_at_ms"
+)
 
 
 def _run(row: tuple[Any, ...]) -> Run:
@@ -151,8 +160,9 @@ class SessionRepository:
     async def save(self, session: Session) -> None:
         def q(tx: Tx) -> None:
             tx.execute(
-                "UPDATE sessions SET title=?, directory=?, project_id=?, parent_id=?, provider_id=?, model_id=?, "
-                "settings=?, source_kind=?, source_metadata=?, archived=?, todos=?, updated_at_ms=? WHERE id=?",
+                "UPDATE sessions SET title=?, directory=?, project_id=?, parent_id=?, provider_id=?, "
+                "model_id=?, settings=?, source_kind=?, source_metadata=?, archived=?, todos=?, "
+                "updated_at_ms=? WHERE id=?",
                 (
                     session.title,
                     session.directory,
@@ -181,7 +191,7 @@ class SessionRepository:
 
         return await self._db.read(q)
 
-    async def list(
+    async def list_sessions(
         self,
         *,
         query: str | None = None,
@@ -192,7 +202,8 @@ class SessionRepository:
         offset: int = 0,
     ) -> list[Session]:
         def q(tx: Tx) -> list[Session]:
-            clauses, params = [], []
+            clauses: list[str] = []
+            params: list[Any] = []
             if archived is not None:
                 clauses.append("archived = ?")
                 params.append(int(archived))
@@ -208,7 +219,10 @@ class SessionRepository:
                 clauses.append("source_kind = ?")
                 params.append(source_kind)
             where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
-            sql = f"SELECT {_SESSION_COLS} FROM sessions {where} ORDER BY updated_at_ms DESC, id LIMIT ? OFFSET ?"
+            sql = (
+                f"SELECT {_SESSION_COLS} FROM sessions {where} "
+                "ORDER BY updated_at_ms DESC, id LIMIT ? OFFSET ?"
+            )
             return [_session(r) for r in tx.execute(sql, (*params, limit, offset))]
 
         return await self._db.read(q)
@@ -250,9 +264,7 @@ class SessionRepository:
 
         def q(tx: Tx) -> None:
             tx.execute(
-                f"INSERT INTO messages({_MESSAGE_COLS}, updated_at_ms) VALUES (?,?,?,?,?,?,?,?) "
-                "ON CONFLICT(id) DO UPDATE SET parts = excluded.parts, info = excluded.info, "
-                "updated_at_ms = excluded.updated_at_ms",
+                _MESSAGE_UPSERT,
                 (
                     message.id,
                     message.session_id,
@@ -285,7 +297,8 @@ class SessionRepository:
                 )
                 return [_message(r) for r in rows]
             rows = tx.execute(
-                f"SELECT {_MESSAGE_COLS} FROM messages WHERE session_id = ? ORDER BY seq DESC LIMIT ?",
+                f"SELECT {_MESSAGE_COLS} FROM messages WHERE session_id = ? "
+                "ORDER BY seq DESC LIMIT ?",
                 (session_id, limit),
             )
             return [_message(r) for r in reversed(list(rows))]
@@ -296,7 +309,7 @@ class SessionRepository:
     async def save_run(self, run: Run) -> None:
         def q(tx: Tx) -> None:
             tx.execute(
-                f"INSERT OR REPLACE INTO runs({_RUN_COLS}) VALUES ({','.join('?' * 21)})",
+                _RUN_UPSERT,
                 _run_params(run),
             )
 
@@ -311,7 +324,8 @@ class SessionRepository:
             )
             if user_message is not None:
                 tx.execute(
-                    f"INSERT INTO messages({_MESSAGE_COLS}, updated_at_ms) VALUES (?,?,?,?,?,?,?,?)",
+                    f"INSERT INTO messages({_MESSAGE_COLS}, updated_at_ms) "
+                    "VALUES (?,?,?,?,?,?,?,?)",
                     (
                         user_message.id,
                         user_message.session_id,
@@ -351,7 +365,8 @@ class SessionRepository:
         self, *, session_id: str | None = None, status: str | None = None, limit: int = 100
     ) -> list[Run]:
         def q(tx: Tx) -> list[Run]:
-            clauses, params = [], []
+            clauses: list[str] = []
+            params: list[Any] = []
             if session_id is not None:
                 clauses.append("session_id = ?")
                 params.append(session_id)
@@ -369,14 +384,12 @@ class SessionRepository:
 
         def q(tx: Tx) -> None:
             tx.execute(
-                f"INSERT OR REPLACE INTO runs({_RUN_COLS}) VALUES ({','.join('?' * 21)})",
+                _RUN_UPSERT,
                 _run_params(run),
             )
             if assistant is not None:
                 tx.execute(
-                    f"INSERT INTO messages({_MESSAGE_COLS}, updated_at_ms) VALUES (?,?,?,?,?,?,?,?) "
-                    "ON CONFLICT(id) DO UPDATE SET parts = excluded.parts, info = excluded.info, "
-                    "updated_at_ms = excluded.updated_at_ms",
+                    _MESSAGE_UPSERT,
                     (
                         assistant.id,
                         assistant.session_id,

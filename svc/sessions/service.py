@@ -37,8 +37,8 @@ from .repository import SessionRepository
 # its first request (docs/architecture.md, "Start-up budget").
 if TYPE_CHECKING:
     from .actor import SessionActor
-    from .recovery import RunRecovery
     from .records import Message, Run, Session
+    from .recovery import RunRecovery
     from .requests import RunRequest, RunStarted
 
 log = logging.getLogger("svc.sessions")
@@ -202,8 +202,8 @@ class SessionService:
             raise SessionNotFound(sessionID=session_id)
         return session
 
-    async def list(self, **filters: Any) -> list[Session]:
-        return await self.repo.list(**filters)
+    async def list_sessions(self, **filters: Any) -> list[Session]:
+        return await self.repo.list_sessions(**filters)
 
     async def messages(self, session_id: str) -> list[Message]:
         await self.get(session_id)

@@ -108,7 +108,7 @@ async def list_sessions() -> Any:
     page = query_int("page", default=1, minimum=1)
     size = query_int("page_size", "pageSize", default=20, minimum=1, maximum=500, clamp=True)
     archived_raw = query_str("archived")
-    sessions = await engine().sessions.list(
+    sessions = await engine().sessions.list_sessions(
         query=query_str("q"),
         archived=query_bool("archived") if archived_raw is not None else False,
         directory=query_str("workspace"),
