@@ -13,7 +13,7 @@ import logging
 import uuid
 from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import attrs
 import trio
@@ -21,7 +21,7 @@ import trio
 from actors import ActorDead, ActorRef, ActorSystem, AskTimeout
 
 from ..clock import Clock
-from ..entities import Entities, EntityKind, ask_ref
+from ..entities import Ask, Entities, EntityKind, ask_ref
 from ..errors import SvcError, ValidationFailed
 from ..events import EventLog
 from ..providers import ProviderRegistry
@@ -42,6 +42,8 @@ if TYPE_CHECKING:
     from .requests import RunRequest, RunStarted
 
 log = logging.getLogger("svc.sessions")
+
+R = TypeVar("R")
 
 ASK_TIMEOUT = 30.0
 SESSION_PREFIX = "session/"
@@ -194,7 +196,7 @@ class SessionService:
         ref = self.actors.lookup(SESSION_PREFIX + session_id)
         if ref is not None and ref.alive:
             try:
-                return await ask_ref(ref, GetSession())  # type: ignore[return-value]
+                return await _ask_running(ref, GetSession())
             except (ActorDead, AskTimeout):
                 pass  # the actor just stopped or is busy; the store has the truth
         session = await self.repo.get(session_id)
@@ -212,17 +214,17 @@ class SessionService:
     async def update(self, session_id: str, changes: Mapping[str, Any]) -> Session:
         from .requests import UpdateSession
 
-        return await self._ask(session_id, UpdateSession(changes))  # type: ignore[return-value]
+        return await self._ask(session_id, UpdateSession(changes))
 
     async def delete(self, session_id: str) -> dict[str, Any]:
         from .requests import DeleteSession
 
-        return await self._ask(session_id, DeleteSession())  # type: ignore[return-value]
+        return await self._ask(session_id, DeleteSession())
 
     async def append_message(self, session_id: str, parts: list[Any]) -> Message:
         from .requests import AppendMessage
 
-        return await self._ask(session_id, AppendMessage(tuple(parts)))  # type: ignore[return-value]
+        return await self._ask(session_id, AppendMessage(tuple(parts)))
 
     # ------------------------------------------------------------------ runs
     def validate_parts(self, session: Session, raw: Any) -> tuple[dict[str, Any], ...]:
@@ -237,7 +239,7 @@ class SessionService:
             started = await delegate(session_id, request)
             if started is not None:
                 return started
-        return await self._ask(session_id, StartRun(request))  # type: ignore[return-value]
+        return await self._ask(session_id, StartRun(request))
 
     async def active_run(self, session_id: str) -> Run | None:
         from .requests import GetActiveRun
@@ -246,7 +248,7 @@ class SessionService:
         ref = self.actors.lookup(SESSION_PREFIX + session_id)
         if ref is None or not ref.alive:
             return None
-        return await ask_ref(ref, GetActiveRun())  # type: ignore[return-value]
+        return await _ask_running(ref, GetActiveRun())
 
     async def cancel(
         self, session_id: str, run_id: str | None = None, reason: str = "user_cancelled"
@@ -257,7 +259,7 @@ class SessionService:
         ref = self.actors.lookup(SESSION_PREFIX + session_id)
         if ref is None or not ref.alive:
             return False
-        return bool(await ask_ref(ref, CancelRun(run_id, reason)))
+        return await _ask_running(ref, CancelRun(run_id, reason))
 
     async def wait(self, started: RunStarted, *, timeout: float | None = None) -> Run:
         """Wait for a run to end and return its final record."""
@@ -285,8 +287,13 @@ class SessionService:
                 return message.text()
         return ""
 
-    async def _ask(self, session_id: str, message: Any) -> Any:
+    async def _ask(self, session_id: str, message: Ask[R]) -> R:
         return await self.entities.ask(SESSION_PREFIX, session_id, message)
+
+
+async def _ask_running(ref: ActorRef, message: Ask[R]) -> R:
+    """Ask a session actor that is already running (never activates one)."""
+    return cast(R, await ask_ref(ref, message))
 
 
 def _session_not_found(session_id: str) -> SvcError:
