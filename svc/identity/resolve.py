@@ -55,7 +55,7 @@ def legacy_block(layer: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def merge(base: Mapping[str, Any], overlay: Mapping[str, Any]) -> dict[str, Any]:
-    """Deep merge; an explicit ``None`` clears a value (unlike the settings merge, which skips it)."""
+    """Deep merge; an explicit ``None`` clears a value (the settings merge skips it instead)."""
     out = dict(base)
     for key, value in overlay.items():
         if isinstance(value, Mapping) and isinstance(out.get(key), Mapping):
@@ -100,7 +100,7 @@ class Identity:
         return preset, custom
 
     def instructions_for(self, agent: str | None = None) -> str | None:
-        """The personality's system-prompt text for an agent, or None for the plain default voice."""
+        """The personality's system-prompt text for an agent; None for the plain default voice."""
         from .presets import BY_ID
 
         preset, custom = self.personality_for(agent)

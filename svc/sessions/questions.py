@@ -62,7 +62,7 @@ def normalize_questions(raw: Sequence[Mapping[str, Any]]) -> tuple[dict[str, Any
 
 
 def normalize_answers(body: Mapping[str, Any], count: int) -> tuple[tuple[str, ...], ...]:
-    """Accept ``{answers: [[..], ..]}``, ``{answers: [..]}``, ``{answer: ".."}`` or ``{_answers}``."""
+    """Accept ``{answers: [[..], ..]}``, ``{answers: [..]}``, ``{answer: ".."}``, ``{_answers}``."""
     raw = body.get("answers", body.get("_answers"))
     if raw is None and "answer" in body:
         raw = [body["answer"]]

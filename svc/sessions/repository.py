@@ -59,8 +59,9 @@ def _message(row: tuple[Any, ...]) -> Message:
 
 _RUN_COLS = (
     "id, session_id, status, source, provider_id, model_id, client_id, agent_id, idempotency_key, "
-    "request_hash, allowed_tools, user_message_id, assistant_message_id, error_code, error_message, "
-    "failure_category, usage, metadata, started_at_ms, last_activity_at_ms, finished_at_ms"
+    "request_hash, allowed_tools, user_message_id, assistant_message_id, error_code, "
+    "error_message, failure_category, usage, metadata, started_at_ms, last_activity_at_ms, "
+    "finished_at_ms"
 )
 _RUN_UPSERT = (
     f"INSERT INTO runs({_RUN_COLS}) VALUES ({','.join('?' * 21)}) ON CONFLICT (id) DO UPDATE SET "
@@ -160,9 +161,9 @@ class SessionRepository:
     async def save(self, session: Session) -> None:
         def q(tx: Tx) -> None:
             tx.execute(
-                "UPDATE sessions SET title=?, directory=?, project_id=?, parent_id=?, provider_id=?, "
-                "model_id=?, settings=?, source_kind=?, source_metadata=?, archived=?, todos=?, "
-                "updated_at_ms=? WHERE id=?",
+                "UPDATE sessions SET title=?, directory=?, project_id=?, parent_id=?, "
+                "provider_id=?, model_id=?, settings=?, source_kind=?, source_metadata=?, "
+                "archived=?, todos=?, updated_at_ms=? WHERE id=?",
                 (
                     session.title,
                     session.directory,

@@ -85,7 +85,8 @@ def request_hash(body: Any) -> str:
 
 
 PromptDelegate = Callable[[str, "RunRequest"], Awaitable["RunStarted | None"]]
-"""Another domain's claim on a session's runs: start the run itself (returning it) or pass (None)."""
+"""Another domain's claim on a session's runs: start the run itself (returning it), or pass
+(None)."""
 
 
 class SessionService:

@@ -63,7 +63,11 @@ def test_stored_parts_win_and_later_ones_are_appended() -> None:
         run_id="r",
         info={"runID": "r"},
     )
-    events = [text(1, "a-t0", "Reading "), tool(2, "completed", result="ok"), text(3, "a-t2", "Hal")]
+    events = [
+        text(1, "a-t0", "Reading "),
+        tool(2, "completed", result="ok"),
+        text(3, "a-t2", "Hal"),
+    ]
     message_id, parts = streamed_parts(events, user_message_id="u")
     assert message_id is not None
     message = interrupted_message(run, message_id, stored, parts)
