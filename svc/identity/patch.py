@@ -272,7 +272,8 @@ def read_project_file(path: Path) -> dict[str, Any]:
 def apply_patch(data: Mapping[str, Any], patch: Mapping[str, Any]) -> dict[str, Any]:
     """The project file's content with ``patch`` merged into its ``identity`` block."""
     out = dict(data)
-    identity = merge(out.get("identity") if isinstance(out.get("identity"), Mapping) else {}, patch)
+    current = out.get("identity")
+    identity = merge(current if isinstance(current, Mapping) else {}, patch)
     per_agent = (identity.get("personality") or {}).get("per_agent")
     if isinstance(per_agent, dict):
         identity["personality"]["per_agent"] = {k: v for k, v in per_agent.items() if v is not None}

@@ -30,29 +30,29 @@ PRESETS: tuple[Preset, ...] = (
         "concise",
         "Concise",
         "Short, direct answers; details only when asked.",
-        "Be concise: answer directly in as few words as the task allows, skip pleasantries and preamble, "
-        "and give details only when asked.",
+        "Be concise: answer directly in as few words as the task allows, skip pleasantries and "
+        "preamble, and give details only when asked.",
     ),
     Preset(
         "friendly",
         "Friendly",
         "Warm, encouraging and in plain language.",
-        "Be warm and approachable: use plain, friendly language, acknowledge what the user is trying to "
-        "do, and keep an encouraging tone without giving up accuracy.",
+        "Be warm and approachable: use plain, friendly language, acknowledge what the user is "
+        "trying to do, and keep an encouraging tone without giving up accuracy.",
     ),
     Preset(
         "mentor",
         "Mentor",
         "Explains the why and teaches along the way.",
-        "Act as a mentor: explain the reasoning behind your answers, name the underlying concepts, and "
-        "suggest how the user could approach similar problems on their own next time.",
+        "Act as a mentor: explain the reasoning behind your answers, name the underlying concepts, "
+        "and suggest how the user could approach similar problems on their own next time.",
     ),
     Preset(
         "critical",
         "Critical",
         "Challenges assumptions and points out risks.",
-        "Be a critical reviewer: question assumptions, point out risks, edge cases and weaknesses plainly, "
-        "and say when something is a bad idea and why.",
+        "Be a critical reviewer: question assumptions, point out risks, edge cases and weaknesses "
+        "plainly, and say when something is a bad idea and why.",
     ),
 )
 

@@ -55,7 +55,7 @@ def legacy_block(layer: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def merge(base: Mapping[str, Any], overlay: Mapping[str, Any]) -> dict[str, Any]:
-    """Deep merge; an explicit ``None`` clears a value (unlike the settings merge, which skips it)."""
+    """Deep merge; an explicit ``None`` clears a value (the settings merge skips it instead)."""
     out = dict(base)
     for key, value in overlay.items():
         if isinstance(value, Mapping) and isinstance(out.get(key), Mapping):
@@ -100,7 +100,7 @@ class Identity:
         return preset, custom
 
     def instructions_for(self, agent: str | None = None) -> str | None:
-        """The personality's system-prompt text for an agent, or None for the plain default voice."""
+        """The personality's system-prompt text for an agent; None for the plain default voice."""
         from .presets import BY_ID
 
         preset, custom = self.personality_for(agent)
@@ -112,14 +112,20 @@ class Identity:
         return _plain(self.data)
 
 
+def _section(data: Mapping[str, Any], key: str) -> Mapping[str, Any]:
+    """``data[key]`` when it is an object, else an empty one."""
+    value = data.get(key)
+    return value if isinstance(value, Mapping) else {}
+
+
 def normalize(raw: Mapping[str, Any]) -> dict[str, Any]:
     from .presets import DEFAULT_PRESET
 
     data = merge(default_identity(), raw)
-    bot = data["bot"] if isinstance(data.get("bot"), Mapping) else {}
+    bot = _section(data, "bot")
     name = bot.get("canonical_name")
     name = name.strip() if isinstance(name, str) and name.strip() else DEFAULT_NAME
-    aliases_raw = bot.get("aliases") if isinstance(bot.get("aliases"), Mapping) else {}
+    aliases_raw = _section(bot, "aliases")
     aliases: dict[str, str] = {}
     for key in (*ALIASES, *sorted(k for k in aliases_raw if k not in ALIASES)):
         value = aliases_raw.get(key)
@@ -128,10 +134,8 @@ def normalize(raw: Mapping[str, Any]) -> dict[str, Any]:
         elif key in ALIASES:
             aliases[key] = f"{name} TUI" if key == "tui" else name
     avatar = bot.get("avatar_url")
-    personality = data["personality"] if isinstance(data.get("personality"), Mapping) else {}
-    per_agent_raw = (
-        personality.get("per_agent") if isinstance(personality.get("per_agent"), Mapping) else {}
-    )
+    personality = _section(data, "personality")
+    per_agent_raw = _section(personality, "per_agent")
     per_agent = {}
     for agent, entry in sorted(per_agent_raw.items()):
         if isinstance(entry, Mapping):
@@ -139,7 +143,7 @@ def normalize(raw: Mapping[str, Any]) -> dict[str, Any]:
                 "preset": _preset(entry.get("preset"), fallback=None),
                 "custom_instructions": _text(entry.get("custom_instructions")),
             }
-    default = personality.get("default") if isinstance(personality.get("default"), Mapping) else {}
+    default = _section(personality, "default")
     return {
         "bot": {
             "canonical_name": name,

@@ -2,7 +2,43 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..lazy import LazyExports
+
+# The names mypy sees (re-exports, hence noqa: F401); at run time each loads with its
+# module on first use.
+if TYPE_CHECKING:
+    from .dispatch import ToolDispatcher, ToolOutcome  # noqa: F401
+    from .parts import validate_parts  # noqa: F401
+    from .permissions import (  # noqa: F401
+        ApprovalReplyInvalid,
+        ApprovalRequestNotFound,
+        PermissionRequest,
+        PermissionService,
+    )
+    from .questions import QuestionNotFound, QuestionRequest, QuestionService  # noqa: F401
+    from .records import (  # noqa: F401
+        DEFAULT_TITLE,
+        TERMINAL_STATUSES,
+        Message,
+        ModelRef,
+        Run,
+        Session,
+        Usage,
+        attach_hint,
+    )
+    from .recovery import RunRecovery  # noqa: F401
+    from .repository import SessionRepository  # noqa: F401
+    from .requests import (  # noqa: F401
+        RunConflict,
+        RunRequest,
+        RunStarted,
+        SessionNotFound,
+        ToolGate,
+        ToolMode,
+    )
+    from .service import CreateSession, SessionService, SessionServices, request_hash  # noqa: F401
 
 _exports = LazyExports(
     __name__,
@@ -22,7 +58,11 @@ _exports = LazyExports(
         ],
         ".questions": [
             "QuestionNotFound",
+            "QuestionRequest",
             "QuestionService",
+        ],
+        ".recovery": [
+            "RunRecovery",
         ],
         ".records": [
             "DEFAULT_TITLE",
@@ -43,6 +83,7 @@ _exports = LazyExports(
             "RunStarted",
             "SessionNotFound",
             "ToolGate",
+            "ToolMode",
         ],
         ".service": [
             "CreateSession",

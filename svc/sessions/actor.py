@@ -97,8 +97,9 @@ class SessionActor(Actor):
                         sessionID=self.session.id,
                         idempotencyKey=request.idempotency_key,
                     )
-                done = self.done.get(existing.id) or _set_event()
-                return RunStarted(existing, True, done)
+                # A trio.Event has no truth value: look it up, never `or` it.
+                done = self.done.get(existing.id)
+                return RunStarted(existing, True, done if done is not None else _set_event())
         if self.active is not None:
             active = self.active.run
             hint = attach_hint(self.session.id, active.id)

@@ -39,10 +39,11 @@ def system_prompt(
     identity = resolve_identity(settings)
     name = identity.name
     env = environment()
+    today = datetime.datetime.fromtimestamp(now_ms / 1000, tz=datetime.UTC).date().isoformat()
     lines = [
         f"You are {name}, an agent running in a local automation runtime.",
         f"Workspace: {session.directory} ({env['os']}, {env['shell_family']} shell).",
-        f"Current date: {datetime.datetime.fromtimestamp(now_ms / 1000, tz=datetime.UTC).date().isoformat()}.",
+        f"Current date: {today}.",
         "Use the tools you are given when they help; answer directly when they do not.",
     ]
     personality = identity.instructions_for(agent)

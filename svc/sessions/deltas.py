@@ -66,7 +66,10 @@ class DeltaCoalescer:
         self._armed.set()
 
     async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
-        """Publish what waits when its window closes; cancel it when the stream ends, then ``flush()``."""
+        """Publish what waits when its window closes.
+
+        Cancel it when the stream ends, then ``flush()``.
+        """
         task_status.started()
         while True:
             await self._armed.wait()

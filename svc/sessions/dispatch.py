@@ -1,4 +1,6 @@
-"""The one path every tool call takes: existence, allowlist, gates, permission, arguments, execution.
+"""The one path every tool call takes.
+
+Existence, allowlist, gates, permission, arguments, execution.
 
 Session runs, ``POST /tool/execute``, the CLI ``tool`` command and ``batch``
 sub-calls all dispatch through :class:`ToolDispatcher`, so a policy enforced
@@ -99,7 +101,8 @@ class ToolDispatcher:
                     canonical,
                     "denied",
                     code="TOOL_DISPATCH_DENIED",
-                    error=f"tool `{canonical}` requires approval and cannot run without an interactive approval",
+                    error=f"tool `{canonical}` requires approval and cannot run without "
+                    "an interactive approval",
                 )
             if on_state is not None:
                 on_state("pending", {})

@@ -112,7 +112,8 @@ def text_of(parts: Sequence[Mapping[str, Any]]) -> str:
             lines.append(part.get("text", ""))
         elif part.get("type") == "file":
             lines.append(
-                f"[file mime={part.get('mime')} name={part.get('filename') or 'unknown'} url={part.get('url')}]"
+                f"[file mime={part.get('mime')} name={part.get('filename') or 'unknown'} "
+                f"url={part.get('url')}]"
             )
     return "\n".join(lines)
 

@@ -10,8 +10,6 @@ the session, so the same question is not asked twice.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import uuid
 from collections.abc import Iterable, Mapping
 from typing import Any, Literal
@@ -20,9 +18,8 @@ import attrs
 import trio
 
 from ..clock import Clock
-from ..errors import SvcError
 from ..events import EventLog
-from ..store import Store, Tx, dumps, loads
+from ..store import Store
 from ..tools.permissions import (
     DEFAULT_RULES,
     VALID_REPLIES,
@@ -30,164 +27,25 @@ from ..tools.permissions import (
     evaluate,
     reply_to_rule,
 )
+from .permission_records import (
+    ApprovalReplyInvalid,
+    ApprovalRequestNotFound,
+    PermissionRequest,
+    action_digest,
+)
+from .permission_repository import PermissionRepository
 
 REQUEST_TTL_MS = 15 * 60 * 1000
 
 Outcome = Literal["approved", "denied", "timeout"]
 
-
-class ApprovalReplyInvalid(SvcError):
-    """reply must be one of once|always|reject|allow|deny"""
-
-    code = "APPROVAL_REPLY_INVALID"
-    status = 400
-
-
-class ApprovalRequestNotFound(SvcError):
-    """Permission request not found"""
-
-    code = "APPROVAL_REQUEST_NOT_FOUND"
-    status = 404
-
-
-@attrs.frozen
-class PermissionRequest:
-    id: str
-    tool: str
-    permission: str
-    pattern: str
-    args: Mapping[str, Any]
-    status: str
-    action_digest: str
-    requested_at_ms: int
-    expires_at_ms: int
-    session_id: str | None = None
-    run_id: str | None = None
-    call_id: str | None = None
-    message_id: str | None = None
-    reply: str | None = None
-    decided_by: str | None = None
-    standing_rule_id: str | None = None
-    decided_at_ms: int | None = None
-
-    def to_wire(self) -> dict[str, Any]:
-        # The client models status as pending|approved|rejected|unknown; the
-        # raw reply word stays available in `reply`.
-        status = {"pending": "pending", "approved": "approved", "denied": "rejected"}.get(
-            self.status, "unknown"
-        )
-        wire: dict[str, Any] = {
-            "id": self.id,
-            "tenantContext": {
-                "org_id": "local",
-                "workspace_id": "local",
-                "source": "local_implicit",
-            },
-            "actionDigest": self.action_digest,
-            "expiresAtMs": self.expires_at_ms,
-            "requestedAtMs": self.requested_at_ms,
-            "sessionID": self.session_id,
-            "runID": self.run_id,
-            "permission": self.permission,
-            "pattern": self.pattern,
-            "tool": self.tool,
-            "args": dict(self.args),
-            "query": None,
-            "status": status,
-            "reply": self.reply,
-        }
-        if self.call_id:
-            wire["callID"] = self.call_id
-        return wire
-
-    def decision_wire(self) -> dict[str, Any]:
-        return {
-            "requestID": self.id,
-            "sessionID": self.session_id,
-            "permission": self.permission,
-            "pattern": self.pattern,
-            "decision": self.reply or self.status,
-            "decidedAtMs": self.decided_at_ms,
-            "decidedBy": self.decided_by,
-            "reason": None,
-            "standingRuleID": self.standing_rule_id,
-            "standingRulePersisted": self.standing_rule_id is not None,
-            "actionDigest": self.action_digest,
-        }
-
-
-_REQ_COLS = (
-    "id, tool, permission, pattern, args, status, action_digest, requested_at_ms, expires_at_ms, session_id, "
-    "run_id, call_id, message_id, reply, decided_by, standing_rule_id, decided_at_ms"
-)
-
-
-def _request_row(r: PermissionRequest) -> tuple[Any, ...]:
-    return (
-        r.id,
-        r.tool,
-        r.permission,
-        r.pattern,
-        dumps(dict(r.args)),
-        r.status,
-        r.action_digest,
-        r.requested_at_ms,
-        r.expires_at_ms,
-        r.session_id,
-        r.run_id,
-        r.call_id,
-        r.message_id,
-        r.reply,
-        r.decided_by,
-        r.standing_rule_id,
-        r.decided_at_ms,
-    )
-
-
-def _request(row: tuple[Any, ...]) -> PermissionRequest:
-    return PermissionRequest(
-        id=row[0],
-        tool=row[1],
-        permission=row[2],
-        pattern=row[3],
-        args=loads(row[4], {}),
-        status=row[5],
-        action_digest=row[6],
-        requested_at_ms=row[7],
-        expires_at_ms=row[8],
-        session_id=row[9],
-        run_id=row[10],
-        call_id=row[11],
-        message_id=row[12],
-        reply=row[13],
-        decided_by=row[14],
-        standing_rule_id=row[15],
-        decided_at_ms=row[16],
-    )
-
-
-_RULE_COLS = "id, permission, pattern, action, session_id, created_at_ms, created_by, source_request_id, provenance"
-
-
-def _rule(row: tuple[Any, ...]) -> PermissionRule:
-    return PermissionRule(
-        id=row[0],
-        permission=row[1],
-        pattern=row[2],
-        action=row[3],
-        session_id=row[4],
-        created_at_ms=row[5],
-        created_by=row[6],
-        source_request_id=row[7],
-        provenance=row[8],
-    )
-
-
-def action_digest(tool: str, args: Mapping[str, Any]) -> str:
-    canonical = json.dumps(
-        {"tool": tool, "args": args}, sort_keys=True, separators=(",", ":"), default=str
-    )
-    return hashlib.sha256(canonical.encode()).hexdigest()
+__all__ = [
+    "ApprovalReplyInvalid",
+    "ApprovalRequestNotFound",
+    "PermissionRequest",
+    "PermissionService",
+    "action_digest",
+]
 
 
 class _Waiter:
@@ -208,7 +66,7 @@ class PermissionService:
         wait_timeout_s: float,
         apply_defaults: bool = True,
     ) -> None:
-        self._db = db
+        self._repo = PermissionRepository(db)
         self._events = events
         self._clock = clock
         self.wait_timeout_s = wait_timeout_s
@@ -221,19 +79,7 @@ class PermissionService:
 
     async def load(self) -> None:
         """Load standing rules; requests left pending by a previous process expire."""
-
-        def q(tx: Tx) -> list[PermissionRule]:
-            tx.execute(
-                "UPDATE permission_requests SET status = 'expired', reply = 'runtime_restarted' WHERE status = 'pending'"
-            )
-            return [
-                _rule(r)
-                for r in tx.execute(
-                    f"SELECT {_RULE_COLS} FROM permission_rules ORDER BY created_at_ms"
-                )
-            ]
-
-        self._rules = await self._db.write(q)
+        self._rules = await self._repo.expire_pending_and_load_rules()
 
     # ------------------------------------------------------------ rules
     @property
@@ -260,7 +106,7 @@ class PermissionService:
         self._session_grants.pop(session_id, None)
 
     async def add_rule(self, rule: PermissionRule) -> None:
-        await self._db.write(_insert_rule, rule)
+        await self._repo.add_rule(rule)
         self._rules.append(rule)
 
     # ------------------------------------------------------------ requests
@@ -295,7 +141,7 @@ class PermissionService:
         waiter = _Waiter()
         self._waiters[request.id] = waiter
         try:
-            await self._db.write(_insert_request, request)
+            await self._repo.add_request(request)
             self._events.publish(
                 "permission.asked",
                 {
@@ -319,7 +165,7 @@ class PermissionService:
                 request = attrs.evolve(
                     request, status="expired", reply="timeout", decided_at_ms=self._clock.now_ms()
                 )
-                await self._db.write(_update_request, request)
+                await self._repo.save_request(request)
                 self._events.publish(
                     "permission.wait.timeout",
                     {
@@ -341,7 +187,7 @@ class PermissionService:
                 request = attrs.evolve(
                     request, status="cancelled", decided_at_ms=self._clock.now_ms()
                 )
-                await self._db.write(_update_request, request)
+                await self._repo.save_request(request)
             raise
         finally:
             self._waiters.pop(request.id, None)
@@ -376,7 +222,7 @@ class PermissionService:
             decided_at_ms=now,
             standing_rule_id=rule.id if rule else None,
         )
-        await self._db.write(_decide, decided, rule)
+        await self._repo.decide(decided, rule)
         if rule is not None:
             self._rules.append(rule)
         self._events.publish(
@@ -407,24 +253,12 @@ class PermissionService:
         }
 
     async def get(self, request_id: str) -> PermissionRequest | None:
-        def q(tx: Tx) -> PermissionRequest | None:
-            row = tx.execute(
-                f"SELECT {_REQ_COLS} FROM permission_requests WHERE id = ?", (request_id,)
-            ).fetchone()
-            return _request(row) if row else None
-
-        return await self._db.read(q)
+        return await self._repo.get_request(request_id)
 
     async def requests(
         self, *, status: str | None = None, limit: int = 200
     ) -> list[PermissionRequest]:
-        def q(tx: Tx) -> list[PermissionRequest]:
-            where = "WHERE status = ?" if status else ""
-            params: tuple[Any, ...] = (status, limit) if status else (limit,)
-            sql = f"SELECT {_REQ_COLS} FROM permission_requests {where} ORDER BY requested_at_ms DESC LIMIT ?"
-            return [_request(r) for r in tx.execute(sql, params)]
-
-        return await self._db.read(q)
+        return await self._repo.recent_requests(status=status, limit=limit)
 
     async def listing(self) -> dict[str, Any]:
         """The ``GET /permission`` body."""
@@ -434,40 +268,3 @@ class PermissionService:
             "rules": [r.to_wire() for r in self.rules],
             "decisions": [r.decision_wire() for r in recent if r.status != "pending"],
         }
-
-
-def _insert_request(tx: Tx, r: PermissionRequest) -> None:
-    tx.execute(
-        f"INSERT INTO permission_requests({_REQ_COLS}) VALUES ({','.join('?' * 17)})",
-        _request_row(r),
-    )
-
-
-def _update_request(tx: Tx, r: PermissionRequest) -> None:
-    tx.execute(
-        f"INSERT OR REPLACE INTO permission_requests({_REQ_COLS}) VALUES ({','.join('?' * 17)})",
-        _request_row(r),
-    )
-
-
-def _insert_rule(tx: Tx, rule: PermissionRule) -> None:
-    tx.execute(
-        f"INSERT INTO permission_rules({_RULE_COLS}) VALUES (?,?,?,?,?,?,?,?,?)",
-        (
-            rule.id,
-            rule.permission,
-            rule.pattern,
-            rule.action,
-            rule.session_id,
-            rule.created_at_ms,
-            rule.created_by,
-            rule.source_request_id,
-            rule.provenance,
-        ),
-    )
-
-
-def _decide(tx: Tx, request: PermissionRequest, rule: PermissionRule | None) -> None:
-    _update_request(tx, request)
-    if rule is not None:
-        _insert_rule(tx, rule)

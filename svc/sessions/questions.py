@@ -17,51 +17,14 @@ import attrs
 import trio
 
 from ..clock import Clock
-from ..errors import SvcError
 from ..events import EventLog
-from ..store import Store, Tx, dumps, loads
+from ..store import Store
 from ..tools import ToolFailed
-from .permissions import ApprovalReplyInvalid
+from .permission_records import ApprovalReplyInvalid
+from .question_records import QuestionNotFound, QuestionRequest
+from .question_repository import QuestionRepository
 
-
-class QuestionNotFound(SvcError):
-    """Question request not found"""
-
-    code = "APPROVAL_REQUEST_NOT_FOUND"
-    status = 404
-
-
-@attrs.frozen
-class QuestionRequest:
-    id: str
-    questions: tuple[Mapping[str, Any], ...]
-    status: str
-    requested_at_ms: int
-    expires_at_ms: int
-    session_id: str | None = None
-    run_id: str | None = None
-    call_id: str | None = None
-    message_id: str | None = None
-    answers: tuple[tuple[str, ...], ...] | None = None
-
-    def to_wire(self) -> dict[str, Any]:
-        wire: dict[str, Any] = {
-            "id": self.id,
-            "tenantContext": {
-                "org_id": "local",
-                "workspace_id": "local",
-                "source": "local_implicit",
-            },
-            "sessionID": self.session_id,
-            "runID": self.run_id,
-            "questions": [dict(q) for q in self.questions],
-            "status": self.status,
-            "requestedAtMs": self.requested_at_ms,
-            "expiresAtMs": self.expires_at_ms,
-        }
-        if self.call_id or self.message_id:
-            wire["tool"] = {"callID": self.call_id, "messageID": self.message_id}
-        return wire
+__all__ = ["QuestionNotFound", "QuestionRequest", "QuestionService"]
 
 
 def normalize_questions(raw: Sequence[Mapping[str, Any]]) -> tuple[dict[str, Any], ...]:
@@ -99,7 +62,7 @@ def normalize_questions(raw: Sequence[Mapping[str, Any]]) -> tuple[dict[str, Any
 
 
 def normalize_answers(body: Mapping[str, Any], count: int) -> tuple[tuple[str, ...], ...]:
-    """Accept ``{answers: [[..], ..]}``, ``{answers: [..]}``, ``{answer: ".."}`` or ``{_answers}``."""
+    """Accept ``{answers: [[..], ..]}``, ``{answers: [..]}``, ``{answer: ".."}``, ``{_answers}``."""
     raw = body.get("answers", body.get("_answers"))
     if raw is None and "answer" in body:
         raw = [body["answer"]]
@@ -122,44 +85,6 @@ def normalize_answers(body: Mapping[str, Any], count: int) -> tuple[tuple[str, .
     return tuple(answers)
 
 
-_COLS = "id, questions, status, requested_at_ms, expires_at_ms, session_id, run_id, call_id, message_id, answers"
-
-
-def _row(q: QuestionRequest) -> tuple[Any, ...]:
-    return (
-        q.id,
-        dumps([dict(x) for x in q.questions]),
-        q.status,
-        q.requested_at_ms,
-        q.expires_at_ms,
-        q.session_id,
-        q.run_id,
-        q.call_id,
-        q.message_id,
-        dumps([list(a) for a in q.answers]) if q.answers is not None else None,
-    )
-
-
-def _question(row: tuple[Any, ...]) -> QuestionRequest:
-    answers = loads(row[9])
-    return QuestionRequest(
-        id=row[0],
-        questions=tuple(loads(row[1], [])),
-        status=row[2],
-        requested_at_ms=row[3],
-        expires_at_ms=row[4],
-        session_id=row[5],
-        run_id=row[6],
-        call_id=row[7],
-        message_id=row[8],
-        answers=tuple(tuple(a) for a in answers) if answers is not None else None,
-    )
-
-
-def _save(tx: Tx, q: QuestionRequest) -> None:
-    tx.execute(f"INSERT OR REPLACE INTO questions({_COLS}) VALUES (?,?,?,?,?,?,?,?,?,?)", _row(q))
-
-
 class _Waiter:
     __slots__ = ("answers", "done")
 
@@ -170,16 +95,14 @@ class _Waiter:
 
 class QuestionService:
     def __init__(self, db: Store, events: EventLog, clock: Clock, *, wait_timeout_s: float) -> None:
-        self._db = db
+        self._repo = QuestionRepository(db)
         self._events = events
         self._clock = clock
         self.wait_timeout_s = wait_timeout_s
         self._waiters: dict[str, _Waiter] = {}
 
     async def load(self) -> None:
-        await self._db.write(
-            lambda c: c.execute("UPDATE questions SET status = 'expired' WHERE status = 'pending'")
-        )
+        await self._repo.expire_pending()
 
     async def ask(
         self,
@@ -207,14 +130,14 @@ class QuestionService:
         waiter = _Waiter()
         self._waiters[request.id] = waiter
         try:
-            await self._db.write(_save, request)
+            await self._repo.save(request)
             self._events.publish(
                 "question.asked", {**request.to_wire(), "sessionID": session_id, "runID": run_id}
             )
             with trio.move_on_after(self.wait_timeout_s):
                 await waiter.done.wait()
             if not waiter.done.is_set():
-                await self._db.write(_save, attrs.evolve(request, status="expired"))
+                await self._repo.save(attrs.evolve(request, status="expired"))
                 raise ToolFailed(
                     f"the question was not answered within {timeout_ms} ms", code="QUESTION_TIMEOUT"
                 )
@@ -226,33 +149,21 @@ class QuestionService:
         except trio.Cancelled:
             # The run was cancelled: do not leave the question pending forever.
             with trio.CancelScope(shield=True):
-                await self._db.write(_save, attrs.evolve(request, status="cancelled"))
+                await self._repo.save(attrs.evolve(request, status="cancelled"))
             raise
         finally:
             self._waiters.pop(request.id, None)
 
     async def get(self, question_id: str) -> QuestionRequest | None:
-        def q(tx: Tx) -> QuestionRequest | None:
-            row = tx.execute(
-                f"SELECT {_COLS} FROM questions WHERE id = ?", (question_id,)
-            ).fetchone()
-            return _question(row) if row else None
-
-        return await self._db.read(q)
+        return await self._repo.get(question_id)
 
     async def pending(self) -> list[QuestionRequest]:
-        def q(tx: Tx) -> list[QuestionRequest]:
-            rows = tx.execute(
-                f"SELECT {_COLS} FROM questions WHERE status = 'pending' ORDER BY requested_at_ms"
-            )
-            return [_question(r) for r in rows]
-
-        return await self._db.read(q)
+        return await self._repo.pending()
 
     async def reply(self, question_id: str, body: Mapping[str, Any]) -> dict[str, Any]:
         request = await self._pending_or_raise(question_id)
         answers = normalize_answers(body, len(request.questions))
-        await self._db.write(_save, attrs.evolve(request, status="answered", answers=answers))
+        await self._repo.save(attrs.evolve(request, status="answered", answers=answers))
         self._events.publish(
             "question.replied",
             {
@@ -271,7 +182,7 @@ class QuestionService:
 
     async def reject(self, question_id: str) -> dict[str, Any]:
         request = await self._pending_or_raise(question_id)
-        await self._db.write(_save, attrs.evolve(request, status="rejected"))
+        await self._repo.save(attrs.evolve(request, status="rejected"))
         self._events.publish(
             "question.replied",
             {

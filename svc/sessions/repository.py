@@ -59,8 +59,18 @@ def _message(row: tuple[Any, ...]) -> Message:
 
 _RUN_COLS = (
     "id, session_id, status, source, provider_id, model_id, client_id, agent_id, idempotency_key, "
-    "request_hash, allowed_tools, user_message_id, assistant_message_id, error_code, error_message, "
-    "failure_category, usage, metadata, started_at_ms, last_activity_at_ms, finished_at_ms"
+    "request_hash, allowed_tools, user_message_id, assistant_message_id, error_code, "
+    "error_message, failure_category, usage, metadata, started_at_ms, last_activity_at_ms, "
+    "finished_at_ms"
+)
+_RUN_UPSERT = (
+    f"INSERT INTO runs({_RUN_COLS}) VALUES ({','.join('?' * 21)}) ON CONFLICT (id) DO UPDATE SET "
+    + ", ".join(f"{c.strip()} = excluded.{c.strip()}" for c in _RUN_COLS.split(",")[1:])
+)
+_MESSAGE_UPSERT = (
+    f"INSERT INTO messages({_MESSAGE_COLS}, updated_at_ms) VALUES (?,?,?,?,?,?,?,?) "
+    "ON CONFLICT(id) DO UPDATE SET parts = excluded.parts, info = excluded.info, "
+    "updated_at_ms = excluded.updated_at_ms"
 )
 
 
@@ -151,8 +161,9 @@ class SessionRepository:
     async def save(self, session: Session) -> None:
         def q(tx: Tx) -> None:
             tx.execute(
-                "UPDATE sessions SET title=?, directory=?, project_id=?, parent_id=?, provider_id=?, model_id=?, "
-                "settings=?, source_kind=?, source_metadata=?, archived=?, todos=?, updated_at_ms=? WHERE id=?",
+                "UPDATE sessions SET title=?, directory=?, project_id=?, parent_id=?, "
+                "provider_id=?, model_id=?, settings=?, source_kind=?, source_metadata=?, "
+                "archived=?, todos=?, updated_at_ms=? WHERE id=?",
                 (
                     session.title,
                     session.directory,
@@ -181,7 +192,7 @@ class SessionRepository:
 
         return await self._db.read(q)
 
-    async def list(
+    async def list_sessions(
         self,
         *,
         query: str | None = None,
@@ -192,7 +203,8 @@ class SessionRepository:
         offset: int = 0,
     ) -> list[Session]:
         def q(tx: Tx) -> list[Session]:
-            clauses, params = [], []
+            clauses: list[str] = []
+            params: list[Any] = []
             if archived is not None:
                 clauses.append("archived = ?")
                 params.append(int(archived))
@@ -208,7 +220,10 @@ class SessionRepository:
                 clauses.append("source_kind = ?")
                 params.append(source_kind)
             where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
-            sql = f"SELECT {_SESSION_COLS} FROM sessions {where} ORDER BY updated_at_ms DESC, id LIMIT ? OFFSET ?"
+            sql = (
+                f"SELECT {_SESSION_COLS} FROM sessions {where} "
+                "ORDER BY updated_at_ms DESC, id LIMIT ? OFFSET ?"
+            )
             return [_session(r) for r in tx.execute(sql, (*params, limit, offset))]
 
         return await self._db.read(q)
@@ -250,9 +265,7 @@ class SessionRepository:
 
         def q(tx: Tx) -> None:
             tx.execute(
-                f"INSERT INTO messages({_MESSAGE_COLS}, updated_at_ms) VALUES (?,?,?,?,?,?,?,?) "
-                "ON CONFLICT(id) DO UPDATE SET parts = excluded.parts, info = excluded.info, "
-                "updated_at_ms = excluded.updated_at_ms",
+                _MESSAGE_UPSERT,
                 (
                     message.id,
                     message.session_id,
@@ -267,6 +280,15 @@ class SessionRepository:
 
         await self._db.write(q)
 
+    async def get_message(self, message_id: str) -> Message | None:
+        def q(tx: Tx) -> Message | None:
+            row = tx.execute(
+                f"SELECT {_MESSAGE_COLS} FROM messages WHERE id = ?", (message_id,)
+            ).fetchone()
+            return _message(row) if row else None
+
+        return await self._db.read(q)
+
     async def messages(self, session_id: str, *, limit: int | None = None) -> list[Message]:
         def q(tx: Tx) -> list[Message]:
             if limit is None:
@@ -276,7 +298,8 @@ class SessionRepository:
                 )
                 return [_message(r) for r in rows]
             rows = tx.execute(
-                f"SELECT {_MESSAGE_COLS} FROM messages WHERE session_id = ? ORDER BY seq DESC LIMIT ?",
+                f"SELECT {_MESSAGE_COLS} FROM messages WHERE session_id = ? "
+                "ORDER BY seq DESC LIMIT ?",
                 (session_id, limit),
             )
             return [_message(r) for r in reversed(list(rows))]
@@ -287,7 +310,7 @@ class SessionRepository:
     async def save_run(self, run: Run) -> None:
         def q(tx: Tx) -> None:
             tx.execute(
-                f"INSERT OR REPLACE INTO runs({_RUN_COLS}) VALUES ({','.join('?' * 21)})",
+                _RUN_UPSERT,
                 _run_params(run),
             )
 
@@ -302,7 +325,8 @@ class SessionRepository:
             )
             if user_message is not None:
                 tx.execute(
-                    f"INSERT INTO messages({_MESSAGE_COLS}, updated_at_ms) VALUES (?,?,?,?,?,?,?,?)",
+                    f"INSERT INTO messages({_MESSAGE_COLS}, updated_at_ms) "
+                    "VALUES (?,?,?,?,?,?,?,?)",
                     (
                         user_message.id,
                         user_message.session_id,
@@ -342,7 +366,8 @@ class SessionRepository:
         self, *, session_id: str | None = None, status: str | None = None, limit: int = 100
     ) -> list[Run]:
         def q(tx: Tx) -> list[Run]:
-            clauses, params = [], []
+            clauses: list[str] = []
+            params: list[Any] = []
             if session_id is not None:
                 clauses.append("session_id = ?")
                 params.append(session_id)
@@ -360,14 +385,12 @@ class SessionRepository:
 
         def q(tx: Tx) -> None:
             tx.execute(
-                f"INSERT OR REPLACE INTO runs({_RUN_COLS}) VALUES ({','.join('?' * 21)})",
+                _RUN_UPSERT,
                 _run_params(run),
             )
             if assistant is not None:
                 tx.execute(
-                    f"INSERT INTO messages({_MESSAGE_COLS}, updated_at_ms) VALUES (?,?,?,?,?,?,?,?) "
-                    "ON CONFLICT(id) DO UPDATE SET parts = excluded.parts, info = excluded.info, "
-                    "updated_at_ms = excluded.updated_at_ms",
+                    _MESSAGE_UPSERT,
                     (
                         assistant.id,
                         assistant.session_id,

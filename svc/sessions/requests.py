@@ -10,6 +10,7 @@ import trio
 
 from supervisors import BudgetScope
 
+from ..entities import Ask
 from ..errors import SvcError
 from .records import Message, Run, Session
 
@@ -64,8 +65,9 @@ class SessionNotFound(SvcError):
 
 
 # ------------------------------------------------------------------ actor messages
+# Each subclasses Ask[reply type], so SessionService's asks are typed end to end.
 @attrs.frozen
-class StartRun:
+class StartRun(Ask["RunStarted"]):
     request: RunRequest
 
 
@@ -77,38 +79,38 @@ class RunStarted:
 
 
 @attrs.frozen
-class CancelRun:
+class CancelRun(Ask["bool"]):
     run_id: str | None = None
     reason: str = "user_cancelled"
 
 
 @attrs.frozen
-class AppendMessage:
+class AppendMessage(Ask["Message"]):
     parts: tuple[Mapping[str, Any], ...]
 
 
 @attrs.frozen
-class GetSession:
+class GetSession(Ask["Session"]):
     pass
 
 
 @attrs.frozen
-class UpdateSession:
+class UpdateSession(Ask["Session"]):
     changes: Mapping[str, Any]
 
 
 @attrs.frozen
-class DeleteSession:
+class DeleteSession(Ask["dict[str, Any]"]):
     pass
 
 
 @attrs.frozen
-class GetActiveRun:
+class GetActiveRun(Ask["Run | None"]):
     pass
 
 
 @attrs.frozen
-class SetTodos:
+class SetTodos(Ask["Session"]):
     todos: tuple[Mapping[str, Any], ...]
 
 

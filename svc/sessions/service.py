@@ -13,7 +13,7 @@ import logging
 import uuid
 from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import attrs
 import trio
@@ -21,7 +21,7 @@ import trio
 from actors import ActorDead, ActorRef, ActorSystem, AskTimeout
 
 from ..clock import Clock
-from ..entities import Entities, EntityKind, ask_ref
+from ..entities import Ask, Entities, EntityKind, ask_ref
 from ..errors import SvcError, ValidationFailed
 from ..events import EventLog
 from ..providers import ProviderRegistry
@@ -38,9 +38,12 @@ from .repository import SessionRepository
 if TYPE_CHECKING:
     from .actor import SessionActor
     from .records import Message, Run, Session
+    from .recovery import RunRecovery
     from .requests import RunRequest, RunStarted
 
 log = logging.getLogger("svc.sessions")
+
+R = TypeVar("R")
 
 ASK_TIMEOUT = 30.0
 SESSION_PREFIX = "session/"
@@ -82,7 +85,8 @@ def request_hash(body: Any) -> str:
 
 
 PromptDelegate = Callable[[str, "RunRequest"], Awaitable["RunStarted | None"]]
-"""Another domain's claim on a session's runs: start the run itself (returning it) or pass (None)."""
+"""Another domain's claim on a session's runs: start the run itself (returning it), or pass
+(None)."""
 
 
 class SessionService:
@@ -122,38 +126,23 @@ class SessionService:
         return SessionActor(self.s, session)
 
     async def recover(self) -> int:
-        """At start-up: runs left 'running' by a crash end as errors, with their terminal event."""
+        """At start-up: runs left 'running' by a crash end as errors, with their terminal event
+        and the answer they had streamed (``svc/sessions/recovery.py``)."""
         orphans = await self.repo.runs(status="running", limit=10_000)
-        for run in orphans:
-            await self._settle(run)
+        if orphans:
+            await self._recovery().settle_all(orphans)
         return len(orphans)
 
     async def _settle_orphans(self, session_id: str) -> None:
-        for run in await self.repo.runs(session_id=session_id, status="running", limit=100):
-            await self._settle(run)
+        orphans = await self.repo.runs(session_id=session_id, status="running", limit=100)
+        if orphans:
+            await self._recovery().settle_all(orphans)
 
-    async def _settle(self, run: Run) -> None:
-        now = self.s.clock.now_ms()
-        settled = attrs.evolve(
-            run,
-            status="error",
-            error_code="ENGINE_RESTARTED",
-            failure_category="runtime",
-            finished_at_ms=now,
-            error_message="the engine stopped while this run was active; the work committed so far is kept",
-        )
-        await self.repo.save_run(settled)
-        self.s.events.publish(
-            "session.run.finished",
-            {
-                "sessionID": run.session_id,
-                "runID": run.id,
-                "finishedAtMs": now,
-                "status": "error",
-                "error": {"code": "ENGINE_RESTARTED", "message": settled.error_message},
-                "failureCategory": "runtime",
-            },
-        )
+    def _recovery(self) -> RunRecovery:
+        # Imported on first use: a clean start has no orphaned run to settle.
+        from .recovery import RunRecovery
+
+        return RunRecovery(self.s)
 
     async def ref(self, session_id: str) -> ActorRef:
         return await self.entities.ref(SESSION_PREFIX, session_id)
@@ -208,7 +197,7 @@ class SessionService:
         ref = self.actors.lookup(SESSION_PREFIX + session_id)
         if ref is not None and ref.alive:
             try:
-                return await ask_ref(ref, GetSession())  # type: ignore[return-value]
+                return await _ask_running(ref, GetSession())
             except (ActorDead, AskTimeout):
                 pass  # the actor just stopped or is busy; the store has the truth
         session = await self.repo.get(session_id)
@@ -216,8 +205,8 @@ class SessionService:
             raise SessionNotFound(sessionID=session_id)
         return session
 
-    async def list(self, **filters: Any) -> list[Session]:
-        return await self.repo.list(**filters)
+    async def list_sessions(self, **filters: Any) -> list[Session]:
+        return await self.repo.list_sessions(**filters)
 
     async def messages(self, session_id: str) -> list[Message]:
         await self.get(session_id)
@@ -226,17 +215,17 @@ class SessionService:
     async def update(self, session_id: str, changes: Mapping[str, Any]) -> Session:
         from .requests import UpdateSession
 
-        return await self._ask(session_id, UpdateSession(changes))  # type: ignore[return-value]
+        return await self._ask(session_id, UpdateSession(changes))
 
     async def delete(self, session_id: str) -> dict[str, Any]:
         from .requests import DeleteSession
 
-        return await self._ask(session_id, DeleteSession())  # type: ignore[return-value]
+        return await self._ask(session_id, DeleteSession())
 
     async def append_message(self, session_id: str, parts: list[Any]) -> Message:
         from .requests import AppendMessage
 
-        return await self._ask(session_id, AppendMessage(tuple(parts)))  # type: ignore[return-value]
+        return await self._ask(session_id, AppendMessage(tuple(parts)))
 
     # ------------------------------------------------------------------ runs
     def validate_parts(self, session: Session, raw: Any) -> tuple[dict[str, Any], ...]:
@@ -251,7 +240,7 @@ class SessionService:
             started = await delegate(session_id, request)
             if started is not None:
                 return started
-        return await self._ask(session_id, StartRun(request))  # type: ignore[return-value]
+        return await self._ask(session_id, StartRun(request))
 
     async def active_run(self, session_id: str) -> Run | None:
         from .requests import GetActiveRun
@@ -260,7 +249,7 @@ class SessionService:
         ref = self.actors.lookup(SESSION_PREFIX + session_id)
         if ref is None or not ref.alive:
             return None
-        return await ask_ref(ref, GetActiveRun())  # type: ignore[return-value]
+        return await _ask_running(ref, GetActiveRun())
 
     async def cancel(
         self, session_id: str, run_id: str | None = None, reason: str = "user_cancelled"
@@ -271,7 +260,7 @@ class SessionService:
         ref = self.actors.lookup(SESSION_PREFIX + session_id)
         if ref is None or not ref.alive:
             return False
-        return bool(await ask_ref(ref, CancelRun(run_id, reason)))
+        return await _ask_running(ref, CancelRun(run_id, reason))
 
     async def wait(self, started: RunStarted, *, timeout: float | None = None) -> Run:
         """Wait for a run to end and return its final record."""
@@ -299,8 +288,13 @@ class SessionService:
                 return message.text()
         return ""
 
-    async def _ask(self, session_id: str, message: Any) -> Any:
+    async def _ask(self, session_id: str, message: Ask[R]) -> R:
         return await self.entities.ask(SESSION_PREFIX, session_id, message)
+
+
+async def _ask_running(ref: ActorRef, message: Ask[R]) -> R:
+    """Ask a session actor that is already running (never activates one)."""
+    return cast(R, await ask_ref(ref, message))
 
 
 def _session_not_found(session_id: str) -> SvcError:

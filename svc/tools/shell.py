@@ -43,11 +43,11 @@ class _Sink:
     kept: int = 0
     total: int = 0
 
-    def add(self, chunk: bytes) -> None:
+    def add(self, chunk: bytes | bytearray) -> None:
         self.total += len(chunk)
         room = self.cap - self.kept
         if room > 0:
-            piece = chunk[:room]
+            piece = bytes(chunk[:room])
             self.chunks.append(piece)
             self.kept += len(piece)
 

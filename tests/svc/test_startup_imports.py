@@ -49,6 +49,11 @@ DEFERRED_MODULES = [
     # actors and their machinery: they spawn on a first request
     "svc.sessions.actor",
     "svc.sessions.run",
+    "svc.sessions.model_turn",
+    "svc.sessions.tool_calls",
+    "svc.sessions.run_transcript",
+    "svc.sessions.settlement",
+    "svc.sessions.recovery",  # only when a crash left a run active
     "svc.sessions.context",
     "svc.goals.actor",
     "svc.goals.control",

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import attrs
 from quart import Blueprint, Response, request
@@ -17,7 +17,7 @@ from ..sse import event_frames, sse_response
 # The sessions' request shapes and records are imported on first use: start-up
 # mounts the routes but serves no request (docs/architecture.md, "Start-up budget").
 if TYPE_CHECKING:
-    from ...sessions import RunRequest, Session
+    from ...sessions import RunRequest, Session, ToolMode
 
 bp = Blueprint("sessions", __name__)
 
@@ -108,7 +108,7 @@ async def list_sessions() -> Any:
     page = query_int("page", default=1, minimum=1)
     size = query_int("page_size", "pageSize", default=20, minimum=1, maximum=500, clamp=True)
     archived_raw = query_str("archived")
-    sessions = await engine().sessions.list(
+    sessions = await engine().sessions.list_sessions(
         query=query_str("q"),
         archived=query_bool("archived") if archived_raw is not None else False,
         directory=query_str("workspace"),
@@ -198,7 +198,7 @@ async def _run_request(session: Session) -> RunRequest:
         provider_id=model.provider_id,
         model_id=model.model_id,
         agent=body.agent,
-        tool_mode=body.tool_mode or "auto",  # type: ignore[arg-type]
+        tool_mode=cast("ToolMode", body.tool_mode or "auto"),  # checked above
         tool_allowlist=tuple(body.tool_allowlist) if body.tool_allowlist is not None else None,
         temperature=body.temperature,
         top_p=body.top_p,

@@ -30,7 +30,8 @@ class BashTool(BuiltinTool):
                 "type": "integer",
                 "minimum": 1,
                 "maximum": MAX_TIMEOUT_MS,
-                "description": f"Kill the command after this many milliseconds (default {DEFAULT_TIMEOUT_MS}).",
+                "description": "Kill the command after this many milliseconds "
+                f"(default {DEFAULT_TIMEOUT_MS}).",
             },
         },
         "required": ["command"],

@@ -19,10 +19,10 @@ MAX_SCANNED = 200_000
 class GlobTool(BuiltinTool):
     name = "glob"
     description = (
-        "List files and directories matching a glob `pattern` (default `*`), relative to the working "
-        "directory. `*` and `?` stay within one path segment, `**` crosses directories "
-        f"(`src/**/*.py`). `.git` is skipped. At most {MAX_LISTED} paths are listed, relative to the "
-        "workspace root, sorted."
+        "List files and directories matching a glob `pattern` (default `*`), relative to the "
+        "working directory. `*` and `?` stay within one path segment, `**` crosses directories "
+        f"(`src/**/*.py`). `.git` is skipped. At most {MAX_LISTED} paths are listed, relative to "
+        "the workspace root, sorted."
     )
     input_schema = {
         "type": "object",

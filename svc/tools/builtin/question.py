@@ -36,7 +36,10 @@ _QUESTION_SCHEMA = {
 
 
 def normalize_questions(args: dict[str, Any]) -> list[dict[str, Any]]:
-    """The wire shape of ``GET /question`` entries: header, question, options[{label, description}], flags."""
+    """The wire shape of ``GET /question`` entries.
+
+    Header, question, options ``[{label, description}]`` and flags.
+    """
     raw = args.get("questions")
     if raw is None:
         if "question" not in args:

@@ -12,7 +12,7 @@ STATUSES = ("pending", "in_progress", "completed", "cancelled")
 
 
 def normalize_todos(raw: list[dict[str, Any]]) -> list[dict[str, str]]:
-    """``{id, content, status}`` items; ``text`` is accepted for content, missing ids are generated."""
+    """``{id, content, status}`` items; ``text`` is taken for content, missing ids are generated."""
     used = {str(item["id"]) for item in raw if item.get("id") not in (None, "")}
     todos: list[dict[str, str]] = []
     next_number = 1

@@ -114,7 +114,8 @@ class WebFetchTool(BuiltinTool):
     name = "webfetch"
     description = (
         "Fetch a web page over http(s) and return it as Markdown (scripts and styles removed). "
-        "`return` chooses `markdown` (default), `html`, or `both`; non-HTML text is returned as is. "
+        "`return` chooses `markdown` (default), `html`, or `both`; non-HTML text is returned "
+        "as is. "
         "Redirects, size and time are capped by `max_redirects`, `max_bytes` and `timeout_ms`."
     )
     input_schema = {
@@ -155,7 +156,8 @@ class WebFetchTool(BuiltinTool):
 class WebFetchHtmlTool(BuiltinTool):
     name = "webfetch_html"
     description = (
-        "Fetch a web page over http(s) and return its raw HTML (or the text of a non-HTML response). "
+        "Fetch a web page over http(s) and return its raw HTML (or the text of a non-HTML "
+        "response). "
         "Redirects, size and time are capped by `max_redirects`, `max_bytes` and `timeout_ms`."
     )
     input_schema = {

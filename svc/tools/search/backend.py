@@ -10,7 +10,9 @@ from .results import SearchHit
 
 
 class SearchBackend(Protocol):
-    name: str
+    # Read-only, so frozen attrs backends (whose fields cannot be set) implement it.
+    @property
+    def name(self) -> str: ...
 
     async def search(self, client: httpx.AsyncClient, query: str, limit: int) -> list[SearchHit]:
         """Up to ``limit`` hits; raise ToolFailed on any failure."""

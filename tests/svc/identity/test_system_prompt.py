@@ -1,4 +1,7 @@
-"""Identity reaches the model: the system prompt carries the name, the preset and the agent's override."""
+"""Identity reaches the model.
+
+The system prompt carries the name, the preset and the agent's override.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,7 @@
-"""Runs on the built-in offline model: events, transcripts, slash tools, permissions, questions, cancel."""
+"""Runs on the built-in offline model.
+
+Events, transcripts, slash tools, permissions, questions, cancel.
+"""
 
 from __future__ import annotations
 

@@ -92,8 +92,10 @@ async def test_cancelled_call_leaves_no_process(
 
 @pytest.mark.parametrize(
     ("args", "field"),
-    [({}, "args.command"), ({"command": ""}, "args.command"), ({"command": "x", "timeout_ms": 600_001}, "args.timeout_ms"),
-     ({"command": "x", "timeout_ms": 0}, "args.timeout_ms"), ({"command": "x", "timeout_ms": "5"}, "args.timeout_ms")],
+    [({}, "args.command"), ({"command": ""}, "args.command"),
+     ({"command": "x", "timeout_ms": 600_001}, "args.timeout_ms"),
+     ({"command": "x", "timeout_ms": 0}, "args.timeout_ms"),
+     ({"command": "x", "timeout_ms": "5"}, "args.timeout_ms")],
 )  # fmt: skip
 async def test_bad_arguments(ctx: ToolContext, args: dict[str, object], field: str) -> None:
     with pytest.raises(ValidationFailed) as info:

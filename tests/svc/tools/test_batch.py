@@ -25,7 +25,7 @@ batch = BatchTool()
 def dispatching(
     workspace: Path, allowed: set[str], log: list[tuple[str, dict[str, Any]]]
 ) -> ToolContext:
-    """A context whose invoke() runs real built-ins, gated by a simple allow set (the test's own policy)."""
+    """A context whose invoke() runs real built-ins, gated by an allow set (the test's policy)."""
     registry = ToolRegistry()
     register_builtins(registry)
 

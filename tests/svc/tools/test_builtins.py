@@ -52,7 +52,7 @@ def test_default_permissions_of_the_builtins() -> None:
         t.name: evaluate(DEFAULT_RULES, t.permission, session_id=None) for t in builtin_tools()
     }
     assert actions == {
-        "read": "allow", "write": "ask", "edit": "ask", "glob": "allow", "grep": "allow", "bash": "ask",
-        "webfetch": "allow", "webfetch_html": "allow", "websearch": "allow", "todo_write": "allow",
-        "question": "allow", "batch": "allow",
+        "read": "allow", "write": "ask", "edit": "ask", "glob": "allow", "grep": "allow",
+        "bash": "ask", "webfetch": "allow", "webfetch_html": "allow", "websearch": "allow",
+        "todo_write": "allow", "question": "allow", "batch": "allow",
     }  # fmt: skip

@@ -15,8 +15,8 @@ glob = GlobTool()
 
 @pytest.fixture
 def tree(workspace: Path) -> Path:
-    for path in ["README.md", "src/app.py", "src/util/helpers.py", "src/util/data.json", "docs/guide.md",
-                 ".git/config", ".git/hooks/pre-commit.py"]:  # fmt: skip
+    for path in ["README.md", "src/app.py", "src/util/helpers.py", "src/util/data.json",
+                 "docs/guide.md", ".git/config", ".git/hooks/pre-commit.py"]:  # fmt: skip
         (workspace / path).parent.mkdir(parents=True, exist_ok=True)
         (workspace / path).write_text("x")
     return workspace

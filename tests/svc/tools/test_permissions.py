@@ -73,8 +73,9 @@ def test_global_rules_apply_to_every_session() -> None:
 
 
 @pytest.mark.parametrize(
-    "tool", ["read", "glob", "grep", "websearch", "webfetch", "webfetch_html", "todo_write", "todowrite",
-             "question", "batch", "memory_search", "mcp_list", "orchestration_inspect", "codesearch"],
+    "tool", ["read", "glob", "grep", "websearch", "webfetch", "webfetch_html", "todo_write",
+             "todowrite", "question", "batch", "memory_search", "mcp_list",
+             "orchestration_inspect", "codesearch"],
 )  # fmt: skip
 def test_default_allow(tool: str) -> None:
     assert evaluate(DEFAULT_RULES, tool, session_id="s") == "allow"
@@ -172,7 +173,8 @@ def test_to_wire_has_the_reference_shape() -> None:
     assert full is not None
     assert full.to_wire() == {
         "id": "r2", "permission": "write", "pattern": "*", "action": "allow", "sessionID": "s1",
-        "createdAtMs": 99, "createdBy": "u", "sourceRequestID": "q", "provenance": "permission_reply",
+        "createdAtMs": 99, "createdBy": "u", "sourceRequestID": "q",
+        "provenance": "permission_reply",
     }  # fmt: skip
     assert PermissionRule.from_wire(full.to_wire()) == full
     assert PermissionRule.from_wire(minimal.to_wire()) == minimal
