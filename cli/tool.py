@@ -37,7 +37,11 @@ async def tool(json_input: str, state_dir: Path | None) -> None:
     try:
         async with open_engine(settings) as engine:
             ctx = ToolContext(
-                workspace=engine.workspace, source="cli", engine=engine, interactive=False
+                workspace=engine.workspace,
+                source="cli",
+                http=engine.http,
+                settings=engine.settings,
+                interactive=False,
             )
             outcome = await engine.dispatcher.dispatch(name.strip(), args, ctx)
     except SvcError as exc:

@@ -198,7 +198,7 @@ class Engine:
                 permissions=self.permissions,
                 questions=self.questions,
                 settings=lambda: self.settings,
-                engine=self,
+                http=self.http,
             ),
             self.actors,
         )

@@ -36,6 +36,8 @@ from .repository import SessionRepository
 # first use: start-up only wires this service, and a session's actor spawns on
 # its first request (docs/architecture.md, "Start-up budget").
 if TYPE_CHECKING:
+    import httpx
+
     from .actor import SessionActor
     from .records import Message, Run, Session
     from .recovery import RunRecovery
@@ -62,7 +64,8 @@ class SessionServices:
     permissions: PermissionService
     questions: QuestionService
     settings: Callable[[], Settings]
-    engine: Any = None
+    http: httpx.AsyncClient | None = None
+    """The shared outbound client tools use (``ToolContext.http``)."""
 
 
 @attrs.frozen

@@ -79,7 +79,7 @@ class SpawnAgentTool(Tool):
         self._service = service
 
     async def execute(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
-        if ctx.source == "cli" or ctx.engine is None:
+        if ctx.source == "cli":
             raise ToolFailed(
                 "spawn_agent must be executed through the engine runtime.",
                 code="SPAWN_HOOK_UNAVAILABLE",

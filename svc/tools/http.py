@@ -13,9 +13,8 @@ from .types import ToolContext
 @asynccontextmanager
 async def tool_http_client(ctx: ToolContext) -> AsyncIterator[httpx.AsyncClient]:
     """The engine's shared client when it has one, else a client for this call only."""
-    shared = getattr(ctx.engine, "http", None)
-    if isinstance(shared, httpx.AsyncClient):
-        yield shared
+    if ctx.http is not None:
+        yield ctx.http
         return
     # trust_env=False: configuration comes from the engine's settings, never from
     # the process environment (which tests and embedders do not control).

@@ -11,11 +11,16 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import attrs
 
 from ..errors import SvcError
+
+if TYPE_CHECKING:
+    import httpx
+
+    from ..settings import Settings
 
 Source = Literal["session", "http", "cli", "automation", "internal"]
 
@@ -72,8 +77,12 @@ class ToolContext:
     agent_id: str | None = None
     interactive: bool = False
     """True inside a session run, where a human can answer questions and approvals."""
-    engine: Any = None
-    """The running :class:`svc.Engine` (events, clock, settings, services), if any."""
+    http: httpx.AsyncClient | None = None
+    """The engine's shared outbound client, if the tool runs inside an engine. Tools get
+    narrow capabilities like this one, never the engine: a tool that needs a domain
+    service is built with it (see ``svc.goals.tools``)."""
+    settings: Settings | None = None
+    """The engine's settings when the tool runs inside an engine (search backends)."""
     invoke: Callable[[str, Mapping[str, Any]], Awaitable[ToolResult]] | None = None
     """Run another tool through the same policy gates (used by ``batch``)."""
     ask_question: Callable[[list[dict[str, Any]]], Awaitable[list[list[str]]]] | None = None

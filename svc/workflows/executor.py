@@ -301,7 +301,8 @@ class WorkflowExecutor:
         ctx = ToolContext(
             workspace=self.workspace(run),
             source="automation",
-            engine=self.engine,
+            http=self.engine.http,
+            settings=self.engine.settings,
             interactive=False,
             run_id=run.run_id,
             metadata={"workflowID": run.workflow_id, "actionID": action.action_id},

@@ -99,7 +99,7 @@ async def main(json_response: bool) -> None:
             await engine.mcp.add(ConnectorInput(name="bench", transport=server.url))
             assert (await engine.mcp.connect("bench"))["ok"]
             tool = engine.tools.require("mcp.bench.add")
-            ctx = ToolContext(workspace=engine.workspace, engine=engine)
+            ctx = ToolContext(workspace=engine.workspace, http=engine.http)
 
             async def direct(i: int) -> str:
                 result = await session.call_tool("add", {"a": i, "b": 7})

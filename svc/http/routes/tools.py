@@ -39,7 +39,13 @@ async def tool_execute() -> Any:
         raise ValidationFailed("`tool` must not be empty", field="tool")
     eng = engine()
     view = eng.tools.view(body.scope_allowlist) if body.scope_allowlist is not None else None
-    ctx = ToolContext(workspace=eng.workspace, source="http", engine=eng, interactive=False)
+    ctx = ToolContext(
+        workspace=eng.workspace,
+        source="http",
+        http=eng.http,
+        settings=eng.settings,
+        interactive=False,
+    )
     outcome = await eng.dispatcher.dispatch(body.tool.strip(), body.args, ctx, view=view)
     if outcome.ok:
         return {"output": outcome.output or "", "metadata": dict(outcome.metadata)}

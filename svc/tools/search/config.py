@@ -43,14 +43,14 @@ class SearchConfig:
 
     @classmethod
     def from_context(cls, ctx: ToolContext) -> SearchConfig:
-        settings = getattr(ctx.engine, "settings", None)
+        settings = ctx.settings
         if settings is None:
             return cls()
         return cls(
-            backend=str(getattr(settings, "search_backend", "auto") or "auto").strip().lower(),
-            url=getattr(settings, "search_url", None) or None,
-            timeout_ms=int(getattr(settings, "search_timeout_ms", DEFAULT_TIMEOUT_MS)),
-            environ=getattr(settings, "environ", None) or {},
+            backend=(settings.search_backend or "auto").strip().lower(),
+            url=settings.search_url or None,
+            timeout_ms=settings.search_timeout_ms,
+            environ=settings.environ or {},
         )
 
 

@@ -167,7 +167,7 @@ async def agent_context(engine: svc.Engine, **metadata: Any) -> ToolContext:
         source="session",
         session_id="s-1",
         agent_id="release-agent",
-        engine=engine,
+        http=engine.http,
         metadata=metadata,
     )
 
@@ -305,7 +305,7 @@ async def test_another_tenant_needs_a_verified_principal(
     ctx = ToolContext(
         workspace=engine.workspace,
         source="http",
-        engine=engine,
+        http=engine.http,
         metadata={"tenant_context": {"org_id": "acme", "workspace_id": "w1"}},
     )
     outcome = await engine.dispatcher.dispatch("goal_get", {"goal_id": "goal-x"}, ctx)
@@ -322,7 +322,7 @@ def verified(
     return ToolContext(
         workspace=engine.workspace,
         source="http",
-        engine=engine,
+        http=engine.http,
         metadata={"tenant_context": tenant, "principal": Principal(actor, verified=True)},
     )
 

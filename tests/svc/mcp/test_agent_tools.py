@@ -19,7 +19,7 @@ from .conftest import connected_engine_server
 
 
 def ctx(engine: svc.Engine, **extra: Any) -> ToolContext:
-    return ToolContext(workspace=engine.workspace, source="internal", engine=engine, **extra)
+    return ToolContext(workspace=engine.workspace, source="internal", http=engine.http, **extra)
 
 
 async def run(engine: svc.Engine, tool: str, args: dict[str, Any], **extra: Any) -> Any:

@@ -35,7 +35,7 @@ def in_session(engine: svc.Engine) -> ToolContext:
         run_id="run-1",
         message_id="msg-1",
         call_id="call-1",
-        engine=engine,
+        http=engine.http,
     )
 
 

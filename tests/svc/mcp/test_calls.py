@@ -25,7 +25,7 @@ from .conftest import connected_engine_server
 
 
 def context(engine: svc.Engine) -> ToolContext:
-    return ToolContext(workspace=engine.workspace, source="internal", engine=engine)
+    return ToolContext(workspace=engine.workspace, source="internal", http=engine.http)
 
 
 async def test_text_content_is_the_output_and_structured_content_stays_in_metadata(

@@ -167,7 +167,7 @@ async def test_an_instance_spawning_a_child_is_its_parent(
 
 async def test_spawn_agent_is_refused_in_direct_cli_tool_mode(engine: svc.Engine) -> None:
     await allow(engine, "spawn_agent")
-    ctx = ToolContext(workspace=engine.workspace, source="cli", engine=engine, interactive=False)
+    ctx = ToolContext(workspace=engine.workspace, source="cli", http=engine.http, interactive=False)
     outcome = await engine.dispatcher.dispatch(
         "spawn_agent", {"role": "worker", "justification": "x"}, ctx
     )

@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 
 import attrs
@@ -22,11 +21,11 @@ def ctx(workspace: Path) -> ToolContext:
 
 
 @pytest.fixture
-def engine_with(make_settings: Callable[..., Settings]) -> Callable[..., Any]:
-    """A stand-in for the engine slot of a ToolContext: real Settings (with an explicit env)."""
+def settings_with(make_settings: Callable[..., Settings]) -> Callable[..., Settings]:
+    """Settings for a ToolContext, with an explicit environment."""
 
-    def make(env: dict[str, str] | None = None, **overrides: Any) -> Any:
-        return SimpleNamespace(settings=make_settings(env, **overrides))
+    def make(env: dict[str, str] | None = None, **overrides: Any) -> Settings:
+        return make_settings(env, **overrides)
 
     return make
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from types import SimpleNamespace
-
 import httpx
 import pytest
 import trio
@@ -191,7 +189,7 @@ async def test_uses_the_engine_http_client_when_there_is_one(workspace: object) 
         open_web_server({"/p": text("hi")}) as server,
         httpx.AsyncClient(headers={"X-Client": "engine"}) as client,
     ):
-        ctx = ToolContext(workspace=workspace, engine=SimpleNamespace(http=client))  # type: ignore[arg-type]
+        ctx = ToolContext(workspace=workspace, http=client)
         result = await webfetch.execute({"url": f"{server.url}/p"}, ctx)
         assert not client.is_closed  # borrowed, not closed
     assert result.output == "hi"

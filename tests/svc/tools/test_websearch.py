@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 import trio
 
+from svc import Settings
 from svc.errors import ValidationFailed
 from svc.tools import ToolContext, ToolFailed, ToolResult
 from svc.tools.builtin import WebSearchTool
@@ -36,8 +37,8 @@ EXPECTED_OUTPUT = (
 )
 
 
-def ctx_for(workspace: Path, engine: Any) -> ToolContext:
-    return ToolContext(workspace=workspace, engine=engine)
+def ctx_for(workspace: Path, settings: Settings | None) -> ToolContext:
+    return ToolContext(workspace=workspace, settings=settings)
 
 
 def assert_no_secret(result: ToolResult | ToolFailed, *secrets: str) -> None:
@@ -50,10 +51,10 @@ def assert_no_secret(result: ToolResult | ToolFailed, *secrets: str) -> None:
         assert secret not in rendered
 
 
-async def test_brave(workspace: Path, engine_with: Callable[..., Any]) -> None:
+async def test_brave(workspace: Path, settings_with: Callable[..., Any]) -> None:
     async with open_brave_server(BRAVE_KEY) as server:
         env = {"SVC_BRAVE_SEARCH_API_KEY": BRAVE_KEY, "SVC_BRAVE_SEARCH_URL": server.url}
-        ctx = ctx_for(workspace, engine_with(env, search_backend="brave"))
+        ctx = ctx_for(workspace, settings_with(env, search_backend="brave"))
         result = await websearch.execute({"query": "trio nurseries", "limit": 2}, ctx)
     assert result.output == EXPECTED_OUTPUT
     assert result.metadata["backend"] == "brave"
@@ -72,31 +73,31 @@ async def test_brave(workspace: Path, engine_with: Callable[..., Any]) -> None:
 
 
 async def test_brave_conventional_key_name_and_bad_key(
-    workspace: Path, engine_with: Callable[..., Any]
+    workspace: Path, settings_with: Callable[..., Any]
 ) -> None:
     async with open_brave_server(BRAVE_KEY) as server:
         good = {"BRAVE_SEARCH_API_KEY": BRAVE_KEY, "SVC_BRAVE_SEARCH_URL": server.url}
         result = await websearch.execute(
-            {"query": "q"}, ctx_for(workspace, engine_with(good, search_backend="brave"))
+            {"query": "q"}, ctx_for(workspace, settings_with(good, search_backend="brave"))
         )
         assert result.metadata["count"] == 3
         wrong = "brv-wrong-key-000000"
         bad = {"SVC_BRAVE_SEARCH_API_KEY": wrong, "SVC_BRAVE_SEARCH_URL": server.url}
         with pytest.raises(ToolFailed) as info:
             await websearch.execute(
-                {"query": "q"}, ctx_for(workspace, engine_with(bad, search_backend="brave"))
+                {"query": "q"}, ctx_for(workspace, settings_with(bad, search_backend="brave"))
             )
     assert info.value.message == "brave search failed: HTTP 401"
     assert info.value.extra["http_status"] == 401
     assert_no_secret(info.value, wrong, BRAVE_KEY)
 
 
-async def test_exa(workspace: Path, engine_with: Callable[..., Any]) -> None:
+async def test_exa(workspace: Path, settings_with: Callable[..., Any]) -> None:
     async with open_exa_server(EXA_KEY) as server:
         env = {"EXA_API_KEY": EXA_KEY, "SVC_EXA_SEARCH_URL": server.url}
         result = await websearch.execute(
             {"query": "trio nurseries", "limit": 2},
-            ctx_for(workspace, engine_with(env, search_backend="exa")),
+            ctx_for(workspace, settings_with(env, search_backend="exa")),
         )
     assert result.output == EXPECTED_OUTPUT
     assert result.metadata["backend"] == "exa"
@@ -107,10 +108,10 @@ async def test_exa(workspace: Path, engine_with: Callable[..., Any]) -> None:
     assert_no_secret(result, EXA_KEY)
 
 
-async def test_searxng(workspace: Path, engine_with: Callable[..., Any]) -> None:
+async def test_searxng(workspace: Path, settings_with: Callable[..., Any]) -> None:
     async with open_searxng_server() as server:
         env = {"SVC_SEARXNG_URL": server.url + "/"}
-        ctx = ctx_for(workspace, engine_with(env, search_backend="searxng"))
+        ctx = ctx_for(workspace, settings_with(env, search_backend="searxng"))
         result = await websearch.execute({"query": "trio nurseries", "limit": 2}, ctx)
         everything = await websearch.execute({"query": "trio"}, ctx)
     assert result.output == EXPECTED_OUTPUT  # the limit is applied to what the instance returns
@@ -120,9 +121,9 @@ async def test_searxng(workspace: Path, engine_with: Callable[..., Any]) -> None
     assert server.requests[0].param("q") == "trio nurseries"
 
 
-async def test_hosted(workspace: Path, engine_with: Callable[..., Any]) -> None:
+async def test_hosted(workspace: Path, settings_with: Callable[..., Any]) -> None:
     async with open_hosted_server() as server:
-        engine = engine_with(
+        engine = settings_with(
             search_url=f"{server.url}/search"
         )  # backend "auto" with a URL → hosted
         result = await websearch.execute(
@@ -131,7 +132,7 @@ async def test_hosted(workspace: Path, engine_with: Callable[..., Any]) -> None:
         explicit = await websearch.execute(
             {"query": "x"},
             ctx_for(
-                workspace, engine_with(search_backend="hosted", search_url=f"{server.url}/search")
+                workspace, settings_with(search_backend="hosted", search_url=f"{server.url}/search")
             ),
         )
     assert result.output == EXPECTED_OUTPUT
@@ -141,11 +142,11 @@ async def test_hosted(workspace: Path, engine_with: Callable[..., Any]) -> None:
 
 
 async def test_auto_falls_back_to_a_direct_backend_with_a_key(
-    workspace: Path, engine_with: Callable[..., Any]
+    workspace: Path, settings_with: Callable[..., Any]
 ) -> None:
     async with open_exa_server(EXA_KEY) as server:
         env = {"SVC_EXA_API_KEY": EXA_KEY, "SVC_EXA_SEARCH_URL": server.url}
-        result = await websearch.execute({"query": "q"}, ctx_for(workspace, engine_with(env)))
+        result = await websearch.execute({"query": "q"}, ctx_for(workspace, settings_with(env)))
     assert result.metadata["backend"] == "exa"
 
 
@@ -172,9 +173,9 @@ def test_backend_records_never_show_their_key() -> None:
     assert BRAVE_KEY not in repr(SearchConfig(environ={"SVC_BRAVE_SEARCH_API_KEY": BRAVE_KEY}))
 
 
-async def test_not_configured(workspace: Path, engine_with: Callable[..., Any]) -> None:
+async def test_not_configured(workspace: Path, settings_with: Callable[..., Any]) -> None:
     with pytest.raises(ToolFailed) as info:
-        await websearch.execute({"query": "q"}, ctx_for(workspace, engine_with()))
+        await websearch.execute({"query": "q"}, ctx_for(workspace, settings_with()))
     assert info.value.message.startswith("web search is not configured")
     with pytest.raises(ToolFailed, match="not configured"):
         await websearch.execute(
@@ -182,7 +183,7 @@ async def test_not_configured(workspace: Path, engine_with: Callable[..., Any]) 
         )  # no engine at all
     with pytest.raises(ToolFailed, match="hosted backend needs SVC_SEARCH_URL"):
         await websearch.execute(
-            {"query": "q"}, ctx_for(workspace, engine_with(search_backend="hosted"))
+            {"query": "q"}, ctx_for(workspace, settings_with(search_backend="hosted"))
         )
 
 
@@ -195,34 +196,34 @@ async def test_not_configured(workspace: Path, engine_with: Callable[..., Any]) 
     ],
 )
 async def test_direct_backend_without_its_key(
-    workspace: Path, engine_with: Callable[..., Any], backend: str, message: str
+    workspace: Path, settings_with: Callable[..., Any], backend: str, message: str
 ) -> None:
     with pytest.raises(ToolFailed) as info:
         await websearch.execute(
-            {"query": "q"}, ctx_for(workspace, engine_with(search_backend=backend))
+            {"query": "q"}, ctx_for(workspace, settings_with(search_backend=backend))
         )
     assert f"`{backend}` is not configured" in info.value.message
     assert message in info.value.message
 
 
 @pytest.mark.parametrize("backend", ["none", "disabled"])
-async def test_disabled(workspace: Path, engine_with: Callable[..., Any], backend: str) -> None:
+async def test_disabled(workspace: Path, settings_with: Callable[..., Any], backend: str) -> None:
     env = {"SVC_BRAVE_SEARCH_API_KEY": BRAVE_KEY}
     with pytest.raises(ToolFailed, match="web search is disabled"):
         await websearch.execute(
-            {"query": "q"}, ctx_for(workspace, engine_with(env, search_backend=backend))
+            {"query": "q"}, ctx_for(workspace, settings_with(env, search_backend=backend))
         )
 
 
-async def test_unknown_backend(workspace: Path, engine_with: Callable[..., Any]) -> None:
+async def test_unknown_backend(workspace: Path, settings_with: Callable[..., Any]) -> None:
     with pytest.raises(ToolFailed, match="unknown search backend `bing`"):
         await websearch.execute(
-            {"query": "q"}, ctx_for(workspace, engine_with(search_backend="bing"))
+            {"query": "q"}, ctx_for(workspace, settings_with(search_backend="bing"))
         )
 
 
 async def test_timeout_comes_from_settings(
-    workspace: Path, engine_with: Callable[..., Any]
+    workspace: Path, settings_with: Callable[..., Any]
 ) -> None:
     release = trio.Event()
 
@@ -231,7 +232,7 @@ async def test_timeout_comes_from_settings(
         return json_reply({"results": []})
 
     async with open_web_server({"/search": stall}) as server:
-        engine = engine_with(search_url=f"{server.url}/search", search_timeout_ms=300)
+        engine = settings_with(search_url=f"{server.url}/search", search_timeout_ms=300)
         with pytest.raises(ToolFailed) as info:
             await websearch.execute({"query": "q"}, ctx_for(workspace, engine))
         release.set()
@@ -240,7 +241,7 @@ async def test_timeout_comes_from_settings(
 
 
 async def test_bad_payloads_and_empty_results(
-    workspace: Path, engine_with: Callable[..., Any]
+    workspace: Path, settings_with: Callable[..., Any]
 ) -> None:
     routes = {
         "/empty": json_reply({"results": []}),
@@ -253,7 +254,7 @@ async def test_bad_payloads_and_empty_results(
     async with open_web_server(routes) as server:
 
         def ctx(path: str) -> ToolContext:
-            return ctx_for(workspace, engine_with(search_url=server.url + path))
+            return ctx_for(workspace, settings_with(search_url=server.url + path))
 
         empty = await websearch.execute({"query": "nothing"}, ctx("/empty"))
         odd = await websearch.execute({"query": "odd"}, ctx("/odd"))
@@ -269,14 +270,14 @@ async def test_bad_payloads_and_empty_results(
 
 
 async def test_unreachable_backend_error_hides_the_key(
-    workspace: Path, engine_with: Callable[..., Any]
+    workspace: Path, settings_with: Callable[..., Any]
 ) -> None:
     async with open_web_server() as server:
         url = server.url
     env = {"SVC_BRAVE_SEARCH_API_KEY": BRAVE_KEY, "SVC_BRAVE_SEARCH_URL": url}
     with pytest.raises(ToolFailed) as info:
         await websearch.execute(
-            {"query": "q"}, ctx_for(workspace, engine_with(env, search_backend="brave"))
+            {"query": "q"}, ctx_for(workspace, settings_with(env, search_backend="brave"))
         )
     assert info.value.message.startswith("brave search failed:")
     assert_no_secret(info.value, BRAVE_KEY)
