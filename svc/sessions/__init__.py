@@ -7,6 +7,9 @@ from ..lazy import LazyExports
 _exports = LazyExports(
     __name__,
     {
+        ".binding": [
+            "SessionBinding",
+        ],
         ".dispatch": [
             "ToolDispatcher",
             "ToolOutcome",
