@@ -55,7 +55,8 @@ def build_approval(
     now_ms: int,
     ttl_ms: int,
 ) -> dict[str, Any]:
-    """The approval record (``approval_id``, ``request_type``, ``requested_by`` ... ``review_notes``)."""
+    """The approval record (``approval_id``, ``request_type``, ``requested_by`` ...
+    ``review_notes``)."""
     entry: Mapping[str, Any] | None = None
     if catalog is not None:
         entry = (

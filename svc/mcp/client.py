@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import functools
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
@@ -50,7 +50,8 @@ CONNECT_TIMEOUT_S = 10.0
 KEEPALIVE_EXPIRY_S = 1.5
 """Idle pooled connections are dropped after this long, below the servers' own idle timeouts
 (uvicorn, hypercorn, Node: 5 s; gunicorn: 2 s). Reusing a connection the server is closing at that
-very moment fails the request, and the SDK then ends the whole session, failing every call in flight."""
+very moment fails the request, and the SDK then ends the whole session, failing every call in
+flight."""
 
 
 @functools.cache
@@ -152,7 +153,7 @@ class McpLink:
             params = (
                 _sdk().types.PaginatedRequestParams(cursor=cursor) if cursor is not None else None
             )
-            page = await self._request(lambda p=params: self._session().list_tools(params=p))
+            page = await self._request(functools.partial(self._list_page, params))
             tools.extend(
                 t.model_dump(by_alias=True, mode="json", exclude_none=True) for t in page.tools
             )
@@ -167,7 +168,11 @@ class McpLink:
     async def call_tool(self, name: str, arguments: Mapping[str, Any]) -> dict[str, Any]:
         """The raw ``tools/call`` result (camelCase keys, as on the wire)."""
         result = await self._request(lambda: self._session().call_tool(name, dict(arguments)))
-        return result.model_dump(by_alias=True, mode="json", exclude_none=True)  # type: ignore[no-any-return]
+        dumped: dict[str, Any] = result.model_dump(by_alias=True, mode="json", exclude_none=True)
+        return dumped
+
+    def _list_page(self, params: Any) -> Awaitable[Any]:
+        return self._session().list_tools(params=params)
 
     def _session(self) -> ClientSession:
         if self.session is None or not self.alive:
@@ -299,7 +304,8 @@ async def run_link(
                 and cause.data is None
                 and link.http_status is not None
             ):
-                # The SDK turns a bare HTTP error into a generic JSON-RPC error; the status says more.
+                # The SDK turns a bare HTTP error into a generic JSON-RPC error; the status says
+                # more.
                 raise LinkFailed(f"the MCP server answered HTTP {link.http_status}") from None
             if isinstance(cause, sdk.MCPError):
                 raise RpcError(cause.code, cause.message, cause.data) from None

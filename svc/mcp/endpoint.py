@@ -106,7 +106,8 @@ def resolve_headers(headers: Mapping[str, str], environ: Mapping[str, str]) -> d
             found = environ.get(variable)
             if found is None or found == "":
                 raise ValidationFailed(
-                    f"header `{header}` refers to environment variable {variable}, which is not set",
+                    f"header `{header}` refers to environment variable {variable}, "
+                    "which is not set",
                     field=f"headers[{header}]",
                 )
             return f"Bearer {found}" if kind == "bearer_env" else found

@@ -93,6 +93,12 @@ class McpCallTimeout(SvcError):
     retryable = True
 
 
+class CapabilityRequestNotFound(NotFound):
+    """No capability request has this id."""
+
+    code = "MCP_CAPABILITY_REQUEST_NOT_FOUND"
+
+
 class McpRequestDenied(Forbidden):
     """The MCP request is not allowed."""
 

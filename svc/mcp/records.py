@@ -99,7 +99,8 @@ class ConnectorState:
 
 @attrs.frozen
 class ConnectorSnapshot:
-    """A connector as the read side sees it (GET /mcp, /mcp/tools, mcp_list, the catalog overlay)."""
+    """A connector as the read side sees it (GET /mcp, /mcp/tools, mcp_list, the catalog
+    overlay)."""
 
     config: ConnectorConfig
     state: ConnectorState

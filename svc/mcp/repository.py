@@ -100,9 +100,9 @@ class McpRepository:
         def q(tx: Tx) -> None:
             tx.execute(
                 f"INSERT INTO mcp_connectors({_CONFIG_COLS}) VALUES (?,?,?,?,?,?,?) "
-                "ON CONFLICT(name) DO UPDATE SET transport=excluded.transport, enabled=excluded.enabled, "
-                "headers=excluded.headers, allowed_tools=excluded.allowed_tools, "
-                "updated_at_ms=excluded.updated_at_ms",
+                "ON CONFLICT(name) DO UPDATE SET transport=excluded.transport, "
+                "enabled=excluded.enabled, headers=excluded.headers, "
+                "allowed_tools=excluded.allowed_tools, updated_at_ms=excluded.updated_at_ms",
                 _config_params(config),
             )
 
@@ -133,11 +133,14 @@ class McpRepository:
             ):
                 return  # deleted meanwhile
             tx.execute(
-                f"INSERT INTO mcp_connector_state(name, version, {_STATE_COLS}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?) "
-                "ON CONFLICT(name) DO UPDATE SET version=excluded.version, connected=excluded.connected, "
-                "last_error=excluded.last_error, last_auth_challenge=excluded.last_auth_challenge, "
+                f"INSERT INTO mcp_connector_state(name, version, {_STATE_COLS})"
+                " VALUES (?,?,?,?,?,?,?,?,?,?,?,?) "
+                "ON CONFLICT(name) DO UPDATE SET version=excluded.version, "
+                "connected=excluded.connected, last_error=excluded.last_error, "
+                "last_auth_challenge=excluded.last_auth_challenge, "
                 "mcp_session_id=excluded.mcp_session_id, tool_cache=excluded.tool_cache, "
-                "tools_fetched_at_ms=excluded.tools_fetched_at_ms, pending_auth_by_tool=excluded.pending_auth_by_tool, "
+                "tools_fetched_at_ms=excluded.tools_fetched_at_ms, "
+                "pending_auth_by_tool=excluded.pending_auth_by_tool, "
                 "server_info=excluded.server_info, protocol_version=excluded.protocol_version, "
                 "updated_at_ms=excluded.updated_at_ms "
                 "WHERE excluded.version > mcp_connector_state.version",
@@ -147,7 +150,8 @@ class McpRepository:
         await self._db.write(q)
 
     async def reset_sessions(self) -> None:
-        """At engine start: no MCP session survives the process, and a new actor counts from zero."""
+        """At engine start: no MCP session survives the process, and a new actor counts from
+        zero."""
 
         def q(tx: Tx) -> None:
             tx.execute(
@@ -167,8 +171,9 @@ class McpRepository:
     async def add_capability_request(self, record: Mapping[str, Any]) -> None:
         def q(tx: Tx) -> None:
             tx.execute(
-                "INSERT INTO mcp_capability_requests(approval_id, agent_id, capability_key, status, record, "
-                "expires_at_ms, created_at_ms, updated_at_ms) VALUES (?,?,?,?,?,?,?,?)",
+                "INSERT INTO mcp_capability_requests(approval_id, agent_id, capability_key, "
+                "status, record, expires_at_ms, created_at_ms, updated_at_ms)"
+                " VALUES (?,?,?,?,?,?,?,?)",
                 (
                     record["approval_id"],
                     record["requested_by"]["actor_id"],
@@ -186,7 +191,8 @@ class McpRepository:
     async def update_capability_request(self, record: Mapping[str, Any]) -> None:
         def q(tx: Tx) -> None:
             tx.execute(
-                "UPDATE mcp_capability_requests SET status = ?, record = ?, updated_at_ms = ? WHERE approval_id = ?",
+                "UPDATE mcp_capability_requests SET status = ?, record = ?, updated_at_ms = ?"
+                " WHERE approval_id = ?",
                 (
                     record["status"],
                     dumps(dict(record)),
@@ -219,7 +225,8 @@ class McpRepository:
                 params.append(status)
             where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
             rows = tx.execute(
-                f"SELECT record FROM mcp_capability_requests {where} ORDER BY created_at_ms DESC, approval_id LIMIT ?",
+                f"SELECT record FROM mcp_capability_requests {where}"
+                " ORDER BY created_at_ms DESC, approval_id LIMIT ?",
                 (*params, limit),
             ).fetchall()
             return [loads(r[0]) for r in rows]

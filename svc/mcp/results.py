@@ -38,7 +38,8 @@ def _render_item(item: Any) -> str:
     if kind == "text" and isinstance(item.get("text"), str):
         return str(item["text"])
     if kind in ("image", "audio"):
-        return f"[{kind} {item.get('mimeType') or 'unknown type'}, {_decoded_size(item.get('data'))} bytes]"
+        mime = item.get("mimeType") or "unknown type"
+        return f"[{kind} {mime}, {_decoded_size(item.get('data'))} bytes]"
     if kind == "resource" and isinstance(item.get("resource"), Mapping):
         resource = item["resource"]
         if isinstance(resource.get("text"), str):

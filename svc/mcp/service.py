@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import attrs
 import httpx
@@ -20,21 +20,22 @@ import trio
 from actors import ActorSystem
 
 from ..clock import Clock
-from ..convert import aliases
-from ..entities import Entities, EntityKind
-from ..errors import NotFound, SvcError
+from ..entities import Ask, Entities, EntityKind
+from ..errors import SvcError
 from ..events import EventLog
-from ..logs import REDACTED, register_secret
+from ..logs import REDACTED
 from ..settings import Settings
 from ..store import Store
 from ..tools import ToolContext, ToolRegistry, ToolResult, normalize_patterns
-from .errors import McpCatalogUnavailable, McpNameConflict, McpNotFound, McpRequestDenied
+from .errors import McpNameConflict, McpNotFound
+from .inputs import ConnectorInput, ConnectorPatch, register_header_secrets
 from .repository import McpRepository
 
 if TYPE_CHECKING:
     from .capability import CapabilityRequestInput
+    from .capability_requests import CapabilityRequests
     from .catalog import Catalog
-    from .connector import ConnectorActor, ConnectorServices, Pending
+    from .connector import ConnectorActor, ConnectorServices
     from .records import CachedTool, ConnectorConfig, ConnectorSnapshot, ConnectorState
 
 # Imported on first use: a fresh engine connects nothing, so start-up loads neither the
@@ -46,31 +47,7 @@ log = logging.getLogger("svc.mcp")
 ACTOR_PREFIX = "mcp/"
 ASK_TIMEOUT = 30.0
 
-
-@attrs.frozen
-class ConnectorInput:
-    """The body of ``POST /mcp`` (SPEC 2.1)."""
-
-    name: str
-    transport: str
-    enabled: bool = True
-    headers: dict[str, str] = attrs.field(factory=dict)
-    allowed_tools: list[str] | None = aliases("allowedTools", default=None)
-
-
-@attrs.frozen
-class ConnectorPatch:
-    """The body of ``PATCH /mcp/{name}``."""
-
-    enabled: bool | None = None
-    allowed_tools: list[str] | None = aliases("allowedTools", default=None)
-    clear_allowed_tools: bool = aliases("clearAllowedTools", default=False)
-
-
-class CapabilityRequestNotFound(NotFound):
-    """No capability request has this id."""
-
-    code = "MCP_CAPABILITY_REQUEST_NOT_FOUND"
+R = TypeVar("R")
 
 
 class McpService:
@@ -97,6 +74,7 @@ class McpService:
         self._deleted: set[str] = set()
         self._lock = trio.Lock()
         self._catalog: Catalog | None = None
+        self._capability_requests: CapabilityRequests | None = None
         self._connector_services: ConnectorServices | None = None
         """What every connector actor shares; built when the first one activates."""
 
@@ -105,7 +83,7 @@ class McpService:
         """At engine start: read every connector; nobody is connected yet."""
         await self.repo.reset_sessions()
         for config, state in await self.repo.load_all():
-            _register_header_secrets(config.headers)
+            register_header_secrets(config.headers)
             self._views[config.name] = _idle_snapshot(config, state)
 
     def install(self, entities: Entities) -> None:
@@ -155,53 +133,17 @@ class McpService:
 
     async def reconnect_enabled(self) -> None:
         """Connect every enabled connector, each with its own backoff (engine start)."""
-        names = [s.name for s in self.list() if s.config.enabled]
-        async with trio.open_nursery() as nursery:
-            for name in names:
-                nursery.start_soon(self._connect_with_backoff, name)
+        from .bootstrap import reconnect_enabled
 
-    async def _connect_with_backoff(self, name: str) -> None:
-        settings = self.settings()
-        step_s = settings.mcp_startup_backoff_ms / 1000
-        error = None
-        for attempt in range(settings.mcp_startup_attempts):
-            if attempt:
-                # Linear backoff (0, 1, 2 ... steps): a server starting alongside
-                # the engine gets a few chances before the connector gives up.
-                await trio.sleep(attempt * step_s)
-            snapshot = self._views.get(name)
-            if snapshot is None or not snapshot.config.enabled or snapshot.state.connected:
-                return
-            outcome = await self.connect(name, source="startup_bootstrap")
-            if outcome["ok"]:
-                return
-            error = outcome.get("error")
-        log.warning("mcp server %s did not connect at start-up: %s", name, error)
+        await reconnect_enabled(self)
 
     async def shutdown(self) -> None:
         """End every open MCP session politely (``DELETE``), within a bound."""
-        names = [n[len(ACTOR_PREFIX) :] for n in self.actors.names(ACTOR_PREFIX)]
-        if not names:
-            return  # no connector actor ever activated: no session to end
-        from .client import CLOSE_GRACE_S
+        from .bootstrap import close_sessions
 
-        with trio.move_on_after(CLOSE_GRACE_S + 1.0):
-            async with trio.open_nursery() as nursery:
-                for name in names:
-                    nursery.start_soon(self._close_quietly, name)
-
-    async def _close_quietly(self, name: str) -> None:
-        from .client import CLOSE_GRACE_S
-        from .connector import CloseSession
-
-        ref = self.actors.lookup(ACTOR_PREFIX + name)
-        if ref is None:
-            return
-        try:
-            await ref.ask(CloseSession(), timeout=CLOSE_GRACE_S + 1.0)
-        except Exception:
-            # Best effort at shutdown: an unreachable server keeps its session until it expires it.
-            log.debug("closing the mcp session of %s failed", name, exc_info=True)
+        await close_sessions(
+            self, [n[len(ACTOR_PREFIX) :] for n in self.actors.names(ACTOR_PREFIX)]
+        )
 
     # ------------------------------------------------------------------ configuration
     async def add(self, body: ConnectorInput) -> ConnectorSnapshot:
@@ -227,7 +169,8 @@ class McpService:
             )
             if clash is not None:
                 raise McpNameConflict(
-                    f"MCP server `{clash}` already uses the tool prefix mcp.{server_slug(name)}.; choose another name",
+                    f"MCP server `{clash}` already uses the tool prefix "
+                    f"mcp.{server_slug(name)}.; choose another name",
                     field="name",
                     name=name,
                 )
@@ -238,7 +181,7 @@ class McpService:
                     k: existing.config.headers.get(k, v) if v == REDACTED else v
                     for k, v in headers.items()
                 }
-            _register_header_secrets(headers)
+            register_header_secrets(headers)
             config = ConnectorConfig(
                 name=name,
                 transport=transport,
@@ -277,7 +220,7 @@ class McpService:
         config = attrs.evolve(
             current, enabled=enabled, allowed_tools=allowed, updated_at_ms=self.clock.now_ms()
         )
-        result: dict[str, Any] = await self._ask(name, Reconfigure(config))  # type: ignore[assignment]
+        result = await self._ask(name, Reconfigure(config))
         body: dict[str, Any] = {"ok": bool(result["changed"])}
         if enabled and not current.enabled:
             body["connect"] = await self.connect(name, source="enabled")
@@ -288,19 +231,20 @@ class McpService:
 
         self.get(name)
         async with self._lock:
-            result: dict[str, Any] = await self._ask(name, DeleteConnector())  # type: ignore[assignment]
+            result = await self._ask(name, DeleteConnector())
             self._deleted.add(name)
             self._views.pop(name, None)
         return result
 
     # ------------------------------------------------------------------ lifecycle operations
     async def connect(self, name: str, *, source: str = "api") -> dict[str, Any]:
-        """Run discovery; ``{ok, count, pendingAuth, lastAuthChallenge, authorizationUrl}`` (never raises
-        for an unreachable or refusing server: that is ``ok: false`` with the error)."""
+        """Run discovery; ``{ok, count, pendingAuth, lastAuthChallenge, authorizationUrl}``
+        (never raises for an unreachable or refusing server: that is ``ok: false`` with the
+        error)."""
         from .connector import Connect
 
         self.get(name)
-        pending: Pending[Any] = await self._ask(name, Connect(source))  # type: ignore[assignment]
+        pending = await self._ask(name, Connect(source))
         try:
             outcome = await pending.wait()
         except SvcError as exc:
@@ -319,7 +263,7 @@ class McpService:
         from .connector import Refresh
 
         self.get(name)
-        pending: Pending[Any] = await self._ask(name, Refresh("api"))  # type: ignore[assignment]
+        pending = await self._ask(name, Refresh("api"))
         outcome = await pending.wait()
         return {
             "ok": True,
@@ -332,7 +276,7 @@ class McpService:
         from .connector import Disconnect
 
         self.get(name)
-        return await self._ask(name, Disconnect("disconnected"))  # type: ignore[return-value]
+        return await self._ask(name, Disconnect("disconnected"))
 
     async def call(
         self, server: str, tool: str, args: Mapping[str, Any], *, ctx: ToolContext | None = None
@@ -343,23 +287,27 @@ class McpService:
         ``isError`` result, McpCallTimeout, McpConnectionLost ...); an authorization
         challenge is a result whose ``metadata["mcpAuth"]`` says so.
         """
-        from .connector import Caller, CallTool
+        from .connector import CallTool, ToolCaller
 
         self.get(server)
-        caller = Caller()
+        caller = ToolCaller()
         if ctx is not None:
-            caller = Caller(
+            caller = ToolCaller(
                 session_id=ctx.session_id,
                 run_id=ctx.run_id,
                 message_id=ctx.message_id,
                 call_id=ctx.call_id,
             )
-        pending: Pending[ToolResult] = await self._ask(server, CallTool(tool, dict(args), caller))  # type: ignore[assignment]
+        pending = await self._ask(server, CallTool(tool, dict(args), caller))
         return await pending.wait()
 
     # ------------------------------------------------------------------ reads
-    def list(self) -> list[ConnectorSnapshot]:
+    def snapshots(self) -> list[ConnectorSnapshot]:
         return [self._views[name] for name in sorted(self._views)]
+
+    def snapshot(self, name: str) -> ConnectorSnapshot | None:
+        """The connector's current snapshot, or None when none is configured."""
+        return self._views.get(name)
 
     def get(self, name: str) -> ConnectorSnapshot:
         snapshot = self._views.get(name)
@@ -369,49 +317,14 @@ class McpService:
 
     def tools(self) -> list[dict[str, Any]]:
         """``GET /mcp/tools``: the callable tools of every enabled, connected connector."""
-        rows = [_tool_row(s.name, t) for s in self.list() for t in s.registered_tools()]
+        rows = [_tool_row(s.name, t) for s in self.snapshots() for t in s.registered_tools()]
         return sorted(rows, key=lambda r: r["namespaced_name"])
 
     def inventory(self) -> dict[str, Any]:
         """The ``mcp_list`` snapshot: servers, their remote and registered tools, challenges."""
-        from .catalog import INVENTORY_VERSION
+        from .inventory import inventory
 
-        servers = []
-        for s in self.list():
-            remote = [t.tool_name for t in s.state.tool_cache]
-            registered = [t.tool_id for t in s.registered_tools()]
-            challenge = s.state.last_auth_challenge
-            servers.append(
-                {
-                    "name": s.name,
-                    "transport": s.config.transport,
-                    "enabled": s.config.enabled,
-                    "connected": s.state.connected,
-                    "last_error": s.state.last_error,
-                    "last_auth_challenge": challenge.to_wire() if challenge else None,
-                    "pending_auth_tools": sorted(s.state.pending_auth_by_tool),
-                    "allowed_tools": list(s.config.allowed_tools)
-                    if s.config.allowed_tools is not None
-                    else None,
-                    "remote_tool_count": len(remote),
-                    "discovered_tool_count": len(remote),
-                    "allowed_tool_count": len(s.allowed_tools()),
-                    "registered_tool_count": len(registered),
-                    "remote_tools": remote,
-                    "registered_tools": registered,
-                }
-            )
-        return {
-            "inventory_version": INVENTORY_VERSION,
-            "registry_version": 1,
-            "connected_server_names": [s["name"] for s in servers if s["connected"]],
-            "enabled_server_names": [s["name"] for s in servers if s["enabled"]],
-            "remote_tool_count": sum(s["remote_tool_count"] for s in servers),
-            "registered_tool_count": sum(s["registered_tool_count"] for s in servers),
-            "remote_tools": [f"{s['name']}.{t}" for s in servers for t in s["remote_tools"]],
-            "registered_tools": [t for s in servers for t in s["registered_tools"]],
-            "servers": servers,
-        }
+        return inventory(self.snapshots())
 
     def load_catalog(self) -> Catalog:
         if self._catalog is None:
@@ -424,93 +337,51 @@ class McpService:
         """``GET /mcp/catalog`` and ``mcp_list_catalog``: catalog servers plus the overlay."""
         from .catalog import catalog_with_overlay
 
-        return catalog_with_overlay(self.load_catalog(), self.list())
+        return catalog_with_overlay(self.load_catalog(), self.snapshots())
 
     # ------------------------------------------------------------------ capability requests
+    def _capabilities(self) -> CapabilityRequests:
+        if self._capability_requests is None:
+            from .capability_requests import CapabilityRequests
+
+            self._capability_requests = CapabilityRequests(
+                repo=self.repo,
+                events=self.events,
+                clock=self.clock,
+                settings=self.settings,
+                load_catalog=self.load_catalog,
+            )
+        return self._capability_requests
+
     async def request_capability(
         self, request: CapabilityRequestInput, *, source: str, caller_agent_id: str | None = None
     ) -> dict[str, Any]:
         """File a pending approval for an MCP capability; connects nothing (SPEC 2.6)."""
-        from .capability import build_approval
-
-        request = request.checked()
-        if caller_agent_id is not None and caller_agent_id != request.agent_id:
-            raise McpRequestDenied(
-                "an agent can only request capabilities for itself",
-                field="agent_id",
-                agent_id=request.agent_id,
-            )
-        try:
-            catalog: Catalog | None = self.load_catalog()
-        except McpCatalogUnavailable:
-            catalog = None
-        record = build_approval(
-            request,
-            catalog=catalog,
-            source=source,
-            now_ms=self.clock.now_ms(),
-            ttl_ms=self.settings().mcp_capability_ttl_ms,
+        return await self._capabilities().request_capability(
+            request, source=source, caller_agent_id=caller_agent_id
         )
-        await self.repo.add_capability_request(record)
-        self.events.publish(
-            "mcp.capability.requested",
-            {
-                "approvalID": record["approval_id"],
-                "agentID": request.agent_id,
-                "mcpName": request.mcp_name,
-                "capabilityKey": record["context"]["capability_key"],
-                "status": "pending",
-            },
-            topic="mcp",
-        )
-        return {"ok": True, "approval": record, "requested_by": record["requested_by"]}
 
     async def capability_requests(
         self, *, agent_id: str | None = None, status: str | None = None, limit: int = 100
     ) -> list[dict[str, Any]]:
-        return await self.repo.capability_requests(agent_id=agent_id, status=status, limit=limit)
+        return await self._capabilities().capability_requests(
+            agent_id=agent_id, status=status, limit=limit
+        )
 
     async def review_capability_request(
         self, approval_id: str, decision: str, *, reviewer: str, notes: str | None = None
     ) -> dict[str, Any]:
-        from .capability import reviewed
-
-        record = await self.repo.capability_request(approval_id)
-        if record is None:
-            raise CapabilityRequestNotFound(
-                f"capability request {approval_id} does not exist", approval_id=approval_id
-            )
-        updated = reviewed(
-            record, decision, reviewer=reviewer, notes=notes, now_ms=self.clock.now_ms()
+        return await self._capabilities().review_capability_request(
+            approval_id, decision, reviewer=reviewer, notes=notes
         )
-        await self.repo.update_capability_request(updated)
-        self.events.publish(
-            "mcp.capability.reviewed",
-            {
-                "approvalID": approval_id,
-                "agentID": updated["requested_by"]["actor_id"],
-                "status": updated["status"],
-                "capabilityKey": updated["context"]["capability_key"],
-            },
-            topic="mcp",
-        )
-        return updated
 
     async def has_approved_capability(self, agent_id: str, capability_key: str) -> bool:
-        """Whether ``agent_id`` holds an approved, unexpired request for ``capability_key`` (``mcp:<slug>``)."""
-        now = self.clock.now_ms()
-        for record in await self.repo.capability_requests(
-            agent_id=agent_id, status="approved", limit=1000
-        ):
-            expires = record.get("expires_at_ms")
-            if record["context"]["capability_key"] == capability_key and (
-                expires is None or expires > now
-            ):
-                return True
-        return False
+        """Whether ``agent_id`` holds an approved, unexpired request for ``capability_key``
+        (``mcp:<slug>``)."""
+        return await self._capabilities().has_approved_capability(agent_id, capability_key)
 
     # ------------------------------------------------------------------ plumbing
-    async def _ask(self, name: str, message: Any) -> Any:
+    async def _ask(self, name: str, message: Ask[R]) -> R:
         return await self.entities.ask(ACTOR_PREFIX, name, message)
 
 
@@ -533,11 +404,4 @@ def _auth_fields(error: SvcError) -> dict[str, Any]:
     }
 
 
-def _register_header_secrets(headers: Mapping[str, str]) -> None:
-    for value in headers.values():
-        register_secret(value)
-        if " " in value:
-            register_secret(value.split(" ", 1)[1])
-
-
-__all__ = ["CapabilityRequestNotFound", "ConnectorInput", "ConnectorPatch", "McpService"]
+__all__ = ["McpService"]

@@ -65,9 +65,9 @@ def _pretty(value: Any) -> str:
 class McpListTool(BuiltinTool):
     name = "mcp_list"
     description = (
-        "List the MCP servers configured in this engine: which are enabled and connected, their tools "
-        "(as mcp.<server>.<tool>) and pending authorizations. This is not a catalog search; use "
-        "mcp_list_catalog to discover servers that are not configured."
+        "List the MCP servers configured in this engine: which are enabled and connected, their "
+        "tools (as mcp.<server>.<tool>) and pending authorizations. This is not a catalog search; "
+        "use mcp_list_catalog to discover servers that are not configured."
     )
     input_schema = {"type": "object", "properties": {}, "additionalProperties": False}
 
@@ -112,9 +112,10 @@ def compact_inventory(inventory: Mapping[str, Any]) -> dict[str, Any]:
 class McpListCatalogTool(BuiltinTool):
     name = "mcp_list_catalog"
     description = (
-        "List the catalog of known MCP servers with an overlay telling which are connected, configured but "
-        "disconnected or disabled, and which connected servers are not in the catalog. Use it to find a "
-        "server for a capability you lack, then ask for it with mcp_request_capability."
+        "List the catalog of known MCP servers with an overlay telling which are connected, "
+        "configured but disconnected or disabled, and which connected servers are not in the "
+        "catalog. Use it to find a server for a capability you lack, then ask for it with "
+        "mcp_request_capability."
     )
     input_schema = {"type": "object", "properties": {}, "additionalProperties": False}
 
@@ -129,8 +130,8 @@ class McpListCatalogTool(BuiltinTool):
 class McpRequestCapabilityTool(BuiltinTool):
     name = "mcp_request_capability"
     description = (
-        "Ask a human to grant you an MCP server (and optionally specific tools). This only files a request "
-        "with status pending; it connects nothing and runs no remote tool."
+        "Ask a human to grant you an MCP server (and optionally specific tools). This only files a "
+        "request with status pending; it connects nothing and runs no remote tool."
     )
     input_schema = {
         "type": "object",
@@ -171,8 +172,8 @@ class McpRequestCapabilityTool(BuiltinTool):
 class McpDebugTool(BuiltinTool):
     name = "mcp_debug"
     description = (
-        "Send one raw tools/call to an MCP endpoint and show the HTTP answer. Only use it when you know the "
-        "exact server URL and the exact tool name; it does not initialize a session."
+        "Send one raw tools/call to an MCP endpoint and show the HTTP answer. Only use it when you "
+        "know the exact server URL and the exact tool name; it does not initialize a session."
     )
     input_schema = {
         "type": "object",

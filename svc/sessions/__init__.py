@@ -43,6 +43,9 @@ if TYPE_CHECKING:
 _exports = LazyExports(
     __name__,
     {
+        ".binding": [
+            "SessionBinding",
+        ],
         ".dispatch": [
             "ToolDispatcher",
             "ToolOutcome",

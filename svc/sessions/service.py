@@ -11,7 +11,7 @@ import hashlib
 import json
 import logging
 import uuid
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     import httpx
 
     from .actor import SessionActor
+    from .binding import SessionBinding
     from .records import Message, Run, Session
     from .recovery import RunRecovery
     from .requests import RunRequest, RunStarted
@@ -87,23 +88,26 @@ def request_hash(body: Any) -> str:
     return hashlib.sha256(json.dumps(body, sort_keys=True, default=str).encode()).hexdigest()
 
 
-PromptDelegate = Callable[[str, "RunRequest"], Awaitable["RunStarted | None"]]
-"""Another domain's claim on a session's runs: start the run itself (returning it), or pass
-(None)."""
-
-
 class SessionService:
     def __init__(self, services: SessionServices, actors: ActorSystem) -> None:
         self.s = services
         self.repo = services.repo
         self.actors = actors
-        self._delegates: list[PromptDelegate] = []
+        self._bindings: dict[str, SessionBinding] = {}
 
-    def add_prompt_delegate(self, delegate: PromptDelegate) -> Callable[[], None]:
-        """Let ``delegate`` see every prompt first (agent teams run their sessions' prompts under
-        the instance's budget and capabilities); returns a function that removes it."""
-        self._delegates.append(delegate)
-        return lambda: self._delegates.remove(delegate) if delegate in self._delegates else None
+    # ------------------------------------------------------------------ bindings
+    def bind(self, session_id: str, binding: SessionBinding) -> None:
+        """Run every prompt of ``session_id`` under ``binding`` (svc/sessions/binding.py) until
+        it is unbound: its owner (an agent instance) binds it as it starts."""
+        self._bindings[session_id] = binding
+
+    def unbind(self, session_id: str, binding: SessionBinding) -> None:
+        """Remove ``binding``; a newer binding of the session (a restarted owner's) stays."""
+        if self._bindings.get(session_id) is binding:
+            del self._bindings[session_id]
+
+    def binding(self, session_id: str) -> SessionBinding | None:
+        return self._bindings.get(session_id)
 
     # ------------------------------------------------------------------ lifecycle
     def install(self, entities: Entities) -> None:
@@ -239,10 +243,9 @@ class SessionService:
     async def prompt(self, session_id: str, request: RunRequest) -> RunStarted:
         from .requests import StartRun
 
-        for delegate in list(self._delegates):
-            started = await delegate(session_id, request)
-            if started is not None:
-                return started
+        binding = self._bindings.get(session_id)
+        if binding is not None:
+            request = binding.apply(request)
         return await self._ask(session_id, StartRun(request))
 
     async def active_run(self, session_id: str) -> Run | None:

@@ -29,9 +29,10 @@ A refusal is reported through ``on_denied`` (the service publishes
 
 from __future__ import annotations
 
+import inspect
 import re
 import shlex
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -52,8 +53,11 @@ _SEGMENT_BREAK = re.compile(r"&&|\|\||[;|&\n]")
 # git options that take a separate argument (so that argument is not the subcommand)
 _GIT_OPTION_ARGS = frozenset({"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--exec-path"})
 
-Approver = Callable[[str, Mapping[str, Any]], Any]
+Approver = Callable[[str, Mapping[str, Any]], Awaitable[str | None]]
 """``await approve(command, args)`` → None if the push may run, else the refusal reason."""
+
+DenialHook = Callable[[str, str], Awaitable[None] | None]
+"""``on_denied(tool, reason)``: told of every refusal (awaited when it returns an awaitable)."""
 
 
 def is_network_tool(tool: str) -> bool:
@@ -109,7 +113,7 @@ class CapabilityGate:
         workspace: Path,
         push_requires_approval: bool,
         approve_push: Approver,
-        on_denied: Callable[[str, str], None],
+        on_denied: DenialHook,
     ) -> None:
         self.capabilities = capabilities
         self.workspace = workspace.resolve()
@@ -122,7 +126,9 @@ class CapabilityGate:
     async def __call__(self, tool: str, args: Mapping[str, Any]) -> str | None:
         reason = await self.check(tool, args)
         if reason is not None:
-            self._on_denied(tool, reason)
+            reported = self._on_denied(tool, reason)
+            if inspect.isawaitable(reported):
+                await reported
         return reason
 
     async def check(self, tool: str, args: Mapping[str, Any]) -> str | None:
@@ -173,7 +179,7 @@ class CapabilityGate:
             if not git.push:
                 return "git push denied by agent capability policy"
             if self.push_requires_approval:
-                return await self._approve_push(command, args)  # type: ignore[no-any-return]
+                return await self._approve_push(command, args)
         return None
 
     def _files(

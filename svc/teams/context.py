@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypeVar
 from urllib.parse import quote
 
 import attrs
 
+from actors import ActorRef
+
+from ..entities import DEFAULT_ASK_TIMEOUT, Ask, ask_ref
 from .events import TeamEvents
 from .repository import TeamsRepository
 
@@ -32,11 +35,18 @@ class TeamsContext:
     engine: Engine
     repo: TeamsRepository
     events: TeamEvents
-    on_instance_live: Any = None
-    """``(instance_id, session_id, ref | None)``: the service's index of live instances."""
 
     def now_ms(self) -> int:
         return self.engine.clock.now_ms()
+
+
+R = TypeVar("R")
+
+
+async def ask(ref: ActorRef, message: Ask[R], *, timeout: float = DEFAULT_ASK_TIMEOUT) -> R:
+    """Ask a mission supervisor or an instance actor (``ask_ref``, typed by the message)."""
+    reply: R = await ask_ref(ref, message, timeout=timeout)
+    return reply
 
 
 def mission_actor_name(mission_id: str) -> str:
@@ -53,6 +63,7 @@ __all__ = [
     "RUN_STOP_GRACE_S",
     "RuntimePolicy",
     "TeamsContext",
+    "ask",
     "instance_actor_name",
     "mission_actor_name",
 ]

@@ -24,13 +24,11 @@ import functools
 import logging
 
 import attrs
-import trio
 
 from actors import Actor, ActorRef
 from supervisors import (
     BudgetLimits,
     BudgetScope,
-    BudgetUsage,
     DynamicSupervisor,
     Exhaustion,
     Restart,
@@ -41,38 +39,11 @@ from . import events as ev
 from .budgets import mission_spent
 from .context import RuntimePolicy, TeamsContext, instance_actor_name
 from .errors import SpawnDenied
-from .instance import InstanceActor, InstanceEnded
+from .instance import InstanceActor
+from .messages import CancelMission, CheckMission, InstanceEnded, StartInstance
 from .records import Instance, MissionState, SpawnRequest, usage_to_wire
 
 log = logging.getLogger("svc.teams")
-
-
-@attrs.frozen
-class StartInstance:
-    instance: Instance
-    runtime: RuntimePolicy
-    limits: BudgetLimits
-    """The policy's current mission limits (applied when no instance is running)."""
-    prompt: str | None = None
-    spawned_by: SpawnRequest | None = None
-
-
-@attrs.frozen
-class StartedInstance:
-    ref: ActorRef
-    actor: InstanceActor
-
-
-@attrs.frozen
-class CheckMission:
-    """Is there budget left for a new instance? Replies with the refusal reason or None."""
-
-    limits: BudgetLimits
-
-
-@attrs.frozen
-class CancelMission:
-    reason: str
 
 
 @attrs.frozen
@@ -88,7 +59,8 @@ class MissionSupervisor(Actor):
         self.state = state
         self.runtime = runtime
         self.scope: BudgetScope | None = None
-        self.live: dict[str, InstanceActor] = {}
+        self.live: set[str] = set()
+        """The ids of the instances running under this mission (told when each ends)."""
         self._supervisor: DynamicSupervisor | None = None
 
     @property
@@ -115,11 +87,6 @@ class MissionSupervisor(Actor):
                 self.state, usage=self.scope.usage, updated_at_ms=self.ctx.now_ms()
             )
             await self.ctx.repo.save_mission(self.state)
-
-    def usage(self) -> BudgetUsage:
-        """The mission's usage now (the live scope's, so it never goes backwards)."""
-        assert self.scope is not None
-        return self.scope.usage
 
     def _open_scope(self) -> BudgetScope:
         return BudgetScope(
@@ -151,15 +118,14 @@ class MissionSupervisor(Actor):
             ):
                 self._apply_limits(limits)
                 self.runtime = runtime
-                ref, actor = await self._start(instance, runtime, prompt, spawned_by)
-                return StartedInstance(ref, actor)
+                return await self._start(instance, runtime, prompt, spawned_by)
             case CheckMission(limits=limits):
                 self._apply_limits(limits)
                 return self._spent()
             case CancelMission(reason=reason):
                 return await self._cancel(reason)
             case InstanceEnded(instance_id=instance_id):
-                self.live.pop(instance_id, None)
+                self.live.discard(instance_id)
                 await self._save()
                 if not self.live:
                     # Nothing runs here any more: stop; the store has the counters.
@@ -199,7 +165,7 @@ class MissionSupervisor(Actor):
         runtime: RuntimePolicy,
         prompt: str | None,
         spawned_by: SpawnRequest | None,
-    ) -> tuple[ActorRef, InstanceActor]:
+    ) -> ActorRef:
         """Start (or, without ``spawned_by``, restore) an instance under this mission."""
         assert self.scope is not None and self._supervisor is not None
         if self.scope.cancelled:
@@ -219,39 +185,39 @@ class MissionSupervisor(Actor):
                 self.ctx,
                 instance,
                 mission_scope=self.scope,
-                mission=self,
+                mission=self.ref,
                 runtime=runtime,
                 prompt=prompt,
                 spawned_by=spawned_by,
             )
         ]
-        first = handed[0]
         instance_id = instance.id
 
-        async def make() -> InstanceActor | None:
+        # The supervisor takes a factory that may produce nothing (the instance is gone);
+        # its annotation says Actor only.
+        async def make() -> Actor | None:
             if handed:
                 return handed.pop()
-            # A restart after a crash: rehydrate from the store, without the initial prompt.
+            # A restart after a crash (in the supervisor's task, within this actor):
+            # rehydrate from the store, without the initial prompt.
             record = await self.ctx.repo.get_instance(instance_id)
             if record is None or record.terminal or self.scope is None:
-                self.live.pop(instance_id, None)
+                self.live.discard(instance_id)
                 return None
-            actor = InstanceActor(
-                self.ctx, record, mission_scope=self.scope, mission=self, runtime=self.runtime
+            return InstanceActor(
+                self.ctx, record, mission_scope=self.scope, mission=self.ref, runtime=self.runtime
             )
-            self.live[instance_id] = actor
-            return actor
 
-        self.live[instance_id] = first
+        self.live.add(instance_id)
         try:
-            ref = await self._supervisor.start_actor(
+            return await self._supervisor.start_actor(
                 self.ctx.engine.actors,
                 instance_actor_name(self.mission_id, instance_id),
-                make,
+                make,  # type: ignore[arg-type]
                 restart=Restart.TRANSIENT,
             )
         except BaseException as exc:
-            self.live.pop(instance_id, None)
+            self.live.discard(instance_id)
             if spawned_by is not None and isinstance(exc, Exception):
                 now = self.ctx.now_ms()
                 failed = attrs.evolve(
@@ -263,12 +229,13 @@ class MissionSupervisor(Actor):
                 )
                 await self.ctx.repo.save_instance(failed)
             raise
-        return ref, first
 
-    async def _cancel(self, reason: str) -> list[trio.Event]:
-        """Cancel every running instance (through the mission scope); reply with their end events."""
+    async def _cancel(self, reason: str) -> list[str]:
+        """Cancel every running instance (through the mission scope); reply with their ids.
+
+        Each then records its end and stops on its own; the caller waits for that."""
         assert self.scope is not None
-        running = [actor.ended for actor in self.live.values() if not actor.ended.is_set()]
+        running = sorted(self.live)
         now = self.ctx.now_ms()
         self.scope.cancel(reason)
         self.state = attrs.evolve(
@@ -306,4 +273,4 @@ class MissionSupervisor(Actor):
         await self.ctx.repo.save_mission(self.state)
 
 
-__all__ = ["CancelMission", "CheckMission", "MissionSupervisor", "StartInstance", "StartedInstance"]
+__all__ = ["MissionSupervisor"]

@@ -53,7 +53,8 @@ class SpawnPolicy:
     max_concurrent: Count | None = None
     """Cap on running instances."""
     child_budget_percent_of_parent_remaining: Percent | None = None
-    """A child's budget is capped at this share of what its parent instance has left (default 100)."""
+    """A child's budget is capped at this share of what its parent instance has left
+    (default 100)."""
     mission_total_budget: BudgetSpec | None = None
     """Mission-wide totals (tokens, steps, tool calls, cost; duration is per instance only)."""
     cost_per_1k_tokens_usd: Amount | None = None

@@ -21,11 +21,12 @@ if TYPE_CHECKING:
 # agent-team row, so start-up never loads them (docs/architecture.md, "Start-up budget").
 
 _INSTANCE_COLS = (
-    "id, mission_id, parent_instance_id, role, template_id, session_id, run_id, status, budget, usage, "
-    "skill_hash, capabilities, source, justification, workspace_root, prompt, system_prompt, reason, exhausted_by, "
-    "created_at_ms, updated_at_ms, ended_at_ms"
+    "id, mission_id, parent_instance_id, role, template_id, session_id, run_id, status, budget, "
+    "usage, skill_hash, capabilities, source, justification, workspace_root, prompt, "
+    "system_prompt, reason, exhausted_by, created_at_ms, updated_at_ms, ended_at_ms"
 )
-_INSTANCE_SLOTS = ",".join("?" * 22)
+
+_APPROVAL_COLS = "id, request, decision_code, reason, created_at_ms"
 
 _MISSION_COLS = (
     "id, limits, usage, exhausted_by, cancelled_at_ms, cancel_reason, created_at_ms, updated_at_ms"
@@ -119,18 +120,27 @@ def _mission(row: tuple[Any, ...]) -> MissionState:
     )
 
 
+def _upsert(table: str, cols: str) -> str:
+    """Insert a whole row, or overwrite every column of the row with its id."""
+    names = [c.strip() for c in cols.split(",")]
+    slots = ",".join("?" * len(names))
+    updates = ", ".join(f"{c} = excluded.{c}" for c in names if c != "id")
+    return f"INSERT INTO {table}({cols}) VALUES ({slots}) ON CONFLICT (id) DO UPDATE SET {updates}"
+
+
+_UPSERT_INSTANCE = _upsert("teams_instances", _INSTANCE_COLS)
+_UPSERT_MISSION = _upsert("teams_missions", _MISSION_COLS)
+
+
 def _upsert_instance(tx: Tx, instance: Instance) -> None:
-    tx.execute(
-        f"INSERT OR REPLACE INTO teams_instances({_INSTANCE_COLS}) VALUES ({_INSTANCE_SLOTS})",
-        _instance_row(instance),
-    )
+    tx.execute(_UPSERT_INSTANCE, _instance_row(instance))
 
 
 def _upsert_mission(tx: Tx, m: MissionState) -> None:
     from .records import limits_to_wire, usage_to_wire
 
     tx.execute(
-        f"INSERT OR REPLACE INTO teams_missions({_MISSION_COLS}) VALUES (?,?,?,?,?,?,?,?)",
+        _UPSERT_MISSION,
         (
             m.id,
             dumps(limits_to_wire(m.limits)),
@@ -165,8 +175,8 @@ class TeamsRepository:
             _upsert_instance(tx, instance)
             if mission_usage is not None:
                 tx.execute(
-                    "UPDATE teams_missions SET usage = ?, updated_at_ms = ?, exhausted_by = COALESCE(?, exhausted_by)"
-                    " WHERE id = ?",
+                    "UPDATE teams_missions SET usage = ?, updated_at_ms = ?,"
+                    " exhausted_by = COALESCE(?, exhausted_by) WHERE id = ?",
                     (
                         dumps(usage_to_wire(mission_usage)),
                         instance.updated_at_ms,
@@ -224,9 +234,11 @@ class TeamsRepository:
         from .gate import SpawnCounts
 
         def q(tx: Tx) -> SpawnCounts:
-            total, running = tx.execute(
-                "SELECT COUNT(*), COALESCE(SUM(status = 'running'), 0) FROM teams_instances"
+            row = tx.execute(
+                "SELECT COUNT(*), COALESCE(SUM(CASE WHEN status = 'running' THEN 1 ELSE 0 END), 0)"
+                " FROM teams_instances"
             ).fetchone()
+            total, running = row if row is not None else (0, 0)
             return SpawnCounts(total=total, running=running)
 
         return await self._db.read(q)
@@ -235,7 +247,8 @@ class TeamsRepository:
     async def add_approval(self, approval: SpawnApproval) -> None:
         def q(tx: Tx) -> None:
             tx.execute(
-                "INSERT INTO teams_spawn_approvals(id, mission_id, request, decision_code, reason, created_at_ms)"
+                "INSERT INTO teams_spawn_approvals"
+                "(id, mission_id, request, decision_code, reason, created_at_ms)"
                 " VALUES (?,?,?,?,?,?)",
                 (
                     approval.id,
@@ -254,7 +267,7 @@ class TeamsRepository:
 
         def q(tx: Tx) -> SpawnApproval | None:
             row = tx.execute(
-                "SELECT id, request, decision_code, reason, created_at_ms FROM teams_spawn_approvals WHERE id = ?",
+                f"SELECT {_APPROVAL_COLS} FROM teams_spawn_approvals WHERE id = ?",
                 (approval_id,),
             ).fetchone()
             if row is None:
@@ -266,10 +279,7 @@ class TeamsRepository:
 
     async def approvals(self) -> list[SpawnApproval]:
         def q(tx: Tx) -> list[SpawnApproval]:
-            sql = (
-                "SELECT id, request, decision_code, reason, created_at_ms FROM teams_spawn_approvals"
-                " ORDER BY created_at_ms, id"
-            )
+            sql = f"SELECT {_APPROVAL_COLS} FROM teams_spawn_approvals ORDER BY created_at_ms, id"
             return [_approval(r) for r in tx.execute(sql)]
 
         return await self._db.read(q)

@@ -49,9 +49,10 @@ def mission_rollups(
     for mission_id in queued:
         rollups.setdefault(mission_id, _empty(mission_id))["queuedCount"] += 1
     for state in states:
-        entry = rollups.get(state.id)
-        if entry is None:
+        found = rollups.get(state.id)
+        if found is None:
             continue
+        entry = found
         entry["budget"] = {k: v for k, v in attrs.asdict(state.limits).items() if v is not None}
         entry["exhaustedBy"] = f"mission_{state.exhausted_by}" if state.exhausted_by else None
         entry["cancelledAtMs"] = state.cancelled_at_ms

@@ -56,7 +56,7 @@ Percent = NewType("Percent", int)
 
 def _bounded(kind: Any, base: type, upper: float | None = None) -> None:
     def structure(value: Any, _: Any) -> Any:
-        number = converter.structure(value, base)
+        number: Any = converter.structure(value, base)
         if number < 0:
             raise ValueError(f"must be at least 0 (got {number})")
         if upper is not None and number > upper:
@@ -101,7 +101,8 @@ class BudgetSpec:
 
 @attrs.frozen
 class SkillRef:
-    """A skill a template declares or a role requires: by name (``id``), by file (``path``), or both."""
+    """A skill a template declares or a role requires: by name (``id``), by file (``path``),
+    or both."""
 
     id: str | None = None
     path: str | None = None

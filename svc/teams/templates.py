@@ -62,7 +62,7 @@ class Capabilities:
     git_caps: GitCaps = attrs.field(factory=GitCaps)
 
     def to_wire(self) -> dict[str, Any]:
-        return unstructure(self)  # type: ignore[no-any-return]
+        return unstructure(self)
 
     @classmethod
     def from_wire(cls, data: Mapping[str, Any] | None) -> Capabilities:
@@ -87,7 +87,8 @@ class ModelChoice:
 
 @attrs.frozen
 class AgentTemplate:
-    template_id: str = aliases("templateID", "templateId", "id")
+    # A plain field with the aliases (not aliases()), so type checkers see no default here.
+    template_id: str = attrs.field(metadata={"aliases": ("templateID", "templateId", "id")})
     role: Role
     display_name: str | None = aliases("displayName", default=None)
     avatar_url: str | None = aliases("avatarUrl", default=None)

@@ -51,10 +51,10 @@ class SpawnArgs:
 class SpawnAgentTool(Tool):
     name = "spawn_agent"
     description = (
-        "Spawn a child agent instance under the workspace's agent-team spawn policy. Give the child's "
-        "`role`, a `justification`, optionally a `templateID`, a `missionID`, a `budgetOverride` and a "
-        "`prompt` (its task; without one the instance waits to be prompted). Returns the instance and "
-        "session ids, or the policy's reason for refusing."
+        "Spawn a child agent instance under the workspace's agent-team spawn policy. Give the "
+        "child's `role`, a `justification`, optionally a `templateID`, a `missionID`, a "
+        "`budgetOverride` and a `prompt` (its task; without one the instance waits to be "
+        "prompted). Returns the instance and session ids, or the policy's reason for refusing."
     )
     input_schema = {
         "type": "object",
@@ -118,9 +118,9 @@ class SpawnAgentTool(Tool):
         result = await self._service.spawn(request)
         body = result.body
         if result.ok:
+            template = result.instance.template_id if result.instance else "agent"
             text = (
-                f"spawned {result.instance.template_id if result.instance else 'agent'} as instance "
-                f"{body['instanceID']} (session {body['sessionID']})"
+                f"spawned {template} as instance {body['instanceID']} (session {body['sessionID']})"
             )
         else:
             text = str(body.get("error") or body.get("code"))

@@ -15,7 +15,7 @@ bp = Blueprint("mcp", __name__)
 
 @bp.get("/mcp")
 async def list_servers() -> Any:
-    return {s.name: s.to_wire() for s in engine().mcp.list()}
+    return {s.name: s.to_wire() for s in engine().mcp.snapshots()}
 
 
 @bp.post("/mcp")

@@ -150,7 +150,7 @@ async def test_request_capability_records_a_pending_approval_and_connects_nothin
     assert context["catalog_entry"]["slug"] == "linear" and context["context"] == {
         "ticket": "OPS-1"
     }
-    assert engine.mcp.list() == []  # nothing configured, nothing connected
+    assert engine.mcp.snapshots() == []  # nothing configured, nothing connected
     assert (await wait_for_event(engine, "mcp.capability.requested")).properties[
         "approvalID"
     ] == approval["approval_id"]

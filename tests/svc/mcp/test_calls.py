@@ -1,4 +1,5 @@
-"""Calling remote tools: results, errors, argument repair, concurrency, expired sessions, dying servers."""
+"""Calling remote tools: results, errors, argument repair, concurrency, expired sessions, dying
+servers."""
 
 from __future__ import annotations
 

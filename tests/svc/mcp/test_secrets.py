@@ -31,7 +31,8 @@ def settings(make_settings: Callable[..., Settings]) -> Settings:
 
 @pytest.fixture
 def log_lines() -> Iterator[io.StringIO]:
-    """Everything logged (DEBUG and up, SDK and HTTP libraries included), as the engine formats it."""
+    """Everything logged (DEBUG and up, SDK and HTTP libraries included), as the engine formats
+    it."""
     stream = io.StringIO()
     handler = logging.StreamHandler(stream)
     handler.setFormatter(JsonFormatter())

@@ -70,7 +70,8 @@ async def end_of(engine: svc.Engine, instance_id: str) -> Event:
 
 
 async def exhausted_run(engine: svc.Engine, spawned: dict[str, Any], limit: str) -> dict[str, Any]:
-    """Check the exhaustion, the run's and the instance's end; return the exhaustion event's properties."""
+    """Check the exhaustion, the run's and the instance's end; return the exhaustion event's
+    properties."""
     exhausted = await wait_for_event(
         engine, "agent_team.budget.exhausted", session_id=spawned["sessionID"]
     )
@@ -279,7 +280,8 @@ async def test_a_child_is_capped_by_what_its_parent_has_left(
     budget = (await client.get(f"/agent-team/instance/{child.json()['instanceID']}")).json()[
         "instance"
     ]["budget"]
-    # tokens: role default 5000 capped at 50% of the parent's 600 left; steps: override 3 (parent unlimited);
+    # tokens: role default 5000 capped at 50% of the parent's 600 left;
+    # steps: override 3 (parent unlimited);
     # tool calls: template 9 capped at 50% of the parent's 10.
     assert budget == {"max_tokens": 300, "max_steps": 3, "max_tool_calls": 5}
 
@@ -315,7 +317,7 @@ async def test_a_parent_that_ends_during_the_spawn_caps_with_its_final_usage(
     # Spawns are serialised; holding their lock parks the child's spawn after it
     # has read its parent's record (still running, nothing charged yet), so the
     # parent can end, with its final usage recorded, before the budget is resolved.
-    async with trio.open_nursery() as nursery, engine.teams._spawn_lock:
+    async with trio.open_nursery() as nursery, engine.teams.spawner.admission:
         nursery.start_soon(spawn_child)
         await wait_for_event(
             engine,
@@ -329,5 +331,6 @@ async def test_a_parent_that_ends_during_the_spawn_caps_with_its_final_usage(
     budget = (await client.get(f"/agent-team/instance/{child['instanceID']}")).json()["instance"][
         "budget"
     ]
-    # The parent used 400 of its 1,000 tokens: the child gets 50% of the 600 left (not of a stale 1,000).
+    # The parent used 400 of its 1,000 tokens: the child gets 50% of the 600 left
+    # (not of a stale 1,000).
     assert budget == {"max_tokens": 300}

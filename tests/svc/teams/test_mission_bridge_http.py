@@ -1,4 +1,5 @@
-"""Agent teams through the whole engine: the mission routes' bridge, and the session event stream."""
+"""Agent teams through the whole engine: the mission routes' bridge, and the session event
+stream."""
 
 from __future__ import annotations
 
@@ -119,7 +120,8 @@ async def test_mission_events_spawn_and_cancel_instances_over_http(
 async def session_stream_until(
     client: httpx.AsyncClient, session_id: str, last: str
 ) -> list[dict[str, Any]]:
-    """The session's event stream from the start of the log, up to the first event of type ``last``."""
+    """The session's event stream from the start of the log, up to the first event of type
+    ``last``."""
     events: list[dict[str, Any]] = []
     buffer = ""
     with trio.fail_after(30):

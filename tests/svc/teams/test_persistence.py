@@ -114,8 +114,9 @@ async def test_the_team_survives_a_restart(
             rollup["queuedCount"] == 1
             and rollup["tokenUsedTotal"] == rollup_before[0]["tokenUsedTotal"]
         )
-        # Every rollup field of SPEC 2.5 survives. The interrupted instance moved from running to failed,
-        # and the step its run had charged was saved as the instance stopped with the engine.
+        # Every rollup field of SPEC 2.5 survives. The interrupted instance moved from running
+        # to failed, and the step its run had charged was saved as the instance stopped with
+        # the engine.
         moved = {
             **rollup_before[0],
             "runningCount": rollup_before[0]["runningCount"] - 1,

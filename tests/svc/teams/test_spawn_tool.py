@@ -1,4 +1,5 @@
-"""The ``spawn_agent`` tool: from a session prompt, from an instance's run, and refused in CLI tool mode."""
+"""The ``spawn_agent`` tool: from a session prompt, from an instance's run, and refused in CLI
+tool mode."""
 
 from __future__ import annotations
 
