@@ -213,7 +213,7 @@ class MissionSupervisor(Actor):
             return await self._supervisor.start_actor(
                 self.ctx.engine.actors,
                 instance_actor_name(self.mission_id, instance_id),
-                make,  # type: ignore[arg-type]
+                make,
                 restart=Restart.TRANSIENT,
             )
         except BaseException as exc:

@@ -93,6 +93,8 @@ class TeamsService:
         return restored
 
     async def _settle_interrupted(self, instance: Instance) -> bool:
+        if instance.run_id is None:
+            return False
         run = await self.engine.sessions.repo.get_run(instance.run_id)
         if run is None or run.status == "running":
             return False
