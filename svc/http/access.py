@@ -13,8 +13,9 @@ answers under a name of its own. Two checks close that door:
 * **Origin.** A request carrying ``Origin`` comes from a browser page. It is
   answered only when that page is the engine's own (its origin is the
   authority the request names in Host, or a loopback name, the bound host or
-  an allowed host with the engine's port) or is listed in ``allowed_origins``. ``Origin: null`` (sandboxed frames, files) is never ours.
-  Requests without ``Origin`` (CLI, httpx, curl) are not browsers' and pass.
+  an allowed host with the engine's port) or is listed in ``allowed_origins``.
+  ``Origin: null`` (sandboxed frames, files) is never ours. Requests without
+  ``Origin`` (CLI, httpx, curl) are not browsers' and pass.
 
 Pure functions of strings, so the rules are tested without a server.
 """
