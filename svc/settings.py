@@ -26,7 +26,15 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, SecretStr, ValidationError
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    SecretStr,
+    ValidationError,
+    field_validator,
+)
 from pydantic.fields import FieldInfo
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
@@ -75,6 +83,10 @@ class Settings(BaseSettings):
     host: str = _env("ENGINE_HOST", default="127.0.0.1")
     port: int = _env("ENGINE_PORT", default=39731, ge=0, le=65535)
     api_token: SecretStr | None = _env("API_TOKEN", default=None)
+    allowed_hosts: list[str] = _env("ALLOWED_HOSTS", default_factory=list)
+    """Host names answered besides loopback ones and the bound host (without a token)."""
+    allowed_origins: list[str] = _env("ALLOWED_ORIGINS", default_factory=list)
+    """Web page origins (``https://app.example``) allowed to call the engine from a browser."""
     web_ui: bool = _env("WEB_UI", default=False)
     web_ui_prefix: str = _env("WEB_UI_PREFIX", default="/admin")
     log_level: str = _env("LOG_LEVEL", default="info")
@@ -171,9 +183,19 @@ class Settings(BaseSettings):
 
     # --- goals
     goal_event_retention: int = _env("GOAL_EVENT_RETENTION", default=10_000, ge=1)
-    """Durable events kept per goal; older ones are pruned (their cursors answer 410 in projections)."""
+    """Durable events kept per goal; older ones are pruned (their cursors answer 410 in
+    projections)."""
     goals_trust_tenant_headers: bool = _env("GOALS_TRUST_TENANT_HEADERS", default=False)
-    """Trust ``x-svc-org-id``/``x-svc-workspace-id``/``x-svc-actor-*`` headers (test and trusted-proxy mode)."""
+    """Trust ``x-svc-org-id``/``x-svc-workspace-id``/``x-svc-actor-*`` headers (test and
+    trusted-proxy mode)."""
+
+    @field_validator("allowed_hosts", "allowed_origins", mode="before")
+    @classmethod
+    def _comma_separated(cls, value: Any) -> Any:
+        # The environment gives one string; config files may give either form.
+        if isinstance(value, str):
+            return [item.strip() for item in value.split(",") if item.strip()]
+        return value
 
     # ------------------------------------------------------------------ loading
     @classmethod
@@ -384,7 +406,8 @@ def _read_json_layer(path: Path, name: str) -> dict[str, Any]:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise ConfigError(
-            f"{name} config {path} is not valid JSON (line {exc.lineno}, column {exc.colno}): {exc.msg}"
+            f"{name} config {path} is not valid JSON "
+            f"(line {exc.lineno}, column {exc.colno}): {exc.msg}"
         ) from None
     if not isinstance(data, dict):
         raise ConfigError(f"{name} config {path} must be a JSON object")

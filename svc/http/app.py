@@ -1,15 +1,15 @@
-"""The Quart-Trio application: auth, error mapping, and one blueprint per area."""
+"""The Quart-Trio application: the gate, error mapping, and one blueprint per area."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from quart import request
+from hypercorn.typing import ASGIReceiveCallable, ASGISendCallable, Scope
 from quart_trio import QuartTrio
 
-from ..errors import AuthRequired, EngineStarting, PayloadTooLarge
-from .auth import is_public, presented_token, token_matches
-from .errors import error_response, install_error_handlers
+from .errors import install_error_handlers
+from .gate import install_gate
+from .keepalive import guard_exchange
 from .routes import BLUEPRINTS
 from .routing import LazyBuildRule
 
@@ -19,8 +19,19 @@ if TYPE_CHECKING:
 MAX_BODY_BYTES = 10 * 1024 * 1024
 
 
+class EngineApp(QuartTrio):
+    """QuartTrio whose HTTP exchanges leave their connection usable (see keepalive.py)."""
+
+    async def asgi_app(
+        self, scope: Scope, receive: ASGIReceiveCallable, send: ASGISendCallable
+    ) -> None:
+        if scope["type"] == "http":
+            receive, send = guard_exchange(scope, receive, send, limit=MAX_BODY_BYTES)
+        await super().asgi_app(scope, receive, send)
+
+
 def create_app(engine: Engine) -> QuartTrio:
-    app = QuartTrio("svc", static_folder=None)
+    app = EngineApp("svc", static_folder=None)
     app.url_rule_class = LazyBuildRule
     app.config.update(
         SVC_ENGINE=engine,
@@ -31,24 +42,7 @@ def create_app(engine: Engine) -> QuartTrio:
     )
     app.json.sort_keys = False  # type: ignore[attr-defined]
     app.json.ensure_ascii = False  # type: ignore[attr-defined]
-
-    @app.before_request
-    async def _gate() -> Any:
-        # Auth first: an unauthenticated caller learns nothing, not even that
-        # the engine is still starting or that a route exists.
-        if is_public(request.method, request.path):
-            return None
-        token = engine.settings.token
-        if token is not None and not token_matches(presented_token(request.headers), token):
-            return error_response(AuthRequired())
-        if not engine.ready:
-            return error_response(EngineStarting("Engine starting"))
-        # Refuse an oversized body before reading it (chunked bodies are capped
-        # by MAX_CONTENT_LENGTH while they are read).
-        if request.content_length is not None and request.content_length > MAX_BODY_BYTES:
-            return error_response(PayloadTooLarge())
-        return None
-
+    install_gate(app, engine, max_body_bytes=MAX_BODY_BYTES)
     for blueprint in BLUEPRINTS:
         app.register_blueprint(blueprint)
     install_error_handlers(app)

@@ -11,14 +11,20 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-from collections.abc import Mapping
+from typing import Protocol
 
 TOKEN_HEADERS = ("x-agent-token", "x-svc-token")
 
 PUBLIC_ROUTES = frozenset({("GET", "/global/health"), ("HEAD", "/global/health")})
 
 
-def presented_token(headers: Mapping[str, str]) -> str | None:
+class HeaderLookup(Protocol):
+    """Case-insensitive header access: a werkzeug ``Headers`` or a plain dict."""
+
+    def get(self, key: str, /) -> str | None: ...
+
+
+def presented_token(headers: HeaderLookup) -> str | None:
     for name in TOKEN_HEADERS:
         value = headers.get(name)
         if value:

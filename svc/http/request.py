@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from quart import current_app, request
 
 from ..convert import structure
-from ..errors import ValidationFailed
+from ..errors import UnsupportedMediaType, ValidationFailed
 
 if TYPE_CHECKING:
     from ..engine import Engine
@@ -21,12 +21,24 @@ def engine() -> Engine:
 
 
 async def json_body(*, default: Any = None, allow_empty: bool = True) -> Any:
-    """The parsed JSON body. Empty bodies give ``default`` (``{}`` unless told)."""
+    """The parsed JSON body. Empty bodies give ``default`` (``{}`` unless told).
+
+    A body sent under a content type other than JSON is refused (415): a web
+    page can post ``text/plain`` or a form to any address without asking, and
+    must not reach a route that acts on JSON. No content type at all is read
+    as JSON (plain clients omit it; browsers always name one).
+    """
     raw = await request.get_data(cache=True)
     if not raw or not raw.strip():
         if not allow_empty:
             raise ValidationFailed("a JSON request body is required", field="$")
         return {} if default is None else default
+    content_type = request.headers.get("Content-Type")
+    if content_type is not None and not is_json_media_type(content_type):
+        raise UnsupportedMediaType(
+            f"the request body must be sent as `application/json`, not `{content_type}`",
+            field="Content-Type",
+        )
     try:
         return json.loads(raw)
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
@@ -48,6 +60,13 @@ async def object_body() -> dict[str, Any]:
 async def parse_body(cls: type[T]) -> T:
     """The JSON body structured into the attrs class ``cls``."""
     return structure(cls, await json_body())
+
+
+def is_json_media_type(content_type: str) -> bool:
+    """``application/json`` or ``application/*+json``, parameters (``charset``) ignored."""
+    mime = content_type.split(";", 1)[0].strip().lower()
+    kind, _, subtype = mime.partition("/")
+    return kind == "application" and (subtype == "json" or subtype.endswith("+json"))
 
 
 def query_str(name: str, *aliases: str, default: str | None = None) -> str | None:

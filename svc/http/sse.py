@@ -13,10 +13,11 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Callable, Iterable
 
 import trio
-from quart import Response, request
+from quart import request
 
 from ..errors import ValidationFailed
 from ..events import KEEPALIVE, Event, EventFilter, EventLog, EventStream, StreamEnded
+from .responses import Response
 
 KEEPALIVE_SECONDS = 10.0
 

@@ -137,3 +137,29 @@ def test_secrets_are_not_in_repr(layers: dict[str, Path]) -> None:
     assert "sk-supersecret" not in repr(settings)
     assert "tk_abcdef" not in repr(settings)
     assert "sk-supersecret" not in json.dumps(settings.redacted_providers())
+
+
+def test_allowed_hosts_and_origins_are_empty_by_default(layers: dict[str, Path]) -> None:
+    settings = load(layers)
+    assert settings.allowed_hosts == [] and settings.allowed_origins == []
+
+
+def test_allowed_hosts_and_origins_come_comma_separated_from_the_environment(
+    layers: dict[str, Path],
+) -> None:
+    env = {
+        "SVC_ALLOWED_HOSTS": " box.lan, engine.internal ,,",
+        "AGENT_ALLOWED_ORIGINS": "https://app.example,http://localhost:3000",
+    }
+    settings = load(layers, env)
+    assert settings.allowed_hosts == ["box.lan", "engine.internal"]
+    assert settings.allowed_origins == ["https://app.example", "http://localhost:3000"]
+
+
+def test_allowed_hosts_and_origins_in_config_files(layers: dict[str, Path]) -> None:
+    write(layers["project"], {"allowed_hosts": ["box.lan"], "allowed_origins": "https://a.example"})
+    settings = load(layers)
+    assert settings.allowed_hosts == ["box.lan"]
+    assert settings.allowed_origins == ["https://a.example"]
+    # The environment replaces a file's list rather than adding to it.
+    assert load(layers, {"SVC_ALLOWED_HOSTS": "other.lan"}).allowed_hosts == ["other.lan"]

@@ -6,12 +6,13 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, cast
 
 import attrs
-from quart import Blueprint, Response, request
+from quart import Blueprint, request
 
 from ...convert import aliases, structure
 from ...errors import ValidationFailed
 from ...events import EventFilter, json_frame
 from ..request import engine, header, json_body, object_body, query_bool, query_int, query_str
+from ..responses import no_content
 from ..sse import event_frames, sse_response
 
 # The sessions' request shapes and records are imported on first use: start-up
@@ -220,7 +221,7 @@ async def prompt_async(session_id: str) -> Any:
     run = started.run
     headers = {"x-svc-run-id": run.id}
     if query_str("return") != "run":
-        return Response(status=204, headers=headers)
+        return no_content(headers)
     body: dict[str, Any] = {
         "runID": run.id,
         "sessionID": session_id,
