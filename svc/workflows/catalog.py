@@ -15,9 +15,9 @@ import trio
 
 from .definitions import ValidationMessage, WorkflowHook, WorkflowRegistry, WorkflowSpec
 from .errors import WorkflowHookNotFound, WorkflowNotFound
-from .executor import TOPIC
 from .loading import LoadSource, load_registry, source_files
 from .repository import WorkflowRepository
+from .run_events import TOPIC
 from .simulation import Simulation, simulate
 
 if TYPE_CHECKING:

@@ -16,11 +16,11 @@ import attrs
 from actors import SerialByKey
 
 from .errors import PlanInvalid, PlannerSessionNotFound, PlanNotFound
-from .executor import TOPIC
 from .planner import Planner
 from .planner_records import ChatMessage, PlanDraft, PlannerSession
 from .planner_repository import PlannerRepository
 from .planner_requests import ApplyRequest, ImportRequest, PlanRequest, absolute_workspace
+from .run_events import TOPIC
 
 if TYPE_CHECKING:
     from ..engine import Engine
