@@ -23,7 +23,6 @@ from pathlib import Path
 
 import attrs
 
-from .definition_parser import parse_definition_file
 from .definitions import (
     SourceKind,
     ValidationMessage,
@@ -32,7 +31,7 @@ from .definitions import (
     WorkflowSourceRef,
     WorkflowSpec,
 )
-from .yaml_lines import DefinitionError, parse_yaml
+from .yaml_lines import DefinitionError
 
 YAML_SUFFIXES = (".yaml", ".yml")
 
@@ -65,8 +64,7 @@ def load_registry(sources: Iterable[LoadSource]) -> LoadResult:
             files.append(str(path))
             ref = WorkflowSourceRef(kind=source.kind, path=str(path), pack_id=source.pack_id)
             try:
-                text = path.read_text(encoding="utf-8")
-                spec, standalone = parse_definition_file(parse_yaml(text), path, ref, role=role)
+                spec, standalone = _read_definition_file(path, ref, role)
             except DefinitionError as exc:
                 messages.append(
                     ValidationMessage(
@@ -113,6 +111,18 @@ def load_registry(sources: Iterable[LoadSource]) -> LoadResult:
             hooks.extend(standalone)
     registry = WorkflowRegistry(workflows=workflows, hooks=tuple(hooks)).with_hook_overrides({})
     return LoadResult(registry=registry, messages=tuple(messages), files=tuple(files))
+
+
+def _read_definition_file(
+    path: Path, ref: WorkflowSourceRef, role: str
+) -> tuple[WorkflowSpec | None, list[WorkflowHook]]:
+    # The parser is imported with the first definition file: start-up on a fresh workspace
+    # reads none (docs/architecture.md, "Start-up budget").
+    from .definition_parser import parse_definition_file
+    from .yaml_lines import parse_yaml
+
+    text = path.read_text(encoding="utf-8")
+    return parse_definition_file(parse_yaml(text), path, ref, role=role)
 
 
 def source_files(sources: Iterable[LoadSource]) -> list[tuple[str, int, int]]:
