@@ -17,7 +17,7 @@ import trio
 
 from ..errors import SvcError
 from ..events import EventFilter
-from .executor import TOPIC
+from .run_events import TOPIC
 
 if TYPE_CHECKING:
     from ..engine import Engine
