@@ -102,11 +102,13 @@ class Renderer:
 
     def _tool(self, part: Mapping[str, Any]) -> str:
         part_id, state = str(part.get("id")), str(part.get("state"))
-        if self._shown.get(part_id) == state or state == "pending":
+        seen = self._shown.get(part_id)
+        if seen == state or (seen is not None and state == "running"):
             return ""
         self._shown[part_id] = state
         name = str(part.get("tool") or "tool")
-        if state == "running":
+        if state in ("pending", "running"):
+            # Once per call, as soon as its arguments are known (before any approval).
             return self._line(f"[{tool_summary(name, part.get('args'))}]")
         if state == "completed":
             return self._line(f"  done: {one_line(part.get('result') or 'ok')}")
@@ -115,7 +117,7 @@ class Renderer:
     def _finished(self, props: Mapping[str, Any]) -> str:
         status = props.get("status")
         if status == "completed":
-            return self._line("") if not self.at_line_start else ""
+            return self.end_line()
         if status == "cancelled":
             return self._line("[run cancelled]")
         error = props.get("error")
