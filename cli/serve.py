@@ -97,9 +97,10 @@ async def serve(
         try:
             async with open_engine(settings, serve_http=True) as engine:
                 heap.settle()
-                click.echo(f"svc-engine {engine.version} listening on {engine.url}", err=True)
                 if not quiet:
                     _say_what_answers(engine.providers.default_route())
+                # Last: clients (and tests) take this line as "ready".
+                click.echo(f"svc-engine {engine.version} listening on {engine.url}", err=True)
                 async for _ in signals:
                     click.echo("svc-engine shutting down", err=True)
                     break

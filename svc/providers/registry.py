@@ -271,7 +271,7 @@ class ProviderRegistry:
     def not_configured_message(self, provider_id: str) -> str:
         """Why ``provider_id`` cannot be used, the valid ids and the configured ones."""
         configured = ", ".join([f"{LOCAL_PROVIDER_ID} ({LOCAL_NOTE})", *self.configured_ids()])
-        if provider_id in BY_ID:
+        if provider_id in BY_ID or provider_id in self._settings.providers:
             return (
                 f"provider `{provider_id}` is not configured: {setup_hint(provider_id)}. "
                 f"configured providers: {configured}"
