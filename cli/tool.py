@@ -52,7 +52,8 @@ async def tool(json_input: str, state_dir: Path | None) -> None:
         return
     if outcome.code == "TOOL_DISPATCH_DENIED" and "requires approval" in (outcome.error or ""):
         fail(
-            f"CLI tool `{outcome.tool}` requires approval; non-interactive CLI dispatch fails closed"
+            f"CLI tool `{outcome.tool}` requires approval; "
+            "non-interactive CLI dispatch fails closed"
         )
     if outcome.code == "TOOL_DISPATCH_DENIED":
         fail(f"CLI tool `{outcome.tool}` is denied by permission rule")

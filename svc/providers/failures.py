@@ -69,7 +69,10 @@ def clean(text: str, secret: str | None = None) -> str:
 
 
 def upstream_message(body: str) -> str:
-    """The human part of an error body: ``error.message``, ``message``, ``detail`` or the raw text."""
+    """The human part of an error body.
+
+    ``error.message``, ``message``, ``detail`` or the raw text.
+    """
     try:
         data: Any = json.loads(body)
     except ValueError:
@@ -170,7 +173,10 @@ def stream_interrupted(
 def error_for_event(
     provider: str, error_type: str, message: str, *, secret: str | None = None
 ) -> ProviderError:
-    """An error reported inside a stream (Anthropic ``error`` events, OpenAI ``{"error": ...}`` chunks)."""
+    """An error reported inside a stream.
+
+    Anthropic ``error`` events, OpenAI ``{"error": ...}`` chunks.
+    """
     kind = error_type.lower()
     if "rate_limit" in kind or kind in ("429", "too_many_requests"):
         code = RATE_LIMIT_EXCEEDED
