@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -19,7 +19,7 @@ import trio
 HISTORY_LENGTH = 1000
 
 
-def history_path(environ: os._Environ[str] | dict[str, str] = os.environ) -> Path:
+def history_path(environ: Mapping[str, str] = os.environ) -> Path:
     """``chat_history`` in the user's state directory (as the engine resolves it)."""
     state = environ.get("AGENT_STATE_DIR") or environ.get("SVC_STATE_DIR")
     if state:
