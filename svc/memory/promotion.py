@@ -84,7 +84,7 @@ async def promote(
         await memory.store.audit.append(audit)
         body["audit_id"] = audit.id
         return body
-    promoted = await memory.write(
+    promoted = await memory.store_record(
         NewRecord(
             content=content,
             tier=to_tier,

@@ -166,7 +166,7 @@ class MemoryService:
         return await import_path(self, request, progress=progress)
 
     # ------------------------------------------------------------------ records
-    async def write(
+    async def store_record(
         self, new: NewRecord, *, action: str = "put", actor: str | None = None
     ) -> MemoryRecord:
         """Store one record with its audit entry; announces ``memory.updated``."""

@@ -116,7 +116,7 @@ class MemoryStoreTool(MemoryTool):
             raise ToolFailed("tier `session` needs a session", field="tier")
         if tier == "project" and not project_id:
             raise ToolFailed("tier `project` needs a project: this session has none", field="tier")
-        record = await self.memory.write(
+        record = await self.memory.store_record(
             NewRecord(
                 content=text,
                 tier=tier,

@@ -2,7 +2,7 @@
 
 A governed put names its partition and carries (or defaults) a capability; a
 simple put names a session, project or run and lets the tier follow from them.
-Both are checked here, then written by :meth:`MemoryService.write`.
+Both are checked here, then written by :meth:`MemoryService.store_record`.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ async def put(memory: MemoryService, request: PutRequest | GovernedPutRequest) -
         new = await governed_record(memory, request)
     else:
         new = await simple_record(memory, request)
-    record = await memory.write(new, action="put")
+    record = await memory.store_record(new, action="put")
     partition_key = (
         request.partition.key if isinstance(request, GovernedPutRequest) else record.partition_key
     )
