@@ -40,9 +40,9 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2]))
 import trio
 
 from svc.memory import Importer, ImportRequest, MemoryScope, MemoryStore, NewRecord
+from svc.memory.factory import build_record
 from svc.memory.query import STOPWORDS, terms
 from svc.memory.sqlite_fts_repository import fts_query
-from svc.memory.factory import build_record
 from svc.store import open_sqlite_store
 
 SEED = 8

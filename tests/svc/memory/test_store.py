@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from svc.memory import MemoryScope, MemoryStore, ScopeClause
-from svc.memory.records import NewRecord
 from svc.memory.factory import build_record
+from svc.memory.records import NewRecord
 from tests.svc.memory.support import put
 
 ALL = MemoryScope.everything()
