@@ -70,7 +70,7 @@ if TYPE_CHECKING:
     from .requests import parse_search as parse_search
     from .scrub import ScrubReport as ScrubReport
     from .scrub import scrub_text as scrub_text
-    from .search_index import SearchIndex as SearchIndex
+    from .search_index_repository import SearchIndex as SearchIndex
     from .service import TOPIC as TOPIC
     from .service import MemoryService as MemoryService
     from .store import MemoryStore as MemoryStore
@@ -159,7 +159,7 @@ _exports = LazyExports(
             "ScrubReport",
             "scrub_text",
         ],
-        ".search_index": [
+        ".search_index_repository": [
             "SearchIndex",
         ],
         ".service": [

@@ -18,7 +18,7 @@ found in more than half of the records and so reports almost nothing for a
 small memory. The raw value is reported as ``bm25``; ``score = bm25 / (1 +
 bm25)`` maps it into (0, 1), strictly increasing, so a better match always
 scores higher. Results are ordered by score. The index backend computes the
-raw value (:mod:`svc.memory.search_index`).
+raw value (:mod:`svc.memory.search_index_repository`).
 """
 
 from __future__ import annotations

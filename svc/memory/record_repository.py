@@ -6,7 +6,7 @@ a search is one snapshot. The ``*_in`` methods are the same work on a
 transaction another memory repository already holds (the importer's batches,
 the exchange recorder's records with its cursor).
 
-The full-text side is the :class:`~svc.memory.search_index.SearchIndex` given
+The full-text side is the :class:`~svc.memory.search_index_repository.SearchIndex` given
 to the repository; this module keeps the record SQL, in the subset SQLite and
 PostgreSQL share.
 """
@@ -22,7 +22,7 @@ from ..store import Store, Tx, dumps, loads
 from .audit_repository import append_audit
 from .factory import normalize_tags
 from .query import scope_text, score_from_bm25, terms
-from .search_index import IndexEntry, IndexQuery, Ranked, RowCheck, SearchIndex
+from .search_index_repository import IndexEntry, IndexQuery, Ranked, RowCheck, SearchIndex
 
 # The record shapes are imported by the first read or write of a record: start-up on a fresh
 # store reads and writes only the recorder's cursor (docs/architecture.md, "Start-up budget").

@@ -29,7 +29,7 @@ import apsw
 from ..store import Tx
 from ..store.sqlite import SqliteTx
 from .query import COLUMN_WEIGHTS, DEMOTED_TOKEN, K1, B, idf, scope_tokens
-from .search_index import IndexEntry, IndexQuery, Ranked, RowCheck
+from .search_index_repository import IndexEntry, IndexQuery, Ranked, RowCheck
 
 RANK = "bm25(1.0, 0.5, 0.0)"
 """The index's own ranking, used to pick candidates: content, tags at half weight, scope never."""
@@ -150,7 +150,7 @@ def _doc_counts(tx: Tx, words: Sequence[str], *, prefix: bool) -> list[int]:
 
 
 class SqliteFtsIndex:
-    """:class:`svc.memory.search_index.SearchIndex` on SQLite's FTS5 (see the module docstring)."""
+    """:class:`svc.memory.search_index_repository.SearchIndex` on SQLite's FTS5 (see the module docstring)."""
 
     def index(self, tx: Tx, entries: Sequence[IndexEntry]) -> None:
         """Nothing to do: the triggers of ``memory_records`` index each write."""

@@ -14,7 +14,7 @@ from ..store import Store
 from .audit_repository import AuditRepository
 from .exchange_repository import ExchangeRepository
 from .record_repository import RecordRepository
-from .search_index import SearchIndex
+from .search_index_repository import SearchIndex
 from .state_repository import StateRepository
 
 # The import repository is built by the first import: start-up runs none

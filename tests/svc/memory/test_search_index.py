@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from svc.memory import MemoryScope, MemoryStore
-from svc.memory.search_index import IndexQuery, SearchIndex
+from svc.memory.search_index_repository import IndexQuery, SearchIndex
 from svc.memory.sqlite_fts_repository import SqliteFtsIndex
 from svc.memory.store import search_index_for
 from svc.store import Tx

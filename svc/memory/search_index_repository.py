@@ -11,6 +11,9 @@ the (0, 1) score, and reading the winning records. A backend supplies the
 candidate ranking: SQLite with FTS5 and our BM25 function
 (:mod:`svc.memory.sqlite_fts_repository`); PostgreSQL would use a ``tsvector``
 column and ``ts_rank_cd``.
+
+A storage-layer module (hence its name): it defines no SQL, but its methods take
+the unit of work's transaction.
 """
 
 from __future__ import annotations
