@@ -150,7 +150,8 @@ def _doc_counts(tx: Tx, words: Sequence[str], *, prefix: bool) -> list[int]:
 
 
 class SqliteFtsIndex:
-    """:class:`svc.memory.search_index_repository.SearchIndex` on SQLite's FTS5 (see the module docstring)."""
+    """:class:`~svc.memory.search_index_repository.SearchIndex` on SQLite's FTS5
+    (see the module docstring)."""
 
     def index(self, tx: Tx, entries: Sequence[IndexEntry]) -> None:
         """Nothing to do: the triggers of ``memory_records`` index each write."""
