@@ -34,7 +34,8 @@ class MemoryRecord:
     run_id: str | None = None
     user_id: str = DEFAULT_USER
     kind: str = "note"
-    """``note``, ``fact``, ``solution_capsule``, ``exchange`` (a run's compact memory), ``file`` (an import)."""
+    """``note``, ``fact``, ``solution_capsule``, ``exchange`` (a run's compact memory),
+    ``file`` (an import)."""
     source_type: str = "user"
     """Who wrote it: ``user``, ``agent``, ``exchange``, ``file``, ``promotion``."""
     classification: str = "internal"
@@ -45,7 +46,8 @@ class MemoryRecord:
     visibility: str = "shared"
     demoted: bool = False
     source_key: str | None = None
-    """``import-<hash>/<path>`` for an imported file's chunks, ``exchange/<run>/<tier>`` for exchanges."""
+    """``import-<hash>/<path>`` for an imported file's chunks, ``exchange/<run>/<tier>``
+    for exchanges."""
     chunk_index: int | None = None
 
     @property
@@ -90,7 +92,8 @@ class MemoryRecord:
 
 @attrs.frozen
 class ScopeClause:
-    """One tier of a scope: ``global``; ``project`` of ``project_id``; ``session`` of ``session_id``.
+    """One tier of a scope: ``global``; ``project`` of ``project_id``; ``session`` of
+    ``session_id``.
 
     A session clause without a session id but with a ``run_id`` matches the
     session-tier records of that run (governed writes from runs the engine
@@ -237,7 +240,8 @@ class AuditEntry:
 
 @attrs.frozen
 class Exchange:
-    """What one completed run said: the input of its compact exchange records (:mod:`svc.memory.exchanges`)."""
+    """What one completed run said: the input of its compact exchange records
+    (:mod:`svc.memory.exchanges`)."""
 
     session_id: str
     run_id: str

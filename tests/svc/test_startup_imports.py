@@ -91,6 +91,12 @@ DEFERRED_MODULES = [
     "svc.workflows.plan_apply",
     "svc.workflows.planner_import",
     "svc.memory.importer",
+    "svc.memory.import_plan",
+    "svc.memory.import_repository",
+    "svc.memory.import_runs",
+    "svc.memory.writes",
+    "svc.memory.searches",
+    "svc.memory.promotion",
     # executors: the first run
     "svc.workflows.actions",
     "svc.workflows.action_performer",
