@@ -71,16 +71,15 @@ class PgStore:
         with trio.CancelScope(shield=True):
             async with self._write_lock:
                 try:
-                    return await _run_in_thread(
+                    result = await _run_in_thread(
                         self._limiter, _in_transaction, self._pool, fn, args
                     )
                 except IntegrityError:
                     raise  # the unit of work's own failure, already in the seam's terms
                 except psycopg.Error as exc:
                     log.exception("store write failed")
-                    raise PersistenceFailed(
-                        f"database write failed: {type(exc).__name__}"
-                    ) from exc
+                    raise PersistenceFailed(f"database write failed: {type(exc).__name__}") from exc
+        return result
 
     async def read(self, fn: Callable[..., T], *args: Any) -> T:
         """Run ``fn(tx, *args)`` on one snapshot (a read-only REPEATABLE READ transaction)."""

@@ -78,7 +78,7 @@ class PgRows:
 
 
 class PgTx:
-    __slots__ = ("_conn", "_write", "_changes")
+    __slots__ = ("_changes", "_conn", "_write")
 
     def __init__(self, conn: psycopg.Connection[Row], *, write: bool) -> None:
         self._conn = conn

@@ -18,11 +18,9 @@ def _versions(tx: Tx) -> list[int]:
     return [r[0] for r in tx.execute("SELECT version FROM schema_migrations ORDER BY version")]
 
 
-def _put(key: str, value: str = '"v"', at: int = 1):  # noqa: ANN202 - a unit of work
+def _put(key: str, value: str = '"v"', at: int = 1):
     def unit(tx: Tx) -> None:
-        tx.execute(
-            "INSERT INTO kv(key, value, updated_at_ms) VALUES (?, ?, ?)", (key, value, at)
-        )
+        tx.execute("INSERT INTO kv(key, value, updated_at_ms) VALUES (?, ?, ?)", (key, value, at))
 
     return unit
 
