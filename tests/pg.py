@@ -18,6 +18,7 @@ import os
 import pwd
 import secrets
 import shutil
+import signal
 import socket
 import subprocess
 import tempfile
@@ -157,6 +158,10 @@ def pg_cluster() -> Iterator[PgCluster]:
         pytest.fail(MISSING, pytrace=False)
     cluster = PgCluster(bin_dir)
     atexit.register(cluster.stop)  # also when the session ends without teardown
+    if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
+        # A terminated test run (a CI timeout) unwinds as an interrupt does, so
+        # the cluster is stopped and deleted rather than left running.
+        signal.signal(signal.SIGTERM, _interrupt)
     try:
         cluster.start()
         cluster.build_template()
@@ -164,6 +169,10 @@ def pg_cluster() -> Iterator[PgCluster]:
     finally:
         cluster.stop()
         atexit.unregister(cluster.stop)
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt(f"signal {signum}")
 
 
 def _fresh_name() -> str:
