@@ -73,9 +73,8 @@ async def test_stores_opened_together_on_a_fresh_database_migrate_it_once(
 def test_each_sqlite_migration_has_a_postgresql_twin() -> None:
     from svc.store.sqlite import available_migrations as sqlite_migrations
 
-    assert [(v, n) for v, n, _ in available_migrations()] == [
-        (v, n) for v, n, _ in sqlite_migrations()
-    ]
+    twins = {(v, n) for v, n, _ in available_migrations()}
+    assert {(v, n) for v, n, _ in sqlite_migrations()} <= twins
 
 
 async def test_an_identity_key_follows_explicit_values(pg_url: str, tmp_path: Path) -> None:
