@@ -340,7 +340,8 @@ async def open_engine(
     state_dir.mkdir(parents=True, exist_ok=True)
 
     async with (
-        open_store(None, state_dir=state_dir) as store,
+        # store_url: None (SQLite in the state dir) until Settings declares it.
+        open_store(getattr(settings, "store_url", None), state_dir=state_dir) as store,
         open_event_log(store, clock) as events,
         open_actor_system() as system,
         outbound_client() as http,

@@ -40,6 +40,8 @@ DEFERRED_LIBRARIES = [
     "pathspec",  # the first ignore file of a listing or an import
     "yaml",  # the first team or workflow file
     "markdownify",  # the first fetched HTML page
+    "psycopg",  # a PostgreSQL store URL
+    "psycopg_pool",
     "pytest",
     "trio.testing",  # (it imports pytest)
 ]
