@@ -28,7 +28,6 @@ async def pg_engine(settings: svc.Settings) -> AsyncIterator[svc.Engine]:
 # Remove once the sessions repository's portable SQL lands (branch sessions-core):
 # svc/sessions/repository.py still writes runs with INSERT OR REPLACE. Checked
 # passing on a merge of this branch with sessions-core.
-@pytest.mark.xfail(reason="INSERT OR REPLACE in svc/sessions/repository.py", strict=False)
 async def test_a_session_runs_on_postgresql(pg_engine: svc.Engine, settings: svc.Settings) -> None:
     assert pg_engine.store.kind == "postgresql"
     async with httpx.AsyncClient(base_url=pg_engine.url or "", timeout=30.0) as client:
