@@ -23,9 +23,13 @@ _exports = LazyExports(
             "RunStateConflict",
         ],
         ".governance": [
-            "Actor",
             "Governance",
+        ],
+        ".principal": [
+            "HUMAN",
+            "Principal",
             "resolve_actor",
+            "resolve_principal",
         ],
         ".service": [
             "AutomationService",

@@ -24,11 +24,14 @@ import inspect
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from .governance import Actor, Governance, resolve_actor
+from .governance import Governance
+from .governance_repository import GovernanceRepository
 from .missions import MissionRepository, MissionService
 from .pool import RunPool
+from .principal import Principal, resolve_principal
 from .routines import RoutineRepository, RoutineService
 from .scheduler.journal import FireJournal
+from .scheduler.journal_repository import JournalRepository
 from .scheduler.scheduler import Scheduler
 from .scheduler.signal import ScheduleSignal
 from .v2 import V2Repository, V2Service
@@ -49,7 +52,7 @@ class AutomationService:
         self.v2_pool = RunPool("automations-v2", settings.automation_v2_max_concurrent_runs)
         self.v2_repo = V2Repository(engine.store)
         self.governance = Governance(
-            engine.store,
+            GovernanceRepository(engine.store),
             self.v2_repo,
             engine.clock,
             lambda: engine.settings,
@@ -62,7 +65,7 @@ class AutomationService:
         )
         self.missions = MissionService(engine, MissionRepository(engine.store))
         targets = {"routine": self.routines, "v2": self.v2}
-        self.journal = FireJournal(engine.store, targets)
+        self.journal = FireJournal(JournalRepository(engine.store), targets)
         self.scheduler = Scheduler(
             engine.clock,
             targets,
@@ -102,7 +105,7 @@ class AutomationService:
         request_source: str | None = None,
     ) -> AutomationV2:
         """Validate and store an automation v2; raises ValidationFailed naming the field (and node)."""
-        return await self.v2.create(spec, actor=resolve_actor(agent_id, request_source))
+        return await self.v2.create(spec, principal=resolve_principal(agent_id, request_source))
 
     async def get_v2(self, automation_id: str) -> AutomationV2 | None:
         return await self.v2.get(automation_id)
@@ -143,10 +146,10 @@ class AutomationService:
 
     # ------------------------------------------------------------------ helpers for routes
     @staticmethod
-    def actor(
+    def principal(
         agent_id: str | None, request_source: str | None, ancestor_ids: str | None = None
-    ) -> Actor:
-        return resolve_actor(agent_id, request_source, ancestor_ids)
+    ) -> Principal:
+        return resolve_principal(agent_id, request_source, ancestor_ids)
 
 
 __all__ = ["AutomationService"]

@@ -257,6 +257,14 @@ async def main(routines: int) -> None:
     )
 
 
+RUN_COLS = (
+    "run_id, routine_id, status, trigger_type, run_count, created_at_ms, updated_at_ms, "
+    "fired_at_ms, scheduled_at_ms, started_at_ms, finished_at_ms, requires_approval, "
+    "approval_reason, denial_reason, paused_reason, detail, snapshot, artifacts, session_ids, "
+    "latest_session_id, model, prompt_tokens, completion_tokens, total_tokens, estimated_cost_usd"
+)
+
+
 def store_floor(path: pathlib.Path, count: int) -> float:
     """Insert ``count`` rows shaped like scheduled runs straight through apsw (WAL, synchronous=NORMAL)."""
     conn = apsw.Connection(str(path))
@@ -301,7 +309,8 @@ def store_floor(path: pathlib.Path, count: int) -> float:
         t0 = time.perf_counter()
         with conn:
             conn.executemany(
-                f"INSERT INTO automations_routine_runs VALUES ({','.join('?' * 25)})", rows
+                f"INSERT INTO automations_routine_runs({RUN_COLS}) VALUES ({','.join('?' * 25)})",
+                rows,
             )
         return (time.perf_counter() - t0) * 1000
     finally:

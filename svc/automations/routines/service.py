@@ -39,7 +39,7 @@ from ..errors import (
     RoutineRunNotFound,
     RunStateConflict,
 )
-from ..governance import HUMAN, Actor, require_human
+from ..principal import HUMAN, Principal, require_human
 from ..ids import unique_id
 from ..pool import RunPool
 from ..scheduler.journal import JournalRow
@@ -209,11 +209,13 @@ class RoutineService:
     def automation_wire(self, routine: Routine) -> dict[str, Any]:
         return routine.automation_wire(*self.fire_times(routine.routine_id))
 
-    async def create(self, body: Any, *, actor: Actor = HUMAN, dialect: str = "routine") -> Routine:
+    async def create(
+        self, body: Any, *, principal: Principal = HUMAN, dialect: str = "routine"
+    ) -> Routine:
         from ..scheduler.timing import first_fire_at
         from .bodies import AUTOMATION_CODE, ROUTINE_CODE, parse_body
 
-        require_human(actor, "creation")
+        require_human(principal, "creation")
         code = AUTOMATION_CODE if dialect == "automation" else ROUTINE_CODE
         fields = parse_body(body, workspace=self.engine.workspace, code=code)
         routine_id = fields.routine_id or str(uuid.uuid4())
@@ -229,7 +231,7 @@ class RoutineService:
             routine_id,
             created_at_ms=now,
             now=now,
-            creator_id=fields.creator_id or (actor.agent_id or "unknown"),
+            creator_id=fields.creator_id or (principal.agent_id or "unknown"),
         )
         next_fire = fields.next_fire_at_ms
         if next_fire is None and routine.status == "active":
@@ -466,7 +468,7 @@ class RoutineService:
         self,
         routine_id: str,
         *,
-        actor: Actor = HUMAN,
+        principal: Principal = HUMAN,
         run_count: int = 1,
         reason: str | None = None,
         dialect: str = "routine",
@@ -476,7 +478,7 @@ class RoutineService:
         A routine blocked by policy still gets its runs recorded (``blocked_policy``),
         then :class:`RoutinePolicyBlocked` (403) is raised.
         """
-        require_human(actor, "runs")
+        require_human(principal, "runs")
         routine = self.require(routine_id, dialect=dialect)
         if (
             isinstance(run_count, bool)
@@ -523,9 +525,9 @@ class RoutineService:
         return self._live.get(run_id)
 
     async def approve(
-        self, run_id: str, *, actor: Actor = HUMAN, reason: str | None = None
+        self, run_id: str, *, principal: Principal = HUMAN, reason: str | None = None
     ) -> RoutineRun:
-        require_human(actor, "approval")
+        require_human(principal, "approval")
         run = await self._expect(
             run_id,
             ("pending_approval",),
@@ -544,9 +546,9 @@ class RoutineService:
         return run
 
     async def deny(
-        self, run_id: str, *, actor: Actor = HUMAN, reason: str | None = None
+        self, run_id: str, *, principal: Principal = HUMAN, reason: str | None = None
     ) -> RoutineRun:
-        require_human(actor, "approval")
+        require_human(principal, "approval")
         run = await self._expect(
             run_id,
             ("pending_approval",),
@@ -568,9 +570,9 @@ class RoutineService:
         return run
 
     async def pause(
-        self, run_id: str, *, actor: Actor = HUMAN, reason: str | None = None
+        self, run_id: str, *, principal: Principal = HUMAN, reason: str | None = None
     ) -> tuple[RoutineRun, list[str]]:
-        require_human(actor, "pause")
+        require_human(principal, "pause")
         run = await self._expect(
             run_id,
             ("queued", "running"),
@@ -595,9 +597,9 @@ class RoutineService:
         return run, cancelled
 
     async def resume(
-        self, run_id: str, *, actor: Actor = HUMAN, reason: str | None = None
+        self, run_id: str, *, principal: Principal = HUMAN, reason: str | None = None
     ) -> RoutineRun:
-        require_human(actor, "resume")
+        require_human(principal, "resume")
         run = await self._expect(
             run_id, ("paused",), "ROUTINE_RUN_NOT_PAUSED", "only a paused run can be resumed"
         )

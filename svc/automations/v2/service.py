@@ -26,7 +26,8 @@ import attrs
 import trio
 
 from ...errors import Conflict, Forbidden, ValidationFailed
-from ..governance import HUMAN, Actor, Governance
+from ..governance import Governance
+from ..principal import HUMAN, Principal
 from ..pool import RunPool
 from ..scheduler.journal import JournalRow
 from ..scheduler.signal import ScheduleEntry, ScheduleSignal
@@ -140,13 +141,15 @@ class V2Service:
                 self._submit(run.run_id)
 
     # ------------------------------------------------------------------ definitions
-    async def create(self, body: Mapping[str, Any], *, actor: Actor = HUMAN) -> AutomationV2:
+    async def create(
+        self, body: Mapping[str, Any], *, principal: Principal = HUMAN
+    ) -> AutomationV2:
         from ..scheduler.timing import first_fire_at
         from .records import AutomationV2
         from .spec import parse_definition
 
         definition = parse_definition(body, workspace=self.engine.workspace)
-        await self.governance.authorize_create(actor, definition.spec)
+        await self.governance.authorize_create(principal, definition.spec)
         automation_id = definition.automation_id or f"automation-v2-{uuid.uuid4()}"
         if automation_id in self._automations:
             raise Conflict(
@@ -155,7 +158,7 @@ class V2Service:
                 automationID=automation_id,
             )
         now = self.now_ms()
-        creator_id = actor.agent_id if actor.is_agent else (definition.creator_id or "user")
+        creator_id = principal.agent_id if principal.is_agent else (definition.creator_id or "user")
         automation = AutomationV2(
             automation_id=automation_id,
             name=definition.spec["name"],
@@ -163,14 +166,14 @@ class V2Service:
             spec=definition.spec,
             created_at_ms=now,
             updated_at_ms=now,
-            creator_kind=actor.kind,
+            creator_kind=principal.kind,
             creator_id=creator_id,
-            provenance=actor.provenance(),
+            provenance=principal.provenance(),
             next_fire_at_ms=first_fire_at(definition.schedule, now)
             if definition.status == "active"
             else None,
         )
-        if actor.is_agent:
+        if principal.is_agent:
             await self.repo.save_agent_created(automation)
         else:
             await self.repo.save(automation)
@@ -182,7 +185,7 @@ class V2Service:
                 "automationID": automation_id,
                 "name": automation.name,
                 "status": automation.status,
-                "creatorType": actor.kind,
+                "creatorType": principal.kind,
                 "creatorID": creator_id,
             },
             topic=TOPIC,
@@ -207,7 +210,7 @@ class V2Service:
         return [a for a in found if status is None or a.status == status]
 
     async def patch(
-        self, automation_id: str, body: Mapping[str, Any], *, actor: Actor = HUMAN
+        self, automation_id: str, body: Mapping[str, Any], *, principal: Principal = HUMAN
     ) -> AutomationV2:
         from ..scheduler.timing import first_fire_at
         from .spec import CODE, canonical_spec, schedule_of
@@ -248,7 +251,7 @@ class V2Service:
             raise ValidationFailed(
                 "`status` must be one of active, paused, draft, retired", field="status", code=CODE
             )
-        await self.governance.authorize_mutation(actor, current, new_spec=spec)
+        await self.governance.authorize_mutation(principal, current, new_spec=spec)
         now = self.now_ms()
         schedule, _ = schedule_of(spec)
         next_fire = current.next_fire_at_ms
@@ -278,9 +281,9 @@ class V2Service:
         )
         return updated
 
-    async def delete(self, automation_id: str, *, actor: Actor = HUMAN) -> AutomationV2:
+    async def delete(self, automation_id: str, *, principal: Principal = HUMAN) -> AutomationV2:
         current = self.require(automation_id)
-        await self.governance.authorize_mutation(actor, current, delete=True)
+        await self.governance.authorize_mutation(principal, current, delete=True)
         await self.repo.delete(automation_id)
         self._automations.pop(automation_id, None)
         self.signal.changed("v2", automation_id)
@@ -463,7 +466,7 @@ class V2Service:
 
     # ------------------------------------------------------------------ gates
     async def decide_gate(
-        self, run_id: str, decision: str, *, reason: str | None = None, actor: Actor = HUMAN
+        self, run_id: str, decision: str, *, reason: str | None = None, principal: Principal = HUMAN
     ) -> AutomationV2Run:
         from ..errors import AutomationV2RunNotFound
         from .dag import descendants
@@ -471,7 +474,7 @@ class V2Service:
         from .records import NodeState
         from .spec import effective_deps
 
-        if actor.is_agent:
+        if principal.is_agent:
             raise Forbidden(
                 "gate decisions require a human actor", code="AUTOMATION_V2_GATE_REQUIRES_HUMAN"
             )
@@ -503,7 +506,7 @@ class V2Service:
             "decision": decision,
             "reason": note,
             "decided_at_ms": now,
-            "decided_by": actor.kind,
+            "decided_by": principal.kind,
         }
         state = run.nodes[node_id]
         if decision == "approve":

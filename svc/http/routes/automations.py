@@ -3,7 +3,7 @@
 ``/routines`` and ``/automations`` manage the same routines (automations v1);
 each answers in its own dialect (routine shape or mission shape) and accepts
 both body shapes. ``/automations/v2`` manages multi-agent DAG automations.
-Routes parse, delegate to ``engine.automations`` and format. The actor of a
+Routes parse, delegate to ``engine.automations`` and format. The principal of a
 request comes from ``x-svc-agent-id``, ``x-svc-request-source`` and
 ``x-svc-agent-ancestor-ids`` (SPEC §5.5).
 """
@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from quart import Blueprint
 
-from ...automations import Actor
+from ...automations import Principal
 from ...errors import Forbidden, ValidationFailed
 from ...events import Event, EventFilter, json_frame
 from ..request import engine, header, json_body, object_body, query_int, query_str
@@ -41,8 +41,8 @@ V1_STREAM_TYPES = frozenset(
 )
 
 
-def _actor() -> Actor:
-    return engine().automations.actor(
+def _principal() -> Principal:
+    return engine().automations.principal(
         header("x-svc-agent-id"), header("x-svc-request-source"), header("x-svc-agent-ancestor-ids")
     )
 
@@ -97,7 +97,7 @@ async def list_routines(dialect: str) -> Any:
 @_both("", methods=["POST"])
 async def create_routine(dialect: str) -> Any:
     routine = await engine().automations.routines.create(
-        await object_body(), actor=_actor(), dialect=dialect
+        await object_body(), principal=_principal(), dialect=dialect
     )
     key = "automation" if dialect == "automation" else "routine"
     return {key: _routine_wire(routine, dialect)}
@@ -125,7 +125,11 @@ async def run_now(routine_id: str, dialect: str) -> Any:
     body = await object_body()
     run_count = body.get("run_count", body.get("runCount", 1))
     runs = await engine().automations.routines.run_now(
-        routine_id, actor=_actor(), run_count=run_count, reason=_reason(body), dialect=dialect
+        routine_id,
+        principal=_principal(),
+        run_count=run_count,
+        reason=_reason(body),
+        dialect=dialect,
     )
     first = runs[0]
     if dialect == "automation":
@@ -191,14 +195,18 @@ async def get_run(run_id: str, dialect: str) -> Any:
 @_both("/runs/<run_id>/approve", methods=["POST"])
 async def approve_run(run_id: str, dialect: str) -> Any:
     body = await object_body()
-    run = await engine().automations.routines.approve(run_id, actor=_actor(), reason=_reason(body))
+    run = await engine().automations.routines.approve(
+        run_id, principal=_principal(), reason=_reason(body)
+    )
     return {"ok": True, "run": _run_wire(run, dialect), **run.context_links()}
 
 
 @_both("/runs/<run_id>/deny", methods=["POST"])
 async def deny_run(run_id: str, dialect: str) -> Any:
     body = await object_body()
-    run = await engine().automations.routines.deny(run_id, actor=_actor(), reason=_reason(body))
+    run = await engine().automations.routines.deny(
+        run_id, principal=_principal(), reason=_reason(body)
+    )
     return {"ok": True, "run": _run_wire(run, dialect), **run.context_links()}
 
 
@@ -206,7 +214,7 @@ async def deny_run(run_id: str, dialect: str) -> Any:
 async def pause_run(run_id: str, dialect: str) -> Any:
     body = await object_body()
     run, cancelled = await engine().automations.routines.pause(
-        run_id, actor=_actor(), reason=_reason(body)
+        run_id, principal=_principal(), reason=_reason(body)
     )
     return {
         "ok": True,
@@ -219,7 +227,9 @@ async def pause_run(run_id: str, dialect: str) -> Any:
 @_both("/runs/<run_id>/resume", methods=["POST"])
 async def resume_run(run_id: str, dialect: str) -> Any:
     body = await object_body()
-    run = await engine().automations.routines.resume(run_id, actor=_actor(), reason=_reason(body))
+    run = await engine().automations.routines.resume(
+        run_id, principal=_principal(), reason=_reason(body)
+    )
     return {"ok": True, "run": _run_wire(run, dialect), **run.context_links()}
 
 
@@ -343,7 +353,7 @@ async def automations_v2_events() -> Any:
 # ---------------------------------------------------------------------- automations v2
 @bp.post("/automations/v2")
 async def create_v2() -> Any:
-    automation = await engine().automations.v2.create(await object_body(), actor=_actor())
+    automation = await engine().automations.v2.create(await object_body(), principal=_principal())
     return {"automation": automation.to_wire()}
 
 
@@ -364,14 +374,14 @@ async def get_v2(automation_id: str) -> Any:
 @bp.patch("/automations/v2/<automation_id>")
 async def patch_v2(automation_id: str) -> Any:
     automation = await engine().automations.v2.patch(
-        automation_id, await object_body(), actor=_actor()
+        automation_id, await object_body(), principal=_principal()
     )
     return {"automation": automation.to_wire()}
 
 
 @bp.delete("/automations/v2/<automation_id>")
 async def delete_v2(automation_id: str) -> Any:
-    automation = await engine().automations.v2.delete(automation_id, actor=_actor())
+    automation = await engine().automations.v2.delete(automation_id, principal=_principal())
     return {"ok": True, "automation": automation.to_wire()}
 
 
@@ -452,14 +462,14 @@ async def decide_v2_gate(run_id: str) -> Any:
     if not isinstance(decision, str):
         raise ValidationFailed("`decision` must be approve, rework or cancel", field="decision")
     run = await engine().automations.v2.decide_gate(
-        run_id, decision, reason=_reason(body), actor=_actor()
+        run_id, decision, reason=_reason(body), principal=_principal()
     )
     return {"ok": True, "run": run.to_wire()}
 
 
 # ---------------------------------------------------------------------- agent governance (humans only)
 def _governor() -> Any:
-    if _actor().is_agent:
+    if _principal().is_agent:
         raise Forbidden(
             "agent governance is decided by humans", code="AUTOMATION_V2_GOVERNANCE_REQUIRES_HUMAN"
         )
