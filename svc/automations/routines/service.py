@@ -39,9 +39,9 @@ from ..errors import (
     RoutineRunNotFound,
     RunStateConflict,
 )
-from ..principal import HUMAN, Principal, require_human
 from ..ids import unique_id
 from ..pool import RunPool
+from ..principal import HUMAN, Principal, require_human
 from ..scheduler.journal import JournalRow
 from ..scheduler.signal import ScheduleEntry, ScheduleSignal
 from .repository import RoutineRepository

@@ -27,8 +27,8 @@ import trio
 
 from ...errors import Conflict, Forbidden, ValidationFailed
 from ..governance import Governance
-from ..principal import HUMAN, Principal
 from ..pool import RunPool
+from ..principal import HUMAN, Principal
 from ..scheduler.journal import JournalRow
 from ..scheduler.signal import ScheduleEntry, ScheduleSignal
 from .repository import V2Repository
