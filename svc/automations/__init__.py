@@ -15,7 +15,7 @@ _exports = LazyExports(
             "AutomationV2NotFound",
             "AutomationV2RunNotFound",
             "GovernanceDenied",
-            "MissionNotFound",
+            "WorkMissionNotFound",
             "RoutineNotFound",
             "RoutinePolicyBlocked",
             "RoutineRequiresHuman",

@@ -3,7 +3,7 @@
 Routes and other domains (goals, workflows, teams) use this object; the work
 is done by the services it holds: :class:`~svc.automations.v2.V2Service` for
 automations v2, the routine service for routines (automations v1), the
-mission service for missions, :class:`~svc.automations.governance.Governance`
+work mission service for work missions, :class:`~svc.automations.governance.Governance`
 for agent governance, the :class:`~svc.automations.scheduler.Scheduler`
 that fires both kinds of schedule, and the
 :class:`~svc.automations.scheduler.journal.FireJournal` that turns its
@@ -26,7 +26,6 @@ from typing import TYPE_CHECKING, Any
 
 from .governance import Governance
 from .governance_repository import GovernanceRepository
-from .missions import MissionRepository, MissionService
 from .pool import RunPool
 from .principal import Principal, resolve_principal
 from .routines import RoutineRepository, RoutineService
@@ -35,6 +34,7 @@ from .scheduler.journal_repository import JournalRepository
 from .scheduler.scheduler import Scheduler
 from .scheduler.signal import ScheduleSignal
 from .v2 import V2Repository, V2Service
+from .work_missions import WorkMissionRepository, WorkMissionService
 
 if TYPE_CHECKING:
     from ..engine import Engine
@@ -63,7 +63,7 @@ class AutomationService:
         self.routines = RoutineService(
             engine, RoutineRepository(engine.store), self.routine_pool, self.signal
         )
-        self.missions = MissionService(engine, MissionRepository(engine.store))
+        self.work_missions = WorkMissionService(engine, WorkMissionRepository(engine.store))
         targets = {"routine": self.routines, "v2": self.v2}
         self.journal = FireJournal(JournalRepository(engine.store), targets)
         self.scheduler = Scheduler(

@@ -3,7 +3,7 @@
 Definitions and their fire times live in memory (loaded at start-up, written
 through to the store); so do the runs that have not settled, so every change
 of a run passes through here one at a time. A routine's runs execute one after
-another (a per-routine lock), at most ``automation_max_concurrent_runs`` across
+another (a per-routine lane: a queue drained by one job), at most ``automation_max_concurrent_runs`` across
 routines, in the routine :class:`~svc.automations.pool.RunPool`.
 
 Run statuses: ``queued``, ``pending_approval``, ``running``, ``paused``, and the

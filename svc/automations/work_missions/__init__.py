@@ -1,4 +1,9 @@
-"""Missions: the mission model, its reducer, and the bridge to agent teams."""
+"""Work missions: the mission model (work items), its reducer, and the bridge to agent teams.
+
+Named apart from the agent-teams missions (:mod:`svc.teams`), which are groups of
+agent instances; a work mission may spawn such instances through the bridge. The
+wire keeps the plain name (``/mission``, ``mission_id``, ``mission.updated``).
+"""
 
 from __future__ import annotations
 
@@ -11,8 +16,8 @@ _exports = LazyExports(
             "EVENT_FIELDS",
             "MISSION_STATUSES",
             "WORK_ITEM_STATUSES",
-            "Mission",
-            "MissionEvent",
+            "WorkMission",
+            "WorkMissionEvent",
             "WorkItem",
             "parse_event",
         ],
@@ -20,11 +25,11 @@ _exports = LazyExports(
             "reduce",
         ],
         ".repository": [
-            "MissionRepository",
+            "WorkMissionRepository",
         ],
         ".service": [
             "TOPIC",
-            "MissionService",
+            "WorkMissionService",
         ],
     },
 )
