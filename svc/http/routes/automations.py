@@ -89,7 +89,7 @@ def _reason(body: Mapping[str, Any]) -> str | None:
 @_both("", methods=["GET"])
 async def list_routines(dialect: str) -> Any:
     service = engine().automations.routines
-    wires = [_routine_wire(r, dialect) for r in service.list()]
+    wires = [_routine_wire(r, dialect) for r in service.all_routines()]
     key = "automations" if dialect == "automation" else "routines"
     return {key: wires, "count": len(wires)}
 
