@@ -39,7 +39,7 @@ from .spec import effective_deps
 from .tools import expand, node_scope
 
 if TYPE_CHECKING:
-    from .service import V2Service
+    from .state import V2State
 
 log = logging.getLogger("svc.automations")
 
@@ -66,7 +66,7 @@ def run_limits(spec: Mapping[str, Any]) -> BudgetLimits:
 class V2Execution:
     """Drives one run until it ends or waits at a gate. Created by the v2 service."""
 
-    def __init__(self, service: V2Service, run: AutomationV2Run) -> None:
+    def __init__(self, service: V2State, run: AutomationV2Run) -> None:
         self.service = service
         self.run = run
         spec = run.snapshot

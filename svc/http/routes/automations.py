@@ -360,7 +360,7 @@ async def create_v2() -> Any:
 @bp.get("/automations/v2")
 async def list_v2() -> Any:
     status = query_str("status")
-    found = engine().automations.v2.list(status=status)
+    found = engine().automations.v2.all_automations(status=status)
     summary = query_str("view") == "summary"
     wires = [a.summary_wire() if summary else a.to_wire() for a in found]
     return {"automations": wires, "count": len(wires)}
