@@ -243,9 +243,9 @@ class Scheduler:
         if self._sorted:
             # What is due is a prefix, and the rest stays sorted.
             split = bisect.bisect_right(heap, now_ms, key=_at)
-            due = heap[:split]
+            prefix = heap[:split]
             del heap[:split]
-            return due
+            return prefix
         due: list[tuple[int, str, str]] = []
         while heap and heap[0][0] <= now_ms:
             if len(due) == POP_LIMIT:
@@ -302,7 +302,8 @@ class Scheduler:
         ] = {}
         current = ""
         target: Any = None
-        tracked_get: Callable[[str], list[Any] | None] = {}.get
+        untracked: dict[str, list[Any]] = {}
+        tracked_get: Callable[[str], list[Any] | None] = untracked.get
         held: Container[str] = ()
         helds: dict[str, Container[str]] = {}
         # Bound to the current kind's columns by the first item (``current`` starts empty).
