@@ -99,8 +99,8 @@ class Governance:
         if threshold and total - state.reviewed_creations >= threshold:
             raise denied(
                 "AUTOMATION_V2_AGENT_REVIEW_REQUIRED",
-                f"agent `{agent_id}` created {total - state.reviewed_creations} automations since its last "
-                "review; a human must review them first",
+                f"agent `{agent_id}` created {total - state.reviewed_creations} automations since "
+                "its last review; a human must review them first",
                 status=429,
                 agentID=agent_id,
             )
@@ -196,8 +196,8 @@ class Governance:
             if not await self.capability_approved(agent_id, key):
                 raise denied(
                     "AUTOMATION_V2_CAPABILITY_ESCALATION_FORBIDDEN",
-                    f"agent `{agent_id}` declares capability `{key}` without an approved, unexpired "
-                    "capability request",
+                    f"agent `{agent_id}` declares capability `{key}` without an approved, "
+                    "unexpired capability request",
                     agentID=agent_id,
                     capability=key,
                 )

@@ -12,7 +12,8 @@ decisions into runs.
 The interface other domains build on::
 
     automation = await engine.automations.create_v2(spec)
-    run = await engine.automations.create_v2_run(automation.automation_id, context={"objective": "..."})
+    run = await engine.automations.create_v2_run(automation.automation_id, context={"objective":
+    "..."})
     run = await engine.automations.get_v2_run(run.run_id)      # .status, .node_outputs, .usage
     await engine.automations.cancel_v2_run(run.run_id, "no longer needed")
     engine.automations.definition_hash(automation)              # "sha256:<hex>"
@@ -96,7 +97,8 @@ class AutomationService:
             result = await result
         return bool(result)
 
-    # ------------------------------------------------------------------ automation v2 (the shared interface)
+    # ------------------------------------------------------------------ automation v2 (the shared
+    # interface)
     async def create_v2(
         self,
         spec: Mapping[str, Any],
@@ -104,7 +106,7 @@ class AutomationService:
         agent_id: str | None = None,
         request_source: str | None = None,
     ) -> AutomationV2:
-        """Validate and store an automation v2; raises ValidationFailed naming the field (and node)."""
+        """Validate and store an automation v2; ValidationFailed names the field (and node)."""
         return await self.v2.create(spec, principal=resolve_principal(agent_id, request_source))
 
     async def get_v2(self, automation_id: str) -> AutomationV2 | None:

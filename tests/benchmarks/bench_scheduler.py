@@ -82,8 +82,10 @@ class HeldAutomations(AutomationsComponent):
 
 
 async def drain(engine: svc.Engine, count: int, after_seq: int) -> float:
-    """Run the fire journal's materializer and the routine pool until ``count`` runs completed (so no
-    routine is busy next round); returns how long materializing the tick's journal rows took (ms)."""
+    """Run the fire journal's materializer and the routine pool until ``count`` runs completed (so
+    no
+    routine is busy next round); returns how long materializing the tick's journal rows took (ms).
+    """
     seen = 0
     async with trio.open_nursery() as nursery:
         t0 = time.perf_counter()
@@ -240,7 +242,8 @@ async def main(routines: int) -> None:
         median = statistics.median(samples)
         verdict = "within" if median <= BUDGET_MS else "OVER"
         print(
-            f"{label:<20} tick {median:8.2f} ms  x{median / base:5.2f} baseline 1  x{median / floor_ms:5.2f} "
+            f"{label:<20} tick {median:8.2f} ms  x{median / base:5.2f} baseline 1  "
+            f"x{median / floor_ms:5.2f} "
             f"baseline 2  {verdict} the {BUDGET_MS:.0f} ms budget  "
             f"(rounds: {', '.join(f'{s:.1f}' for s in samples)})"
         )
@@ -266,7 +269,8 @@ RUN_COLS = (
 
 
 def store_floor(path: pathlib.Path, count: int) -> float:
-    """Insert ``count`` rows shaped like scheduled runs straight through apsw (WAL, synchronous=NORMAL)."""
+    """Insert ``count`` rows shaped like scheduled runs straight through apsw (WAL,
+    synchronous=NORMAL)."""
     conn = apsw.Connection(str(path))
     try:
         conn.execute("PRAGMA journal_mode=WAL")

@@ -45,7 +45,8 @@ class RoutineScheduling(RoutineDecisions):
         return f"misfire: {plan.due} fires were due ({misfire.kind})"
 
     def journaled(self, row: JournalRow) -> None:
-        """A tick's decisions are committed: the fire times move now, the runs come with :meth:`materialize`."""
+        """A tick's decisions are committed: the fire times move now, the runs come with
+        :meth:`materialize`."""
         next_fires, last_fired, routines, journaled = (
             self._next_fire,
             self._last_fired,
@@ -77,7 +78,8 @@ class RoutineScheduling(RoutineDecisions):
             journaled.add(routine_id)
 
     async def materialize(self, row: JournalRow, *, recovering: bool) -> None:
-        """The runs of a journal row, the fire times and the row's deletion in one transaction; then admit them.
+        """The runs of a journal row, the fire times and the row's deletion in one transaction; then
+        admit them.
 
         The fire times written are the current ones, which already account for
         the row (and for any edit made since).

@@ -53,12 +53,14 @@ class RoutineState:
         self._routines: dict[str, Routine] = {}
         self._next_fire: dict[str, int | None] = {}
         self._last_fired: dict[str, int | None] = {}
-        """The fire times per routine (two maps, so a tick's journal row applies without a tuple each)."""
+        """The fire times per routine (two maps, so a tick's journal row applies without a tuple
+        each)."""
         self._live: dict[str, RoutineRun] = {}
         self._journaled: set[str] = set()
         """Routines with a journaled fire not yet materialized (busy for the scheduler)."""
         self._recovered: list[RoutineRun] = []
-        """Runs materialized from the journal at start-up, announced and started by :meth:`start_pending`."""
+        """Runs materialized from the journal at start-up, announced and started by
+        :meth:`start_pending`."""
         self._busy: Counter[str] = Counter()
         self._lanes: dict[str, deque[str]] = {}
         """Per routine, its queued runs in order: a routine's runs execute one after another."""
@@ -82,7 +84,8 @@ class RoutineState:
         )
 
     def register_entrypoint(self, name: str, handler: EntrypointHandler) -> None:
-        """Run routines whose entrypoint is ``name`` (or starts with ``name`` ending in ``.``/``*``) with ``handler``."""
+        """Run routines whose entrypoint is ``name`` (or starts with ``name`` ending in ``.``/``*``)
+        with ``handler``."""
         self._entrypoints[name] = handler
 
     def handler_for(self, entrypoint: str) -> EntrypointHandler:

@@ -1,4 +1,4 @@
-"""Schedules, misfire policies, the pure schedule math, the fire journal, and the scheduler itself."""
+"""Schedules, misfire policies, the pure schedule math, the fire journal, and the scheduler."""
 
 from __future__ import annotations
 

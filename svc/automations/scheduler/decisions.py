@@ -14,7 +14,8 @@ from typing import Any
 import attrs
 
 Decision = Sequence[Any]
-"""``[target_id, slots, next_fire_at_ms | None, missed_reason | None]`` (a list once read back from the store)."""
+"""``[target_id, slots, next_fire_at_ms | None, missed_reason | None]`` (a list once read back from
+the store)."""
 
 
 _compact = json.JSONEncoder(separators=(",", ":")).encode
@@ -70,7 +71,8 @@ class Decisions:
 
 
 JournalBatch = tuple[str, Decisions, list[str]]
-"""One journal row to write: the kind, its decisions, and each decision as JSON (:func:`encode_decision`)."""
+"""One journal row to write: the kind, its decisions, and each decision as JSON
+(:func:`encode_decision`)."""
 
 
 @attrs.frozen

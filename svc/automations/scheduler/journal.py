@@ -45,7 +45,8 @@ class JournalTarget(Protocol):
     """A service whose scheduled fires go through the journal (routines, automations v2)."""
 
     def journaled(self, row: JournalRow) -> None:
-        """Apply ``row`` to memory: fire times, and the fired targets busy until materialized. Synchronous."""
+        """Apply ``row`` to memory: fire times, and the fired targets busy until materialized.
+        Synchronous."""
 
     async def materialize(self, row: JournalRow, *, recovering: bool) -> None:
         """In one transaction: the runs of ``row``, the fire times, and the row's deletion

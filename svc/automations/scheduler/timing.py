@@ -74,7 +74,7 @@ def slot_after(schedule: Schedule, after_ms: int) -> int | None:
 
 
 def first_fire_at(schedule: Schedule, now_ms: int) -> int | None:
-    """Where a new (or re-activated) schedule starts: one interval from now, or the next cron slot."""
+    """Where a new (or re-activated) schedule starts: an interval on, or the next cron slot."""
     return slot_after(schedule, now_ms)
 
 

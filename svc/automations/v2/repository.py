@@ -200,7 +200,7 @@ class V2Repository:
         await self.db.write(q)
 
     async def creations_by(self, agent_id: str, since_ms: int) -> tuple[int, int, int]:
-        """(creations ever, creations since ``since_ms``, agent-authored automations not retired)."""
+        """(creations ever, creations since ``since_ms``, the agent's automations not retired)."""
 
         def q(tx: Tx) -> tuple[int, int, int]:
             total, recent = next(

@@ -49,7 +49,8 @@ class V2Scheduling(V2Gates):
         return f"misfire: {plan.due} due"
 
     def journaled(self, row: JournalRow) -> None:
-        """A tick's decisions are committed: the fire times move now, the runs come with :meth:`materialize`."""
+        """A tick's decisions are committed: the fire times move now, the runs come with
+        :meth:`materialize`."""
         for automation_id, slots, next_fire, _reason in row.decisions:
             automation = self._automations.get(automation_id)
             if automation is None:
@@ -61,7 +62,8 @@ class V2Scheduling(V2Gates):
             self._journaled.add(automation_id)
 
     async def materialize(self, row: JournalRow, *, recovering: bool) -> None:
-        """The runs of a journal row, the fire times and the row's deletion in one transaction; then start them."""
+        """The runs of a journal row, the fire times and the row's deletion in one transaction; then
+        start them."""
         moved: list[AutomationV2] = []
         runs: list[AutomationV2Run] = []
         for automation_id, slots, _next, reason in row.decisions:

@@ -66,7 +66,7 @@ def parse_flow(value: Any, agent_ids: set[str]) -> dict[str, Any]:
 
 
 def effective_deps(node: Mapping[str, Any]) -> list[str]:
-    """``depends_on`` plus the sources of ``input_refs`` (an input must exist before the node runs)."""
+    """``depends_on`` plus the sources of ``input_refs`` (an input exists before the node runs)."""
     deps = list(node.get("depends_on") or ())
     for ref in node.get("input_refs") or ():
         if ref["from_step_id"] not in deps:

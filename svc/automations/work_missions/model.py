@@ -2,7 +2,8 @@
 
 Wire shapes are snake_case; events are tagged by ``type``::
 
-    {"type": "run_finished", "mission_id": "m-1", "work_item_id": "w-1", "run_id": "r-9", "status": "ok"}
+    {"type": "run_finished", "mission_id": "m-1", "work_item_id": "w-1", "run_id": "r-9", "status":
+    "ok"}
 
 Commands are tagged the same way (``request_approval``, ``emit_notice``, ...).
 """
@@ -84,7 +85,8 @@ class WorkMission:
     mission_id: str
     status: str
     spec: Mapping[str, Any]
-    """``{mission_id, title, goal, success_criteria, entrypoint, budgets, capabilities, metadata?}``."""
+    """``{mission_id, title, goal, success_criteria, entrypoint, budgets, capabilities,
+    metadata?}``."""
     work_items: tuple[WorkItem, ...]
     revision: int
     created_at_ms: int

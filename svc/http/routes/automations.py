@@ -49,7 +49,7 @@ def principal() -> Principal:
 
 
 def _both(path: str, **kwargs: Any) -> Callable[[Any], Any]:
-    """Mount a handler at ``/routines<path>`` and ``/automations<path>`` (``dialect`` tells which)."""
+    """Mount a handler at ``/routines<path>`` and ``/automations<path>`` (see ``dialect``)."""
 
     def wrap(fn: Any) -> Any:
         bp.route(

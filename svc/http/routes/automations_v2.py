@@ -153,7 +153,8 @@ async def decide_v2_gate(run_id: str) -> Any:
     return {"ok": True, "run": run.to_wire()}
 
 
-# ---------------------------------------------------------------------- agent governance (humans only)
+# ---------------------------------------------------------------------- agent governance (humans
+# only)
 def _governor() -> Any:
     if principal().is_agent:
         raise Forbidden(

@@ -1,4 +1,5 @@
-"""Work missions (automations): ``POST /mission``, ``GET /mission``, ``GET /mission/{id}``, ``POST /mission/{id}/event``.
+"""Work missions (automations): ``POST /mission``, ``GET /mission``, ``GET /mission/{id}``, ``POST
+/mission/{id}/event``.
 
 The event route runs the mission reducer and answers with the mission, the
 commands it emitted, and always both orchestrator-bridge keys

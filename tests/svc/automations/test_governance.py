@@ -1,4 +1,4 @@
-"""Agent governance of automations v2 (SPEC §5.5): the AUTOMATION_V2_AGENT_* and escalation codes."""
+"""Agent governance of automations v2 (SPEC §5.5): AUTOMATION_V2_AGENT_* and escalation codes."""
 
 from __future__ import annotations
 
