@@ -65,7 +65,7 @@ class AutomationService:
             engine, RoutineRepository(engine.store), self.routine_pool, self.signal
         )
         self.work_missions = WorkMissionService(engine, WorkMissionRepository(engine.store))
-        targets = {"routine": self.routines, "v2": self.v2}
+        targets: dict[str, RoutineService | V2Service] = {"routine": self.routines, "v2": self.v2}
         self.journal = FireJournal(JournalRepository(engine.store), targets)
         self.scheduler = Scheduler(
             engine.clock,
