@@ -5,6 +5,7 @@ from quart import Blueprint
 from . import (
     approvals,
     automations,
+    automations_v2,
     events,
     global_,
     goals,
@@ -30,6 +31,7 @@ BLUEPRINTS: list[Blueprint] = [
     mcp.bp,
     goals.bp,
     automations.bp,
+    automations_v2.bp,
     missions.bp,
     identity.bp,
     memory.bp,

@@ -15,7 +15,7 @@ from typing import Any
 
 import attrs
 
-from .model import Mission, MissionEvent
+from .model import WorkMission, WorkMissionEvent
 
 SUCCESS_STATUSES = frozenset({"ok", "success", "passed", "completed", "succeeded"})
 FINAL_STATUSES = frozenset({"succeeded", "failed", "canceled"})
@@ -23,7 +23,7 @@ FINAL_STATUSES = frozenset({"succeeded", "failed", "canceled"})
 Command = dict[str, Any]
 
 
-def request_approval(mission: Mission, work_item_id: str, kind: str, summary: str) -> Command:
+def request_approval(mission: WorkMission, work_item_id: str, kind: str, summary: str) -> Command:
     return {
         "type": "request_approval",
         "mission_id": mission.mission_id,
@@ -33,7 +33,7 @@ def request_approval(mission: Mission, work_item_id: str, kind: str, summary: st
     }
 
 
-def emit_notice(mission: Mission, event_type: str, properties: dict[str, Any]) -> Command:
+def emit_notice(mission: WorkMission, event_type: str, properties: dict[str, Any]) -> Command:
     return {
         "type": "emit_notice",
         "mission_id": mission.mission_id,
@@ -42,7 +42,7 @@ def emit_notice(mission: Mission, event_type: str, properties: dict[str, Any]) -
     }
 
 
-def reduce(mission: Mission, event: MissionEvent) -> tuple[Mission, list[Command]]:
+def reduce(mission: WorkMission, event: WorkMissionEvent) -> tuple[WorkMission, list[Command]]:
     """The next state and the commands the event causes (the event's mission_id must match)."""
     if event.mission_id != mission.mission_id:
         return mission, []
@@ -52,7 +52,7 @@ def reduce(mission: Mission, event: MissionEvent) -> tuple[Mission, list[Command
     return next_state, commands
 
 
-def _apply(mission: Mission, event: MissionEvent) -> tuple[Mission, list[Command]]:
+def _apply(mission: WorkMission, event: WorkMissionEvent) -> tuple[WorkMission, list[Command]]:
     kind = event.type
     if kind == "mission_started":
         return (

@@ -2,7 +2,8 @@
 
 Wire shapes are snake_case; events are tagged by ``type``::
 
-    {"type": "run_finished", "mission_id": "m-1", "work_item_id": "w-1", "run_id": "r-9", "status": "ok"}
+    {"type": "run_finished", "mission_id": "m-1", "work_item_id": "w-1", "run_id": "r-9", "status":
+    "ok"}
 
 Commands are tagged the same way (``request_approval``, ``emit_notice``, ...).
 """
@@ -80,11 +81,12 @@ class WorkItem:
 
 
 @attrs.frozen
-class Mission:
+class WorkMission:
     mission_id: str
     status: str
     spec: Mapping[str, Any]
-    """``{mission_id, title, goal, success_criteria, entrypoint, budgets, capabilities, metadata?}``."""
+    """``{mission_id, title, goal, success_criteria, entrypoint, budgets, capabilities,
+    metadata?}``."""
     work_items: tuple[WorkItem, ...]
     revision: int
     created_at_ms: int
@@ -93,7 +95,7 @@ class Mission:
     def item(self, work_item_id: str) -> WorkItem | None:
         return next((w for w in self.work_items if w.work_item_id == work_item_id), None)
 
-    def with_item(self, item: WorkItem) -> Mission:
+    def with_item(self, item: WorkItem) -> WorkMission:
         return attrs.evolve(
             self,
             work_items=tuple(
@@ -113,7 +115,7 @@ class Mission:
         }
 
     @classmethod
-    def from_wire(cls, data: Mapping[str, Any]) -> Mission:
+    def from_wire(cls, data: Mapping[str, Any]) -> WorkMission:
         return cls(
             mission_id=data["mission_id"],
             status=data["status"],
@@ -126,7 +128,7 @@ class Mission:
 
 
 @attrs.frozen
-class MissionEvent:
+class WorkMissionEvent:
     type: str
     mission_id: str
     fields: Mapping[str, Any] = attrs.field(factory=dict)
@@ -135,7 +137,7 @@ class MissionEvent:
         return self.fields.get(key)
 
 
-def parse_event(data: Any, *, field: str = "event") -> MissionEvent:
+def parse_event(data: Any, *, field: str = "event") -> WorkMissionEvent:
     """A mission event from its wire form; 400 naming the missing or wrong field."""
     if not isinstance(data, Mapping):
         raise ValidationFailed(f"`{field}` must be an object with a `type`", field=field)
@@ -162,7 +164,7 @@ def parse_event(data: Any, *, field: str = "event") -> MissionEvent:
                 f"`{field}.{name}` must be a non-empty string", field=f"{field}.{name}"
             )
         fields[name] = value
-    return MissionEvent(kind, mission_id.strip(), fields)
+    return WorkMissionEvent(kind, mission_id.strip(), fields)
 
 
 def parse_work_items(value: Any, *, field: str = "work_items") -> tuple[WorkItem, ...]:
@@ -217,9 +219,9 @@ __all__ = [
     "EVENT_FIELDS",
     "MISSION_STATUSES",
     "WORK_ITEM_STATUSES",
-    "Mission",
-    "MissionEvent",
     "WorkItem",
+    "WorkMission",
+    "WorkMissionEvent",
     "parse_event",
     "parse_work_items",
 ]

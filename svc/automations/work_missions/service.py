@@ -1,4 +1,4 @@
-"""Missions: create, read, and apply events (with the orchestrator bridge to agent teams).
+"""Work missions: create, read, and apply events (with the orchestrator bridge to agent teams).
 
 ``apply_event`` runs the reducer, stores the new state, publishes
 ``mission.updated`` (and each ``emit_notice`` command as its own event) on
@@ -17,15 +17,16 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 import attrs
-import trio
+
+from actors import SerialByKey
 
 from ...errors import Conflict, SvcError, ValidationFailed
-from ..errors import MissionNotFound
-from .repository import MissionRepository
+from ..errors import WorkMissionNotFound
+from .repository import WorkMissionRepository
 
 if TYPE_CHECKING:
     from ...engine import Engine
-    from .model import Mission
+    from .model import WorkMission
 
 # The mission model and its reducer are imported on first use: start-up never creates or
 # updates a mission (docs/architecture.md, "Start-up budget").
@@ -33,14 +34,15 @@ if TYPE_CHECKING:
 TOPIC = "missions"
 
 
-class MissionService:
-    def __init__(self, engine: Engine, repo: MissionRepository) -> None:
+class WorkMissionService:
+    def __init__(self, engine: Engine, repo: WorkMissionRepository) -> None:
         self.engine = engine
         self.repo = repo
-        self._locks: dict[str, trio.Lock] = {}
+        self._serial = SerialByKey()
+        """One reducer step at a time per mission (read, reduce, save)."""
 
-    async def create(self, body: Any) -> Mission:
-        from .model import Mission, parse_work_items
+    async def create(self, body: Any) -> WorkMission:
+        from .model import WorkMission, parse_work_items
 
         if not isinstance(body, Mapping):
             raise ValidationFailed("request body must be a JSON object", field="$")
@@ -86,7 +88,7 @@ class MissionService:
         if isinstance(body.get("metadata"), Mapping):
             spec["metadata"] = dict(body["metadata"])
         now = self.engine.clock.now_ms()
-        mission = Mission(
+        mission = WorkMission(
             mission_id=mission_id,
             status="draft",
             spec=spec,
@@ -107,14 +109,15 @@ class MissionService:
         )
         return mission
 
-    async def get(self, mission_id: str) -> Mission:
+    async def get(self, mission_id: str) -> WorkMission:
         mission = await self.repo.get(mission_id)
         if mission is None:
-            raise MissionNotFound(f"mission `{mission_id}` not found", missionID=mission_id)
+            raise WorkMissionNotFound(f"mission `{mission_id}` not found", missionID=mission_id)
         return mission
 
-    async def list(self) -> list[Mission]:
-        return await self.repo.list()
+    async def recent(self) -> list[WorkMission]:
+        """The newest missions first."""
+        return await self.repo.recent()
 
     async def apply_event(self, mission_id: str, body: Any) -> dict[str, Any]:
         from .model import parse_event
@@ -129,15 +132,12 @@ class MissionService:
                 status=400,
                 field="event.mission_id",
             )
-        lock = self._locks.setdefault(mission_id, trio.Lock())
-        async with lock:
+        async with self._serial.turn(mission_id):
             mission = await self.get(mission_id)
             updated, commands = reduce(mission, event)
             if updated != mission:
                 updated = attrs.evolve(updated, updated_at_ms=self.engine.clock.now_ms())
                 await self.repo.save(updated)
-        if not lock.locked() and lock.statistics().tasks_waiting == 0:
-            self._locks.pop(mission_id, None)
         self.engine.events.publish(
             "mission.updated",
             {
@@ -165,7 +165,7 @@ class MissionService:
             ),
         }
 
-    async def _spawns(self, mission: Mission, kind: str) -> list[dict[str, Any]]:
+    async def _spawns(self, mission: WorkMission, kind: str) -> list[dict[str, Any]]:
         teams = self.engine.teams
         if kind != "mission_started" or teams is None:
             return []
@@ -173,7 +173,7 @@ class MissionService:
         return list(await teams.spawn_for_work_items(mission.mission_id, items))
 
     async def _cancellations(
-        self, mission: Mission, kind: str, reason: str | None
+        self, mission: WorkMission, kind: str, reason: str | None
     ) -> dict[str, Any]:
         teams = self.engine.teams
         if kind != "mission_canceled" or teams is None:
@@ -183,4 +183,4 @@ class MissionService:
         return {"triggered": True, "reason": why, "cancelledInstances": int(cancelled)}
 
 
-__all__ = ["TOPIC", "MissionService"]
+__all__ = ["TOPIC", "WorkMissionService"]
