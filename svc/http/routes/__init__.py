@@ -9,6 +9,7 @@ from . import (
     global_,
     goals,
     identity,
+    incidents,
     mcp,
     memory,
     missions,
@@ -34,4 +35,5 @@ BLUEPRINTS: list[Blueprint] = [
     identity.bp,
     memory.bp,
     storage.bp,
+    incidents.bp,
 ]
