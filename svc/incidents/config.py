@@ -171,7 +171,8 @@ class MonitorConfig:
     updated_at_ms: int | None = None
 
     def to_wire(self) -> dict[str, Any]:
-        return unstructure(self)  # type: ignore[no-any-return]  # cattrs returns Any
+        wire: dict[str, Any] = unstructure(self)
+        return wire
 
     def project(self, project_id: str | None) -> Project | None:
         if not project_id:

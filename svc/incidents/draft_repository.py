@@ -123,6 +123,12 @@ def _record(
     return stored_draft, draft_created, stored_incident, incident_created
 
 
+def _save_outcome(tx: Tx, draft: Draft, incident: Incident | None) -> None:
+    _update_draft(tx, draft)
+    if incident is not None:
+        _update_incident(tx, incident)
+
+
 def _get_draft(tx: Tx, draft_id: str) -> Draft | None:
     raw = tx.execute("SELECT doc FROM incident_drafts WHERE draft_id = ?", (draft_id,)).scalar()
     return Draft(loads(raw)) if raw is not None else None
@@ -231,6 +237,10 @@ class DraftRepository:
 
     async def incident_of_draft(self, draft_id: str) -> Incident | None:
         return await self._db.read(_incident_of_draft, draft_id)
+
+    async def save_outcome(self, draft: Draft, incident: Incident | None) -> None:
+        """A publish's end state: the draft and its incident in one transaction."""
+        await self._db.write(_save_outcome, draft, incident)
 
     async def save_incident(self, incident: Incident) -> None:
         await self._db.write(_update_incident, incident)

@@ -177,25 +177,25 @@ async def route_preview(service: IncidentService, body: Any) -> dict[str, Any]:
     sources = source_readiness(config, states, service.now_ms())
     project_id, source_id = context.get("project_id"), context.get("log_source_id")
     bound = [
-        r
-        for r in sources
+        row
+        for row in sources
         if project_id
-        and r["project_id"].lower() == project_id
-        and ((r["source_id"] or "").lower() == (source_id or ""))
+        and row["project_id"].lower() == project_id
+        and ((row["source_id"] or "").lower() == (source_id or ""))
     ]
-    warnings = [w for r in bound for w in r["warnings"]]
+    warnings = [w for row in bound for w in row["warnings"]]
     if config.safety_defaults.block_unready_sources and project_id:
         if not bound:
             blocked.append(
                 f"Source `{project_id}` is not data-ready: "
                 "no readiness evidence for the bound source"
             )
-        for r in bound:
-            if not r["ready"]:
-                label = r["project_id"] + (f"/{r['source_id']}" if r["source_id"] else "")
+        for row in bound:
+            if not row["ready"]:
+                label = row["project_id"] + (f"/{row['source_id']}" if row["source_id"] else "")
                 blocked.append(
                     f"Source `{label}` is not data-ready: "
-                    + (", ".join(r["missing"]) or "source readiness is false")
+                    + (", ".join(row["missing"]) or "source readiness is false")
                 )
     return {
         "matches": [m.to_wire() for m in matches],

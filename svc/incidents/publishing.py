@@ -121,11 +121,12 @@ class Publisher:
         else:
             changes["last_post_error"] = "; ".join(o.get("error") or "" for o in outcomes)[:500]
         draft = draft.evolve(**changes)
-        await service.drafts.save_draft(draft)
-        if incident is not None and mode != "recheck":
-            await service.drafts.save_incident(
-                incident.evolve(status=last["action"], updated_at_ms=now)
-            )
+        ended = (
+            incident.evolve(status=last["action"], updated_at_ms=now)
+            if incident is not None and mode != "recheck"
+            else None
+        )
+        await service.drafts.save_outcome(draft, ended)
         if not delivered:
             raise _publish_failed(
                 "no destination accepted the delivery: "
@@ -238,11 +239,14 @@ class Publisher:
             )
             or f"svcwh_{uuid.uuid4().hex}"
         )
-        recurrence = 1 + sum(
-            1
-            for p in await service.posts.page(limit=200, destination_id=destination_id)
-            if p.get("fingerprint") == draft.fingerprint and p.status == "posted"
-        )
+        recurrence = 1
+        if destination.kind == "internal_memory":
+            # only the memory summary reports how often the pattern was stored before
+            recurrence += sum(
+                1
+                for p in await service.posts.page(limit=200, destination_id=destination_id)
+                if p.get("fingerprint") == draft.fingerprint and p.status == "posted"
+            )
         ctx = DeliveryContext(
             service=service,
             config=config,

@@ -14,13 +14,13 @@ from .webhook_policy import static_problems
 MEMORY_CATEGORIES = ("failure_pattern", "recurrence", "policy_gap", "safety_risk")
 
 # The tool names each issue-tracking flow needs, by role, in order of preference.
-GITHUB_TOOLS = {
+GITHUB_TOOLS: dict[str, tuple[str, ...]] = {
     "list": ("list_issues", "search_issues"),
     "get": ("get_issue",),
     "create": ("create_issue",),
     "comment": ("add_issue_comment", "create_issue_comment"),
 }
-TRACKER_TOOLS = {
+TRACKER_TOOLS: dict[str, tuple[str, ...]] = {
     "list": ("list_issues", "search_issues"),
     "create": ("create_issue", "save_issue"),
     "comment": ("create_comment", "add_comment"),

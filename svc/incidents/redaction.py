@@ -86,7 +86,7 @@ _RULES: dict[str, Callable[[str], str]] = {
 def profile_name(profile: str | None, *, redact_secrets: bool = True) -> str:
     """The profile to apply: the named one, else ``default`` (``off`` when redaction is off)."""
     if profile in _RULES:
-        return profile  # type: ignore[return-value]  # narrowed by the membership test
+        return str(profile)
     return "default" if redact_secrets else "off"
 
 
