@@ -220,7 +220,10 @@ class DraftRepository:
     async def record(
         self, draft: Draft | None, incident: Incident | None, *, now_ms: int
     ) -> tuple[Draft | None, bool, Incident | None, bool]:
-        """Upsert (de-duplicated) a draft and/or its incident: (draft, created, incident, created)."""
+        """Upsert (de-duplicated) a draft and/or its incident.
+
+        Returns (draft, draft created, incident, incident created).
+        """
         return await self._db.write(_record, draft, incident, now_ms)
 
     async def draft(self, draft_id: str) -> Draft | None:

@@ -252,9 +252,8 @@ def prepare(
     if repo and not valid_repo(repo):
         raise bad_request("REPORT_INVALID", "repo must be in owner/repo format", field="repo")
     fields["repo"] = repo or ""
-    fields["title"] = fields.get("title") or (
-        f"Failure detected in {fields.get('event') or fields.get('component') or fields.get('process')}"
-    )
+    where = fields.get("event") or fields.get("component") or fields.get("process")
+    fields["title"] = fields.get("title") or f"Failure detected in {where}"
     fields["detail"] = _detail(fields)
     fields["fingerprint"] = fields.get("fingerprint") or report_fingerprint(
         repo=fields["repo"],

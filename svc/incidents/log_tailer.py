@@ -192,10 +192,8 @@ async def submit(
     excerpt = [redact_text(line, profile) for line in candidate.lines[:50]]
     first = excerpt[0] if excerpt else ""
     title = f"{project.name} reported {first[:100]}{'...' if len(first) > 100 else ''}"
-    evidence_name = (
-        f"{sha256_hex([project.project_id, source.source_id, fingerprint, str(candidate.start)])[:16]}"
-        f"-{candidate.start}.json"
-    )
+    digest = sha256_hex([project.project_id, source.source_id, fingerprint, str(candidate.start)])
+    evidence_name = f"{digest[:16]}-{candidate.start}.json"
     evidence_dir = service.state_dir / "evidence" / project.project_id / source.source_id
     evidence = {
         "schema_version": 1,

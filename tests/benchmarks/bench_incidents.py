@@ -25,7 +25,6 @@ import statistics
 import sys
 import tempfile
 import time
-from typing import Any
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2]))
 
@@ -125,22 +124,24 @@ async def main(args: argparse.Namespace) -> None:
             },
             environ={"BENCH_HOOK_SECRET": SECRET, "HOME": str(root)},
         )
-        async with svc.open_engine(settings, serve_http=True) as engine:
-            async with httpx.AsyncClient(base_url=engine.url or "", timeout=30) as client:
-                await client.patch(
-                    "/config/incident-monitor",
-                    json={"incident_monitor": {"enabled": True, "repo": "acme/bench"}},
-                )
-                per_report, per_put = await intake(client, args.reports, args.distinct)
-                print(
-                    f"intake: {per_report * 1000:.3f} ms/report, memory put "
-                    f"{per_put * 1000:.3f} ms -> {per_report / per_put:.2f}x (target <= 2x)"
-                )
-                hook, plain = await webhook(engine, client, args.deliveries)
-                print(
-                    f"webhook delivery: {hook * 1000:.3f} ms, plain httpx POST "
-                    f"{plain * 1000:.3f} ms -> {hook / plain:.2f}x (target <= 1.5x)"
-                )
+        async with (
+            svc.open_engine(settings, serve_http=True) as engine,
+            httpx.AsyncClient(base_url=engine.url or "", timeout=30) as client,
+        ):
+            await client.patch(
+                "/config/incident-monitor",
+                json={"incident_monitor": {"enabled": True, "repo": "acme/bench"}},
+            )
+            per_report, per_put = await intake(client, args.reports, args.distinct)
+            print(
+                f"intake: {per_report * 1000:.3f} ms/report, memory put "
+                f"{per_put * 1000:.3f} ms -> {per_report / per_put:.2f}x (target <= 2x)"
+            )
+            hook, plain = await webhook(engine, client, args.deliveries)
+            print(
+                f"webhook delivery: {hook * 1000:.3f} ms, plain httpx POST "
+                f"{plain * 1000:.3f} ms -> {hook / plain:.2f}x (target <= 1.5x)"
+            )
 
 
 if __name__ == "__main__":
