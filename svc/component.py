@@ -53,6 +53,7 @@ def default_components() -> list[Component]:
     from .automations import AutomationsComponent
     from .goals import GoalsComponent
     from .identity import IdentityComponent
+    from .incidents import IncidentsComponent
     from .mcp import McpComponent
     from .memory import MemoryComponent
     from .teams import TeamsComponent
@@ -66,4 +67,5 @@ def default_components() -> list[Component]:
         AutomationsComponent(),
         WorkflowsComponent(),
         GoalsComponent(),
+        IncidentsComponent(),
     ]

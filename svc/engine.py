@@ -67,6 +67,7 @@ if TYPE_CHECKING:
     from .automations.service import AutomationService
     from .goals.service import GoalService
     from .identity.service import IdentityService
+    from .incidents.service import IncidentService
     from .mcp.service import McpService
     from .memory.service import MemoryService
     from .teams.service import TeamsService
@@ -111,6 +112,7 @@ class Engine:
     teams: TeamsService = attrs.field(default=None)
     automations: AutomationService = attrs.field(default=None)
     goals: GoalService = attrs.field(default=None)
+    incidents: IncidentService = attrs.field(default=None)
     components: list[Component] = attrs.field(factory=list)
     version: str = __version__
     _background: trio.Nursery | None = None

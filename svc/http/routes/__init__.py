@@ -10,6 +10,7 @@ from . import (
     global_,
     goals,
     identity,
+    incidents,
     mcp,
     memory,
     missions,
@@ -36,4 +37,5 @@ BLUEPRINTS: list[Blueprint] = [
     identity.bp,
     memory.bp,
     storage.bp,
+    incidents.bp,
 ]
