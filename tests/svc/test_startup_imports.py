@@ -40,6 +40,7 @@ DEFERRED_LIBRARIES = [
     "pathspec",  # the first ignore file of a listing or an import
     "yaml",  # the first team or workflow file
     "markdownify",  # the first fetched HTML page
+    "trio_websocket",  # only the browser sidecar (its own process) speaks DevTools
     "pytest",
     "trio.testing",  # (it imports pytest)
 ]
@@ -106,6 +107,14 @@ DEFERRED_MODULES = [
     "svc.tools.fetch",
     "svc.memory.scrub",
     "svc.identity.presets",
+    # the browser: its sidecar actor, client and actions start with the first browser call
+    "svc.browser.actor",
+    "svc.browser.client",
+    "svc.browser.sidecar_process",
+    "svc.browser.actions",
+    "svc.browser.artifacts",
+    "svc.browser.wait_args",
+    "svc.browser.sidecar.cdp",
 ]
 
 
