@@ -11,7 +11,9 @@ from __future__ import annotations
 import base64
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
+from urllib.parse import quote, quote_plus
 
+from ..logs import REDACTED
 from .errors import BrowserError, PolicyDenied
 from .policy import check_url
 from .sessions import BrowserSessionEntry
@@ -102,18 +104,27 @@ class BrowserActions:
             timeout=NAVIGATION_BUDGET,
         )
         await self._landed(entry, result.get("final_url"))
-        return result
+        return scrub(result, entry.secrets)
 
     async def act(
-        self, owner: str | None, session_id: str, method: str, params: Mapping[str, Any]
+        self,
+        owner: str | None,
+        session_id: str,
+        method: str,
+        params: Mapping[str, Any],
+        *,
+        secret: str | None = None,
     ) -> dict[str, Any]:
-        """click, type, press or wait: the landing URL is checked afterwards."""
+        """click, type, press or wait: the landing URL is checked afterwards. ``secret`` is a
+        value about to be typed: from now on it is scrubbed from this session's results."""
         entry = self._entry(session_id, owner)
+        if secret:
+            entry.secrets.add(secret)
         result = await self.service.call_session(
             entry, method, params, timeout=_action_budget(params)
         )
         await self._landed(entry, result.get("final_url"))
-        return result
+        return scrub(result, entry.secrets)
 
     async def read(
         self, owner: str | None, session_id: str, method: str, params: Mapping[str, Any]
@@ -123,12 +134,32 @@ class BrowserActions:
         result = await self.service.call_session(entry, method, params, timeout=NAVIGATION_BUDGET)
         if method == "browser.snapshot":
             await self._landed(entry, result.get("url"))
-        return result
+        return scrub(result, entry.secrets)
 
     async def close(self, owner: str | None, session_id: str) -> dict[str, Any]:
         self.service.sessions.require(session_id, owner)
         closed = await self.service.close_quietly(session_id)
         return {"session_id": session_id, "closed": closed}
+
+
+def scrub(value: Any, secrets: set[str]) -> Any:
+    """``value`` with every secret replaced by ``[REDACTED]`` in every string it holds.
+
+    A page may echo what was typed (a GET form puts it in the URL, a page may print
+    it); images are the one thing this cannot reach (docs/browser.md says so)."""
+    if not secrets:
+        return value
+    if isinstance(value, str):
+        for secret in secrets:
+            value = value.replace(secret, REDACTED)
+            # A URL carries it encoded.
+            value = value.replace(quote_plus(secret), REDACTED).replace(quote(secret), REDACTED)
+        return value
+    if isinstance(value, Mapping):
+        return {k: scrub(v, secrets) for k, v in value.items()}
+    if isinstance(value, list):
+        return [scrub(v, secrets) for v in value]
+    return value
 
 
 def decode_png(result: Mapping[str, Any], key: str) -> bytes:

@@ -21,6 +21,8 @@ class BrowserSessionEntry:
     last_used: float
     connection: object
     """The sidecar connection it was opened on (its browser dies with that sidecar)."""
+    secrets: set[str] = attrs.field(factory=set)
+    """Values typed from a ``secret_ref``: scrubbed from everything this session returns."""
 
 
 class SessionBook:

@@ -227,7 +227,10 @@ class _Action(BrowserTool):
     async def run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
         session_id = _session_id(args)
         params = await self.params(args)
-        result = await self.actions.act(ctx.session_id, session_id, self.method, params)
+        secret = params["text"] if self.name == "browser_type" and args.get("secret_ref") else None
+        result = await self.actions.act(
+            ctx.session_id, session_id, self.method, params, secret=secret
+        )
         return success(result, **self.metadata(result, args))
 
     async def params(self, args: Mapping[str, Any]) -> dict[str, Any]:
