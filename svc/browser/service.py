@@ -206,6 +206,22 @@ class BrowserService:
         for session_id in self.sessions.clear():
             await self.close_quietly(session_id)
 
+    # ------------------------------------------------------------ install, smoke test
+    async def install(self) -> dict[str, Any]:
+        """Place or verify the sidecar of this engine's version; the reference's reply shape."""
+        from .install import install_sidecar
+
+        installed = await trio.to_thread.run_sync(
+            install_sidecar, self.config, self.engine.state_dir
+        )
+        status = await self.status(refresh=True)
+        return {**installed, "status": status.to_wire()}
+
+    async def smoke_test(self, url: str | None) -> dict[str, Any]:
+        from .smoke import smoke_test
+
+        return await smoke_test(self, url)
+
     # ------------------------------------------------------------ readiness
     async def status(self, *, refresh: bool = False) -> r.BrowserStatus:
         """The readiness status, evaluated at most every 30 s unless ``refresh``."""
