@@ -87,6 +87,20 @@ def _only(args: Mapping[str, Any], *keys: str) -> dict[str, Any]:
     return {k: args[k] for k in keys if args.get(k) is not None}
 
 
+def _with_wait_for(params: dict[str, Any]) -> dict[str, Any]:
+    """``wait_for`` in the shapes ``browser_wait`` accepts (``type`` for ``kind``, ...)."""
+    wait_for = params.get("wait_for")
+    if isinstance(wait_for, Mapping):
+        from .wait_args import condition_of
+
+        condition = condition_of(wait_for)
+        if condition is None:
+            params.pop("wait_for")
+        else:
+            params["wait_for"] = condition
+    return params
+
+
 class BrowserStatusTool(BrowserTool):
     name = "browser_status"
     description = "Is browser automation runnable here? Readiness, blocking issues and hints."
@@ -234,7 +248,7 @@ class _Action(BrowserTool):
         return success(result, **self.metadata(result, args))
 
     async def params(self, args: Mapping[str, Any]) -> dict[str, Any]:
-        return _only(args, "element_id", "selector", "wait_for", "timeout_ms")
+        return _with_wait_for(_only(args, "element_id", "selector", "wait_for", "timeout_ms"))
 
     def metadata(self, result: Mapping[str, Any], args: Mapping[str, Any]) -> dict[str, Any]:
         return {
@@ -327,7 +341,7 @@ class BrowserPress(_Action):
     )
 
     async def params(self, args: Mapping[str, Any]) -> dict[str, Any]:
-        return _only(args, "key", "wait_for", "timeout_ms")
+        return _with_wait_for(_only(args, "key", "wait_for", "timeout_ms"))
 
 
 class BrowserWait(_Action):

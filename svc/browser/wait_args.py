@@ -15,7 +15,7 @@ from typing import Any
 _INFERRED = ("selector", "text", "url")
 
 
-def _resolve(source: Mapping[str, Any]) -> dict[str, Any] | None:
+def condition_of(source: Mapping[str, Any]) -> dict[str, Any] | None:
     kind = source.get("kind") or source.get("type")
     if not isinstance(kind, str) or not kind.strip():
         kind = next((k for k in _INFERRED if _filled(source.get(k))), None)
@@ -47,7 +47,7 @@ def canonical_wait_args(args: Mapping[str, Any]) -> dict[str, Any]:
         (args[k] for k in ("condition", "wait_for", "waitFor") if isinstance(args.get(k), Mapping)),
         None,
     )
-    condition = _resolve(nested) if nested is not None else _resolve(args)
+    condition = condition_of(nested) if nested is not None else condition_of(args)
     if condition is not None:
         result["condition"] = condition
     return result

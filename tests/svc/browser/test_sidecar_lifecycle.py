@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import os
 import signal
+from collections.abc import Callable
 from pathlib import Path
 
 import trio
 
 import svc
 from svc.browser.sidecar.launch import alive_pids_with
+from svc.settings import Settings
 from tests.fakes.browser_pages import Pages
 
-from .conftest import call_tool
+from .conftest import browser_block, call_tool
 from .procs import children_running, wait_gone
 
 
@@ -64,3 +66,19 @@ async def test_closing_the_engine_ends_the_sidecar_and_every_browser(
         browsers = alive_pids_with(str(profiles))
         assert sidecars and browsers
     await wait_gone(sidecars + browsers)
+
+
+async def test_an_idle_session_is_closed(
+    make_settings: Callable[..., Settings], pages: Pages, profiles: Path
+) -> None:
+    settings = make_settings(browser=browser_block(profiles, idle_timeout_ms=1_000))
+    async with svc.open_engine(settings) as engine:
+        opened = await call_tool(engine, "browser_open", {"url": pages.url + "/"})
+        browsers = alive_pids_with(str(profiles))
+        # The reaper closes it after a second unused: its browser process ends.
+        await wait_gone(browsers)
+        assert len(engine.browser.sessions) == 0
+        idle = await call_tool(
+            engine, "browser_snapshot", {"session_id": opened.payload["session_id"]}
+        )
+        assert idle.code == "browser_session_not_found"
