@@ -15,7 +15,7 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 import trio
-from trio_websocket import ConnectionClosed, open_websocket_url
+from trio_websocket import ConnectionClosed, DisconnectionTimeout, open_websocket_url
 
 # A full-page screenshot of a long page is large; the default cap is 1 MiB.
 MAX_MESSAGE = 256 * 1024 * 1024
@@ -103,14 +103,19 @@ class CdpConnection:
 @asynccontextmanager
 async def open_cdp(url: str) -> AsyncIterator[CdpConnection]:
     """Connect to a browser endpoint; the reader runs until the block ends."""
-    async with open_websocket_url(
-        url, max_message_size=MAX_MESSAGE, connect_timeout=10, disconnect_timeout=1
-    ) as ws:
-        connection = CdpConnection(ws)
-        async with trio.open_nursery() as nursery:
-            nursery.start_soon(connection._read)
-            try:
-                yield connection
-            finally:
-                # The browser is being closed: its reader ends with it.
-                nursery.cancel_scope.cancel()
+    try:
+        async with open_websocket_url(
+            url, max_message_size=MAX_MESSAGE, connect_timeout=30, disconnect_timeout=1
+        ) as ws:
+            connection = CdpConnection(ws)
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(connection._read)
+                try:
+                    yield connection
+                finally:
+                    # The browser is being closed: its reader ends with it.
+                    nursery.cancel_scope.cancel()
+    except DisconnectionTimeout:
+        # The browser did not finish the close handshake: it is killed right after
+        # this block, so there is nothing left to wait for.
+        pass

@@ -10,6 +10,7 @@ in ``finally``.
 from __future__ import annotations
 
 import os
+import sys
 import uuid
 from pathlib import Path
 
@@ -70,6 +71,15 @@ async def run_session(
             )
             task_status.started(session)
             await session.closed.wait()
+            # Killed before the websocket closes: a browser under load may not answer a
+            # close handshake for seconds, and its connection is of no further use.
+            browser.kill()
+    except Exception as exc:
+        if session is None:
+            raise  # the opening request reports it
+        # A session that breaks after it opened must not take the sidecar (and every
+        # other session) down with it: it ends alone, and says why on stderr.
+        print(f"browser session {session_id} ended: {exc!r}", file=sys.stderr, flush=True)
     finally:
         # Ends the browser whether the session was closed, failed or the sidecar stops.
         browser.kill()

@@ -82,3 +82,34 @@ async def test_an_idle_session_is_closed(
             engine, "browser_snapshot", {"session_id": opened.payload["session_id"]}
         )
         assert idle.code == "browser_session_not_found"
+
+
+async def test_concurrent_sessions_run_on_one_sidecar(
+    make_settings: Callable[..., Settings], pages: Pages, profiles: Path
+) -> None:
+    settings = make_settings(browser=browser_block(profiles, max_sessions=6))
+    async with svc.open_engine(settings) as engine:
+        [sidecar] = children_running("svc-browser")
+        failures: list[str] = []
+
+        async def one(index: int) -> None:
+            owner = f"ses_{index}"
+            opened = await call_tool(
+                engine, "browser_open", {"url": pages.url + "/"}, session=owner
+            )
+            if not opened.ok:
+                failures.append(opened.output)
+                return
+            sid = opened.payload["session_id"]
+            for tool in ("browser_snapshot", "browser_close"):
+                done = await call_tool(engine, tool, {"session_id": sid}, session=owner)
+                if not done.ok:
+                    failures.append(done.output)
+
+        async with trio.open_nursery() as nursery:
+            for index in range(6):
+                nursery.start_soon(one, index)
+        assert failures == []
+        # Closing six browsers at once under load once crashed the sidecar (a websocket
+        # close handshake timing out); the same sidecar must still be serving.
+        assert children_running("svc-browser") == [sidecar]
