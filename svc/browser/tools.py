@@ -276,7 +276,7 @@ class BrowserType(_Action):
     description = (
         "Type text into a field (element_id or selector). `secret_ref` names an environment "
         "variable whose value is typed instead; it never appears in results. `submit` submits "
-        "the field's form."
+        "the field's form; `wait_for` then waits for a condition."
     )
     input_schema = _schema(
         {
@@ -286,13 +286,16 @@ class BrowserType(_Action):
             "secret_ref": {"type": "string"},
             "replace": {"type": "boolean"},
             "submit": {"type": "boolean"},
+            "wait_for": _CONDITION,
             **_TIMEOUT,
         },
         ("session_id",),
     )
 
     async def params(self, args: Mapping[str, Any]) -> dict[str, Any]:
-        params = _only(args, "element_id", "selector", "replace", "submit", "timeout_ms")
+        params = _with_wait_for(
+            _only(args, "element_id", "selector", "replace", "submit", "wait_for", "timeout_ms")
+        )
         params["text"] = self._text(args)
         return params
 
