@@ -65,6 +65,7 @@ from .tools.builtin import register_builtins
 if TYPE_CHECKING:
     # Only for types: each domain's service module loads with its component.
     from .automations.service import AutomationService
+    from .browser.service import BrowserService
     from .goals.service import GoalService
     from .identity.service import IdentityService
     from .incidents.service import IncidentService
@@ -113,6 +114,7 @@ class Engine:
     automations: AutomationService = attrs.field(default=None)
     goals: GoalService = attrs.field(default=None)
     incidents: IncidentService = attrs.field(default=None)
+    browser: BrowserService = attrs.field(default=None)
     components: list[Component] = attrs.field(factory=list)
     version: str = __version__
     _background: trio.Nursery | None = None

@@ -6,6 +6,7 @@ from . import (
     approvals,
     automations,
     automations_v2,
+    browser,
     events,
     global_,
     goals,
@@ -38,4 +39,5 @@ BLUEPRINTS: list[Blueprint] = [
     memory.bp,
     storage.bp,
     incidents.bp,
+    browser.bp,
 ]
