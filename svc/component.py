@@ -51,6 +51,7 @@ def default_components() -> list[Component]:
     # MCP comes first: later domains' tool policies name the tools of connected servers.
     # Identity and memory depend only on the core services (sessions).
     from .automations import AutomationsComponent
+    from .coder import CoderComponent
     from .enterprise import EnterpriseComponent
     from .goals import GoalsComponent
     from .identity import IdentityComponent
@@ -68,4 +69,5 @@ def default_components() -> list[Component]:
         WorkflowsComponent(),
         GoalsComponent(),
         EnterpriseComponent(),
+        CoderComponent(),
     ]

@@ -5,6 +5,7 @@ from quart import Blueprint
 from . import (
     approvals,
     automations,
+    coder,
     enterprise,
     events,
     global_,
@@ -36,4 +37,5 @@ BLUEPRINTS: list[Blueprint] = [
     memory.bp,
     storage.bp,
     enterprise.bp,
+    coder.bp,
 ]
