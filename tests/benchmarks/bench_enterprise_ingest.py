@@ -33,11 +33,52 @@ import trio
 
 import svc
 
-WORDS = (
-    "the of and to in is that for it as with was on be by this are from at or an which "
-    "ledger forecast budget quarter revenue margin deploy release incident runbook service "
-    "latency cache replica schema migration rollback review approval vendor contract audit"
-).split()
+WORDS = [
+    "the",
+    "of",
+    "and",
+    "to",
+    "in",
+    "is",
+    "that",
+    "for",
+    "it",
+    "as",
+    "with",
+    "was",
+    "on",
+    "be",
+    "by",
+    "this",
+    "are",
+    "from",
+    "at",
+    "or",
+    "an",
+    "which",
+    "ledger",
+    "forecast",
+    "budget",
+    "quarter",
+    "revenue",
+    "margin",
+    "deploy",
+    "release",
+    "incident",
+    "runbook",
+    "service",
+    "latency",
+    "cache",
+    "replica",
+    "schema",
+    "migration",
+    "rollback",
+    "review",
+    "approval",
+    "vendor",
+    "contract",
+    "audit",
+]
 SECRET = "legacy deploy key: api_key=sk-live-abcdefghijklmnop1234\n"
 
 
