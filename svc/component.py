@@ -52,6 +52,8 @@ def default_components() -> list[Component]:
     # Identity and memory depend only on the core services (sessions).
     from .automations import AutomationsComponent
     from .browser import BrowserComponent
+    from .coder import CoderComponent
+    from .enterprise import EnterpriseComponent
     from .goals import GoalsComponent
     from .identity import IdentityComponent
     from .incidents import IncidentsComponent
@@ -70,4 +72,6 @@ def default_components() -> list[Component]:
         GoalsComponent(),
         IncidentsComponent(),
         BrowserComponent(),
+        EnterpriseComponent(),
+        CoderComponent(),
     ]

@@ -137,6 +137,30 @@ def _browser_env_layer(env: Mapping[str, str]) -> dict[str, Any]:
         else:
             block[field] = raw.strip()
     return block
+class LocalDirectorySettings(BaseModel):
+    """``enterprise.local_directory``: the ``local_directory`` connector provider."""
+
+    allowed_roots: list[Path] = Field(default_factory=list)
+    """Absolute folders a ``local_directory`` source binding may read (symlinks resolved);
+    empty: the provider can ingest nothing."""
+
+    @field_validator("allowed_roots")
+    @classmethod
+    def _absolute(cls, value: list[Path]) -> list[Path]:
+        for root in value:
+            if not root.is_absolute():
+                raise ValueError(f"`{root}` is not an absolute path")
+        return value
+
+
+class EnterpriseSettings(BaseModel):
+    """``enterprise``: onboarding, connectors and source bindings."""
+
+    local_directory: LocalDirectorySettings = Field(default_factory=LocalDirectorySettings)
+    trust_tenant_headers: bool = False
+    """Take the tenant and a verified principal from ``x-svc-org-id``, ``x-svc-workspace-id``,
+    ``x-svc-deployment-id``, ``x-svc-actor-id`` and ``x-svc-actor-roles`` (a trusted proxy in
+    front of the engine, and tests); otherwise every request is tenant ``local/local``."""
 
 
 class Settings(BaseSettings):
@@ -265,6 +289,9 @@ class Settings(BaseSettings):
     goals_trust_tenant_headers: bool = _env("GOALS_TRUST_TENANT_HEADERS", default=False)
     """Trust ``x-svc-org-id``/``x-svc-workspace-id``/``x-svc-actor-*`` headers (test and
     trusted-proxy mode)."""
+
+    # --- enterprise
+    enterprise: EnterpriseSettings = Field(default_factory=EnterpriseSettings)
 
     @field_validator("allowed_hosts", "allowed_origins", mode="before")
     @classmethod

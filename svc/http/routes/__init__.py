@@ -7,6 +7,8 @@ from . import (
     automations,
     automations_v2,
     browser,
+    coder,
+    enterprise,
     events,
     global_,
     goals,
@@ -40,4 +42,6 @@ BLUEPRINTS: list[Blueprint] = [
     storage.bp,
     incidents.bp,
     browser.bp,
+    enterprise.bp,
+    coder.bp,
 ]
