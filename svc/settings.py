@@ -137,6 +137,8 @@ def _browser_env_layer(env: Mapping[str, str]) -> dict[str, Any]:
         else:
             block[field] = raw.strip()
     return block
+
+
 class LocalDirectorySettings(BaseModel):
     """``enterprise.local_directory``: the ``local_directory`` connector provider."""
 
