@@ -11,6 +11,7 @@ from . import (
     goals,
     identity,
     incidents,
+    incidents_security,
     mcp,
     memory,
     missions,
@@ -38,4 +39,5 @@ BLUEPRINTS: list[Blueprint] = [
     memory.bp,
     storage.bp,
     incidents.bp,
+    incidents_security.bp,
 ]
