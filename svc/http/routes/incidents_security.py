@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from quart import Blueprint, request
 
 from ...errors import Forbidden
+from ..request import json_body
 from .incidents import incidents
 
 if TYPE_CHECKING:
@@ -55,3 +56,63 @@ def security(code: str) -> IncidentSecurity:
 @bp.get(f"{S}/authority-inventory")
 async def authority_inventory() -> Any:
     return await security(INVENTORY_CODE).authority_inventory()
+
+
+@bp.get(f"{S}/posture-checks")
+async def posture_checks() -> Any:
+    return await security(INVENTORY_CODE).posture_checks(request.args)
+
+
+@bp.post(f"{S}/assessment-probes")
+async def assessment_probes() -> Any:
+    guard = security(REPORT_CODE)
+    return await guard.assessment_probes(await json_body())
+
+
+@bp.post(f"{S}/assessment-report")
+async def assessment_report() -> Any:
+    guard = security(REPORT_CODE)
+    return await guard.assessment_report(await json_body())
+
+
+@bp.get(f"{S}/evidence")
+async def evidence_artifacts() -> Any:
+    return await security(REPORT_CODE).evidence_artifacts()
+
+
+@bp.get(f"{S}/evidence/<context_run_id>")
+async def evidence_artifact(context_run_id: str) -> Any:
+    return await security(REPORT_CODE).evidence_artifact(context_run_id)
+
+
+@bp.post(f"{S}/deployment-cards")
+async def deployment_cards() -> Any:
+    guard = security(CARDS_CODE)
+    return await guard.deployment_cards(await json_body())
+
+
+@bp.get(f"{S}/scenario-packs")
+async def scenario_packs() -> Any:
+    return security(PACKS_CODE).scenario_packs()
+
+
+@bp.post(f"{S}/scenario-packs")
+async def run_scenario_pack() -> Any:
+    guard = security(PACKS_CODE)
+    return await guard.run_scenario_pack(await json_body())
+
+
+@bp.post(f"{S}/governance-metrics")
+async def governance_metrics() -> Any:
+    guard = security(PACKS_CODE)
+    return await guard.governance_metrics(await json_body())
+
+
+@bp.get(f"{S}/reassessments")
+async def reassessments() -> Any:
+    return await security(PACKS_CODE).reassessments()
+
+
+@bp.post(f"{S}/reassessments")
+async def reassess_now() -> Any:
+    return await security(PACKS_CODE).reassess_now()

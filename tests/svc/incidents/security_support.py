@@ -42,7 +42,7 @@ def destinations(*, tracker_approval: bool = True) -> list[dict[str, Any]]:
             "destination_id": "memory",
             "name": "Internal memory",
             "kind": "internal_memory",
-            "memory_category": "incidents",
+            "memory_category": "safety_risk",
         },
         {
             "destination_id": "tracker",
@@ -61,7 +61,7 @@ def routes() -> list[dict[str, Any]]:
             "route_id": "sec-high",
             "name": "Security high",
             "priority": 10,
-            "destination_ids": ["tracker"],
+            "destination_ids": ["memory"],
             "approval_policy": "always",
             "match_risk_levels": ["high", "critical"],
         },
