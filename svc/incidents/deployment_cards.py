@@ -92,7 +92,7 @@ async def build_cards(service: IncidentService, body: Any) -> dict[str, Any]:
             },
         ),
     ]
-    agents_by = {}
+    agents_by: dict[str, list[dict[str, Any]]] = {}
     for a in i["agents"]:
         agents_by.setdefault(a["automation_id"], []).append(a)
     for spec in i["automation_specs"]:

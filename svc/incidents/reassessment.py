@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from .config import MonitorConfig
+    from .security_repository import SecurityRepository
     from .service import IncidentService
 
 SCOPE = "deployment"
@@ -148,7 +149,7 @@ class Reassessment:
         self._last_check_ms: int | None = None
 
     @property
-    def repo(self) -> Any:
+    def repo(self) -> SecurityRepository:
         return self.service.security.repo
 
     async def run(self, trigger: str, detail: str | None = None) -> dict[str, Any]:
@@ -160,7 +161,7 @@ class Reassessment:
         previous = await self.repo.latest(DEPLOYMENT_SCOPE_KEY)
         findings, comparison = compare(now, current_findings(report), previous)
         version = (previous["version"] + 1) if previous else 1
-        record = {
+        record: dict[str, Any] = {
             "schema_version": 1,
             "record_id": f"reassess-{version}-{DEPLOYMENT_SCOPE_KEY}",
             "scope_key": DEPLOYMENT_SCOPE_KEY,
@@ -196,8 +197,10 @@ class Reassessment:
     async def schedule(self) -> list[dict[str, Any]]:
         config = self.service.config.reassessment
         now = self.service.now_ms()
-        rows = {key: (last, version) for key, last, version in await self.repo.schedule_rows()}
-        rows.setdefault(DEPLOYMENT_SCOPE_KEY, (None, None))  # type: ignore[arg-type]
+        rows: dict[str, tuple[int | None, int | None]] = {
+            key: (last, version) for key, last, version in await self.repo.schedule_rows()
+        }
+        rows.setdefault(DEPLOYMENT_SCOPE_KEY, (None, None))
         out = []
         for key, (last, version) in sorted(rows.items()):
             due = last + config.cadence_ms if last is not None else now
