@@ -22,6 +22,7 @@ from .governance_repository import GovernanceRepository
 from .principal import Principal
 
 if TYPE_CHECKING:
+    from ..audit.decisions import DecisionSink, Effect
     from .v2.records import AutomationV2
     from .v2.repository import V2Repository
 
@@ -61,9 +62,45 @@ class Governance:
         self.clock = clock
         self.settings = settings
         self.external_capability_check = external_capability_check
+        self.decision_sink: DecisionSink | None = None
+        """Told every decision on an agent's request (set by the incident monitor)."""
 
     # ------------------------------------------------------------------ checks
     async def authorize_create(self, principal: Principal, spec: Mapping[str, Any]) -> None:
+        await self._recorded(principal, "create", self._check_create(principal, spec))
+
+    async def authorize_mutation(
+        self,
+        principal: Principal,
+        automation: AutomationV2,
+        *,
+        delete: bool = False,
+        new_spec: Mapping[str, Any] | None = None,
+    ) -> None:
+        check = self._check_mutation(principal, automation, delete=delete, new_spec=new_spec)
+        verb = "delete" if delete else "update"
+        await self._recorded(principal, f"{verb}:{automation.automation_id}", check)
+
+    async def _recorded(self, principal: Principal, action: str, check: Awaitable[None]) -> None:
+        """Run ``check``; tell the decision sink how an agent's request was decided."""
+        try:
+            await check
+        except GovernanceDenied as exc:
+            self._decide(principal, action, "deny", exc.code)
+            raise
+        self._decide(principal, action, "allow", None)
+
+    def _decide(self, principal: Principal, action: str, effect: Effect, code: str | None) -> None:
+        if self.decision_sink is not None and principal.is_agent:
+            self.decision_sink(
+                domain="automation_governance",
+                effect=effect,
+                subject=f"automation_v2:{action}",
+                actor_id=principal.agent_id,
+                code=code,
+            )
+
+    async def _check_create(self, principal: Principal, spec: Mapping[str, Any]) -> None:
         if not principal.is_agent:
             return
         settings = self.settings()
@@ -130,7 +167,7 @@ class Governance:
                 agentID=agent_id,
             )
 
-    async def authorize_mutation(
+    async def _check_mutation(
         self,
         principal: Principal,
         automation: AutomationV2,

@@ -10,6 +10,7 @@ from ..component import Component
 from .service import IncidentService
 
 if TYPE_CHECKING:
+    from ..audit.decisions import DecisionSink
     from ..engine import Engine
 
 
@@ -23,6 +24,7 @@ class IncidentsComponent(Component):
         self.service = IncidentService(engine)
         await self.service.load()
         engine.incidents = self.service
+        _wire_decision_sinks(engine, self.service.decisions.record)
 
     def children(self, engine: Engine) -> list[ChildSpec]:
         assert self.service is not None
@@ -33,6 +35,19 @@ class IncidentsComponent(Component):
         # Transient: it returns only when the event log shuts down with the engine; a crash
         # restarts it, and it resumes from its committed cursor and persisted offsets.
         return [ChildSpec(id="incident-monitor", start=monitor.run, restart=Restart.TRANSIENT)]
+
+
+def _wire_decision_sinks(engine: Engine, sink: DecisionSink) -> None:
+    """Every domain that decides allow/deny/approval reports to the monitor's store.
+
+    This component sets up last (svc/component.py), so the other domains exist here."""
+    engine.dispatcher.decision_sink = sink
+    if engine.teams is not None:
+        engine.teams.spawner.decision_sink = sink
+    if engine.automations is not None:
+        engine.automations.governance.decision_sink = sink
+    if engine.mcp is not None:
+        engine.mcp.decision_sink = sink
 
 
 __all__ = ["IncidentsComponent"]

@@ -127,6 +127,8 @@ class IncidentMonitor:
         for name, job in (
             ("log sources", service.poll_log_sources),
             ("triage recovery", service.recover_triage),
+            ("policy decisions", service.decisions.flush),
+            ("reassessment", service.security.reassess_due),
         ):
             try:
                 await job()

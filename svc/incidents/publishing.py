@@ -8,6 +8,7 @@ and outcome. A destination that fails the re-check gets the audit event
 
 from __future__ import annotations
 
+import functools
 import uuid
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
@@ -70,7 +71,17 @@ class Publisher:
             problems.append("Incident Monitor is disabled")
         elif config.paused and mode in ("auto", "recovery"):
             problems.append("Incident Monitor is paused")
+        gate = functools.partial(
+            service.decisions.record,
+            domain="publish_gate",
+            subject=f"draft:{draft_id}",
+            actor_id=f"incident_monitor:{mode}",
+            scope_id=draft_id,
+            tenant_id=context.get("tenant_id"),
+            workspace_id=context.get("workspace_id"),
+        )
         if problems:
+            gate(effect="deny", code="validation_failed", reason="; ".join(problems))
             await self._failed(base, "validation_failed", problems)
             raise _publish_failed("; ".join(problems), draft)
         if mode != "recheck" and (
@@ -83,6 +94,7 @@ class Publisher:
                 updated_at_ms=service.now_ms(),
             )
             await service.drafts.save_draft(draft)
+            gate(effect="approval_required", approval_id=draft_id)
             return {
                 "ok": True,
                 "draft": draft.to_wire(),
@@ -91,6 +103,11 @@ class Publisher:
                 "posts": [],
                 "post": None,
             }
+        if mode != "recheck":
+            gate(
+                effect="allow",
+                approval_id=draft_id if draft.get("approval_granted_at_ms") else None,
+            )
         digest = evidence_digest(
             draft.repo, draft.fingerprint, draft.text("title"), draft.text("detail")
         )
@@ -197,6 +214,14 @@ class Publisher:
         if not readiness.ready and blocks:
             reasons = list(readiness.missing)
             payload = {**base, "destination_id": destination_id, "kind": destination.kind}
+            service.decisions.record(
+                domain="publish_gate",
+                effect="deny",
+                subject=f"destination:{destination_id}",
+                actor_id=f"incident_monitor:{mode}",
+                scope_id=draft.draft_id,
+                code="destination_not_ready",
+            )
             await self._failed(payload, "destination_not_ready", reasons)
             # The spec's audit event of its own name, beside the publish.failed row.
             await service.ledger.record(

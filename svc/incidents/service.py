@@ -66,9 +66,14 @@ class IncidentService:
         self.last_activity_at_ms: int | None = None
         self.last_error: str | None = None
         self.monitor: IncidentMonitor | None = None
+        from .policy_decisions import PolicyDecisionLog
         from .publishing import Publisher
+        from .security import IncidentSecurity
 
+        self.decisions = PolicyDecisionLog(engine.store, engine.clock)
+        """Every domain's allow/deny/approval decisions (wired by the component)."""
         self.publisher = Publisher(self)
+        self.security = IncidentSecurity(self)
 
     @property
     def state_dir(self) -> Any:
@@ -127,9 +132,10 @@ class IncidentService:
             "incident_monitor.config.updated", _config_summary(saved), domain=DOMAIN
         )
         stored = await self.config_repo.save(saved.to_wire(), now_ms=now, audit=audit)
-        self.config = saved
+        previous, self.config = self.config, saved
         if stored is not None:
             self.ledger.announce(stored)
+        await self.security.config_changed(previous, saved)
         return {"incident_monitor": saved.to_wire()}
 
     async def set_paused(self, paused: bool) -> dict[str, Any]:

@@ -14,6 +14,7 @@ from . import (
     goals,
     identity,
     incidents,
+    incidents_security,
     mcp,
     memory,
     missions,
@@ -44,4 +45,5 @@ BLUEPRINTS: list[Blueprint] = [
     browser.bp,
     enterprise.bp,
     coder.bp,
+    incidents_security.bp,
 ]
