@@ -27,6 +27,7 @@ COMMANDS = {
     "chat": ".chat:chat",
     "memory": ".memory:memory",
     "browser": ".browser:browser",
+    "panel": ".panel:panel",
 }
 
 

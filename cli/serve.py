@@ -90,6 +90,10 @@ async def serve(
     configure_logging(settings.log_level)
     try:
         ensure_bind_allowed(settings)
+        if settings.web_ui:
+            from svc.http.app import check_web_ui
+
+            check_web_ui(settings)
     except SvcError as exc:
         fail(exc.message, 2)
     # SIGINT and SIGTERM both mean "shut down gracefully and exit 0".

@@ -192,6 +192,18 @@ class Settings(BaseSettings):
     """Web page origins (``https://app.example``) allowed to call the engine from a browser."""
     web_ui: bool = _env("WEB_UI", default=False)
     web_ui_prefix: str = _env("WEB_UI_PREFIX", default="/admin")
+
+    # --- the control panel (`svc-engine panel`, docs/webui.md)
+    control_panel_host: str = _env("CONTROL_PANEL_HOST", default="127.0.0.1")
+    control_panel_port: int = _env("CONTROL_PANEL_PORT", default=39732, ge=0, le=65535)
+    control_panel_token: SecretStr | None = _env("CONTROL_PANEL_TOKEN", default=None)
+    """The panel's own access token; without one the panel binds loopback only."""
+    control_panel_engine_token: SecretStr | None = _env("CONTROL_PANEL_ENGINE_TOKEN", default=None)
+    """The engine token the panel adds to what it forwards (else ``api_token``)."""
+    control_panel_auto_start_engine: bool = _env("CONTROL_PANEL_AUTO_START_ENGINE", default=False)
+    engine_url: str = _env("ENGINE_URL", default="http://127.0.0.1:39731")
+    shared_engine_mode: bool = _env("SHARED_ENGINE_MODE", default=True)
+    """Reuse (or start) the engine on the default port; off: the panel starts a private one."""
     log_level: str = _env("LOG_LEVEL", default="info")
 
     # --- models
@@ -363,8 +375,9 @@ class Settings(BaseSettings):
         return type(self).load(self._overrides, environ=self._environ)
 
     def _register_secrets(self) -> None:
-        if self.api_token is not None:
-            register_secret(self.api_token.get_secret_value())
+        for secret in (self.api_token, self.control_panel_token, self.control_panel_engine_token):
+            if secret is not None:
+                register_secret(secret.get_secret_value())
         for provider in self.providers.values():
             if provider.api_key is not None:
                 register_secret(provider.api_key.get_secret_value())

@@ -15,6 +15,7 @@ from .routing import LazyBuildRule
 
 if TYPE_CHECKING:
     from ..engine import Engine
+    from ..settings import Settings
 
 MAX_BODY_BYTES = 10 * 1024 * 1024
 
@@ -30,6 +31,23 @@ class EngineApp(QuartTrio):
         await super().asgi_app(scope, receive, send)
 
 
+def check_web_ui(settings: Settings) -> None:
+    """Refuse a bad ``web_ui_prefix`` before the engine starts (ConfigError saying why).
+
+    ``create_app`` checks again as it mounts the page; this earlier check lets
+    ``serve`` report the mistake in one line instead of a failed start-up.
+    """
+    if not settings.web_ui:
+        return
+    from ..webui.embed import normalize_prefix, refuse_overlap
+
+    routes = QuartTrio("svc-routes", static_folder=None)
+    routes.url_rule_class = LazyBuildRule
+    for blueprint in BLUEPRINTS:
+        routes.register_blueprint(blueprint)
+    refuse_overlap(routes, normalize_prefix(settings.web_ui_prefix))
+
+
 def create_app(engine: Engine) -> QuartTrio:
     app = EngineApp("svc", static_folder=None)
     app.url_rule_class = LazyBuildRule
@@ -42,8 +60,15 @@ def create_app(engine: Engine) -> QuartTrio:
     )
     app.json.sort_keys = False  # type: ignore[attr-defined]
     app.json.ensure_ascii = False  # type: ignore[attr-defined]
-    install_gate(app, engine, max_body_bytes=MAX_BODY_BYTES)
+    shell_paths: set[str] = set()
+    install_gate(app, engine, max_body_bytes=MAX_BODY_BYTES, public_get_paths=shell_paths)
     for blueprint in BLUEPRINTS:
         app.register_blueprint(blueprint)
+    if engine.settings.web_ui:
+        # Imported only when on: an engine without the page never loads it.
+        from ..webui.embed import install_web_ui, normalize_prefix
+
+        prefix = normalize_prefix(engine.settings.web_ui_prefix)
+        shell_paths.update(install_web_ui(app, prefix))
     install_error_handlers(app)
     return app

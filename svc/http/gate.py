@@ -9,6 +9,7 @@ not even that the engine is still starting or that a route exists.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import TYPE_CHECKING, Any
 
 from quart import Quart, g, request
@@ -64,7 +65,15 @@ class IntakeKeyRefused(Forbidden):
     code = "INCIDENT_MONITOR_INTAKE_KEY_FORBIDDEN"
 
 
-def install_gate(app: Quart, engine: Engine, *, max_body_bytes: int) -> None:
+def install_gate(
+    app: Quart,
+    engine: Engine,
+    *,
+    max_body_bytes: int,
+    public_get_paths: Collection[str] = frozenset(),
+) -> None:
+    """``public_get_paths``: exact raw paths answered to GET/HEAD without the token
+    (the embedded web application's shell and files, see svc/webui/embed.py)."""
     cached: tuple[Settings, AccessPolicy] | None = None
 
     def policy() -> AccessPolicy:
@@ -97,7 +106,9 @@ def install_gate(app: Quart, engine: Engine, *, max_body_bytes: int) -> None:
             g.cors_origin = origin
             if _is_preflight():
                 return _preflight_response(origin)
-        if is_public(request.method, request.path):
+        if is_public(request.method, request.path) or (
+            request.method in ("GET", "HEAD") and _raw_path() in public_get_paths
+        ):
             return None
         if is_intake_route(request.method, request.path):
             pass  # an intake key, not the engine token, authorizes this route (it checks the key)
@@ -141,6 +152,12 @@ def _policy_of(settings: Settings) -> AccessPolicy:
 def _server_port() -> int | None:
     server = request.scope.get("server")
     return int(server[1]) if server and server[1] is not None else None
+
+
+def _raw_path() -> str:
+    # The path as sent, before percent-decoding: `/admin%2fapp.js` is not `/admin/app.js`.
+    raw = request.scope.get("raw_path")
+    return raw.decode("latin-1") if raw else request.path
 
 
 def _is_preflight() -> bool:
