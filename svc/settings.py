@@ -115,6 +115,9 @@ class Settings(BaseSettings):
     search_backend: str = _env("SEARCH_BACKEND", default="auto")
     search_url: str | None = _env("SEARCH_URL", default=None)
     search_timeout_ms: int = _env("SEARCH_TIMEOUT_MS", default=10_000, ge=100)
+    webfetch_allow_private: bool = _env("WEBFETCH_ALLOW_PRIVATE", default=False)
+    """Let ``webfetch`` reach loopback and private networks (refused by default: a model
+    chooses the URL, and the engine itself listens on loopback)."""
 
     # --- subsystems configured by their own blocks
     browser: dict[str, Any] = Field(default_factory=dict)
