@@ -47,6 +47,7 @@ from .component import Component, default_components
 from .entities import Entities
 from .errors import ConfigError
 from .events import EventLog, open_event_log
+from .limits import ClientStreams, Slots
 from .outbound import outbound_client
 from .providers import ProviderRegistry
 from .sessions import (
@@ -112,6 +113,10 @@ class Engine:
     automations: AutomationService = attrs.field(default=None)
     goals: GoalService = attrs.field(default=None)
     components: list[Component] = attrs.field(factory=list)
+    run_slots: Slots = attrs.field(factory=lambda: Slots(1))
+    """Runs executing now, bounded by ``max_concurrent_runs``."""
+    streams: ClientStreams = attrs.field(factory=lambda: ClientStreams(1))
+    """Open SSE streams per client, bounded by ``max_sse_streams_per_client``."""
     version: str = __version__
     _background: trio.Nursery | None = None
     _http_shutdown: trio.Event = attrs.field(factory=trio.Event)
@@ -163,10 +168,16 @@ class Engine:
         self.permissions.wait_timeout_s = settings.permission_wait_timeout_ms / 1000
         self.questions.wait_timeout_s = settings.question_wait_timeout_ms / 1000
         self.dispatcher.exec_timeout_s = settings.tool_exec_timeout_ms / 1000
+        self.run_slots.limit = settings.max_concurrent_runs
+        self.streams.limit = settings.max_sse_streams_per_client
+        self.events.subscriber_buffer = settings.event_subscriber_buffer
 
     async def _build_services(self) -> None:
         """Wire the domain services (before any actor or route can use them)."""
         settings = self.settings
+        self.run_slots = Slots(settings.max_concurrent_runs)
+        self.streams = ClientStreams(settings.max_sse_streams_per_client)
+        self.events.subscriber_buffer = settings.event_subscriber_buffer
         self.providers = ProviderRegistry(settings, self.http)
         register_builtins(self.tools)
         self.permissions = PermissionService(
@@ -199,6 +210,7 @@ class Engine:
                 questions=self.questions,
                 settings=lambda: self.settings,
                 http=self.http,
+                run_slots=self.run_slots,
             ),
             self.actors,
         )

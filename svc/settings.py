@@ -74,6 +74,9 @@ class Settings(BaseSettings):
     # --- where things live
     state_dir: Path | None = _env("STATE_DIR", default=None)
     workspace: Path | None = _env("WORKSPACE", default=None)
+    workspace_roots: list[Path] = _env("WORKSPACE_ROOTS", default_factory=list)
+    """When set: session directories and memory import paths must lie inside one of these
+    (symlinks resolved). Unset: any directory (a local single-user engine)."""
     config_path: Path | None = _env("CONFIG", default=None)
     """Project config file; default ``<workspace>/.svc/config.json``."""
     managed_config: Path | None = _env("MANAGED_CONFIG", default=None)
@@ -110,6 +113,23 @@ class Settings(BaseSettings):
     permission_wait_timeout_ms: int = _env("PERMISSION_WAIT_TIMEOUT_MS", default=120_000, ge=1)
     question_wait_timeout_ms: int = _env("QUESTION_WAIT_TIMEOUT_MS", default=300_000, ge=1)
     apply_default_permission_rules: bool = _env("APPLY_DEFAULT_PERMISSION_RULES", default=True)
+
+    # --- limits (docs/configuration.md, "Limits")
+    max_body_bytes: int = _env("MAX_BODY_BYTES", default=10 * 1024 * 1024, ge=1024)
+    """Largest request body accepted (413 past it, refused before it is read)."""
+    max_concurrent_runs: int = _env("MAX_CONCURRENT_RUNS", default=64, ge=1, le=100_000)
+    """Session runs executing at once across the engine (429 RUN_LIMIT_REACHED past it)."""
+    max_sse_streams_per_client: int = _env(
+        "MAX_SSE_STREAMS_PER_CLIENT", default=128, ge=1, le=100_000
+    )
+    """Event streams one client address may hold open (429 STREAM_LIMIT_REACHED past it)."""
+    event_subscriber_buffer: int = _env("EVENT_SUBSCRIBER_BUFFER", default=256, ge=8, le=65_536)
+    """Event batches buffered per stream; a stream that falls further behind is cut off
+    (the client resumes from its cursor)."""
+    tool_output_max_chars: int = _env(
+        "TOOL_OUTPUT_MAX_CHARS", default=64_000, ge=1_000, le=10_000_000
+    )
+    """Characters of one tool result kept in the transcript (the rest is cut, with a note)."""
 
     # --- tools
     search_backend: str = _env("SEARCH_BACKEND", default="auto")
@@ -191,6 +211,15 @@ class Settings(BaseSettings):
     goals_trust_tenant_headers: bool = _env("GOALS_TRUST_TENANT_HEADERS", default=False)
     """Trust ``x-svc-org-id``/``x-svc-workspace-id``/``x-svc-actor-*`` headers (test and
     trusted-proxy mode)."""
+
+    @field_validator("workspace_roots", mode="before")
+    @classmethod
+    def _path_list(cls, value: Any) -> Any:
+        # The environment gives one string, separated like PATH (or by commas).
+        if isinstance(value, str):
+            parts = value.replace(",", os.pathsep).split(os.pathsep)
+            return [item.strip() for item in parts if item.strip()]
+        return value
 
     @field_validator("allowed_hosts", "allowed_origins", mode="before")
     @classmethod

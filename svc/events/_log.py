@@ -52,6 +52,8 @@ class EventLog:
         """Highest seq handed out."""
         self.committed_seq = last_seq
         """Highest seq durably appended and delivered."""
+        self.subscriber_buffer = SUBSCRIBER_BUFFER
+        """Default buffer of a new subscription (the engine sets it from its settings)."""
         self._pending: deque[Event] = deque()
         self._wakeup = trio.Event()
         self._committed_changed = trio.Event()
@@ -113,8 +115,9 @@ class EventLog:
 
     # ------------------------------------------------------------------ subscribe
     def subscribe(
-        self, filter: EventFilter = MATCH_ALL, *, buffer: int = SUBSCRIBER_BUFFER
+        self, filter: EventFilter = MATCH_ALL, *, buffer: int | None = None
     ) -> Subscription:
+        buffer = self.subscriber_buffer if buffer is None else buffer
         sub = Subscription(filter, buffer, start_seq=self.committed_seq, on_close=self._unsubscribe)
         # After end_streams, a stream that subscribes late (a request that was
         # still sending its preamble) must end too, not linger until the HTTP

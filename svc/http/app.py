@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from ..engine import Engine
 
 MAX_BODY_BYTES = 10 * 1024 * 1024
+"""The default of ``max_body_bytes`` (the engine's settings hold the limit in force)."""
 
 
 class EngineApp(QuartTrio):
@@ -26,7 +27,8 @@ class EngineApp(QuartTrio):
         self, scope: Scope, receive: ASGIReceiveCallable, send: ASGISendCallable
     ) -> None:
         if scope["type"] == "http":
-            receive, send = guard_exchange(scope, receive, send, limit=MAX_BODY_BYTES)
+            limit = self.config["MAX_CONTENT_LENGTH"]
+            receive, send = guard_exchange(scope, receive, send, limit=limit)
         await super().asgi_app(scope, receive, send)
 
 
@@ -35,14 +37,14 @@ def create_app(engine: Engine) -> QuartTrio:
     app.url_rule_class = LazyBuildRule
     app.config.update(
         SVC_ENGINE=engine,
-        MAX_CONTENT_LENGTH=MAX_BODY_BYTES,
+        MAX_CONTENT_LENGTH=engine.settings.max_body_bytes,
         BODY_TIMEOUT=60,
         RESPONSE_TIMEOUT=None,
         PROVIDE_AUTOMATIC_OPTIONS=True,
     )
     app.json.sort_keys = False  # type: ignore[attr-defined]
     app.json.ensure_ascii = False  # type: ignore[attr-defined]
-    install_gate(app, engine, max_body_bytes=MAX_BODY_BYTES)
+    install_gate(app, engine, max_body_bytes=engine.settings.max_body_bytes)
     for blueprint in BLUEPRINTS:
         app.register_blueprint(blueprint)
     install_error_handlers(app)
