@@ -70,6 +70,7 @@ if TYPE_CHECKING:
     from .identity.service import IdentityService
     from .mcp.service import McpService
     from .memory.service import MemoryService
+    from .metrics import Metrics
     from .teams.service import TeamsService
 
 log = logging.getLogger("svc.engine")
@@ -117,6 +118,8 @@ class Engine:
     """Runs executing now, bounded by ``max_concurrent_runs``."""
     streams: ClientStreams = attrs.field(factory=lambda: ClientStreams(1))
     """Open SSE streams per client, bounded by ``max_sse_streams_per_client``."""
+    metrics: Metrics | None = None
+    """The Prometheus families when ``metrics_enabled`` (read by ``GET /metrics``)."""
     version: str = __version__
     _background: trio.Nursery | None = None
     _http_shutdown: trio.Event = attrs.field(factory=trio.Event)
@@ -178,6 +181,8 @@ class Engine:
         self.run_slots = Slots(settings.max_concurrent_runs)
         self.streams = ClientStreams(settings.max_sse_streams_per_client)
         self.events.subscriber_buffer = settings.event_subscriber_buffer
+        if settings.metrics_enabled:
+            self._enable_metrics()
         self.providers = ProviderRegistry(settings, self.http)
         register_builtins(self.tools)
         self.permissions = PermissionService(
@@ -217,6 +222,19 @@ class Engine:
         await self.sessions.recover()
         for component in self.components:
             await component.setup(self)
+
+    def _enable_metrics(self) -> None:
+        # Imported here: the client library loads only for an engine that serves metrics.
+        from .metrics import Metrics
+
+        metrics = Metrics()
+        metrics.watch(
+            runs_active=lambda: self.run_slots.in_use,
+            sse_subscribers=lambda: self.events.subscriber_count,
+            sse_streams=lambda: self.streams.total,
+        )
+        self.events.on_append = metrics.observe_event_append
+        self.metrics = metrics
 
     def _install_actor_factories(self) -> None:
         self.sessions.install(self.entities)
@@ -399,6 +417,12 @@ async def open_engine(
             children, strategy=Strategy.ONE_FOR_ONE, max_restarts=3, max_seconds=60.0, name="engine"
         ):
             engine._install_actor_factories()
+            if engine.metrics is not None:
+                from .metrics import record_events
+
+                engine.spawn_background(record_events, engine.metrics, events)
+                if engine.automations is not None:
+                    engine.automations.scheduler.on_tick = engine.metrics.observe_scheduler_tick
             engine.ready = True
             for component in engine.components:
                 await component.started(engine)

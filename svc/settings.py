@@ -131,6 +131,10 @@ class Settings(BaseSettings):
     )
     """Characters of one tool result kept in the transcript (the rest is cut, with a note)."""
 
+    # --- metrics
+    metrics_enabled: bool = _env("METRICS_ENABLED", default=False)
+    """Serve ``GET /metrics`` (Prometheus text format, behind the API token)."""
+
     # --- tools
     search_backend: str = _env("SEARCH_BACKEND", default="auto")
     search_url: str | None = _env("SEARCH_URL", default=None)

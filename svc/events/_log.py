@@ -54,6 +54,9 @@ class EventLog:
         """Highest seq durably appended and delivered."""
         self.subscriber_buffer = SUBSCRIBER_BUFFER
         """Default buffer of a new subscription (the engine sets it from its settings)."""
+        self.on_append: Callable[[float, int], None] | None = None
+        """Told each committed batch's append latency (seconds) and size (metrics)."""
+        """Default buffer of a new subscription (the engine sets it from its settings)."""
         self._pending: deque[Event] = deque()
         self._wakeup = trio.Event()
         self._committed_changed = trio.Event()
@@ -216,6 +219,7 @@ class EventLog:
     async def _commit_batch(self) -> None:
         count = min(len(self._pending), BATCH_MAX)
         batch = [self._pending[i] for i in range(count)]
+        began = trio.current_time()
         try:
             await self._repository.append(batch)
         except PersistenceFailed:
@@ -227,6 +231,8 @@ class EventLog:
             await trio.sleep(min(5.0, 0.05 * 2 ** min(self._write_failures, 7)))
             return
         self._write_failures = 0
+        if self.on_append is not None:
+            self.on_append(trio.current_time() - began, count)
         for _ in range(count):
             self._pending.popleft()
         self.committed_seq = batch[-1].seq

@@ -40,6 +40,7 @@ DEFERRED_LIBRARIES = [
     "pathspec",  # the first ignore file of a listing or an import
     "yaml",  # the first team or workflow file
     "markdownify",  # the first fetched HTML page
+    "prometheus_client",  # only an engine with metrics_enabled
     "pytest",
     "trio.testing",  # (it imports pytest)
 ]

@@ -11,6 +11,7 @@ from . import (
     identity,
     mcp,
     memory,
+    metrics,
     missions,
     sessions,
     storage,
@@ -34,4 +35,5 @@ BLUEPRINTS: list[Blueprint] = [
     identity.bp,
     memory.bp,
     storage.bp,
+    metrics.bp,
 ]
