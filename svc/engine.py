@@ -234,7 +234,18 @@ class Engine:
             sse_streams=lambda: self.streams.total,
         )
         self.events.on_append = metrics.observe_event_append
+        metrics.watch_restarts(self._restart_counts)
         self.metrics = metrics
+
+    def _restart_counts(self) -> dict[str, int]:
+        """Per entity supervisor: its actors' restarts in its current incarnation, plus
+        the supervisor's own restarts by its group."""
+        counts = {}
+        for key in ENTITY_SUPERVISORS:
+            supervisor = self.entities.supervisor(key)
+            own = max(0, self.entities.starts.get(key, 0) - 1)
+            counts[key] = own + (supervisor.restart_count if supervisor is not None else 0)
+        return counts
 
     def _install_actor_factories(self) -> None:
         self.sessions.install(self.entities)
@@ -423,6 +434,8 @@ async def open_engine(
                 engine.spawn_background(record_events, engine.metrics, events)
                 if engine.automations is not None:
                     engine.automations.scheduler.on_tick = engine.metrics.observe_scheduler_tick
+                if engine.mcp is not None:
+                    engine.mcp.on_call = engine.metrics.observe_mcp_call
             engine.ready = True
             for component in engine.components:
                 await component.started(engine)

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
 
 import trio
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+from prometheus_client.core import CounterMetricFamily, Metric
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
+from prometheus_client.registry import Collector
 
 CONTENT_TYPE = CONTENT_TYPE_LATEST
 
@@ -68,9 +70,8 @@ class Metrics:
             registry=r,
         )
         self.sse_streams = Gauge("svc_sse_streams", "Open SSE responses", registry=r)
-        self.actor_restarts = Counter(
-            "svc_actor_restarts", "Actor restarts by supervisor", ["supervisor"], registry=r
-        )
+        self._restarts: Callable[[], Mapping[str, int]] = dict
+        r.register(_RestartCollector(lambda: self._restarts()))
         self.mcp_call = Histogram(
             "svc_mcp_call_seconds",
             "MCP tools/call latency by connector",
@@ -115,12 +116,28 @@ class Metrics:
     def observe_mcp_call(self, connector: str, seconds: float) -> None:
         self.mcp_call.labels(connector=connector).observe(seconds)
 
-    def count_restart(self, supervisor: str) -> None:
-        self.actor_restarts.labels(supervisor=supervisor).inc()
+    def watch_restarts(self, restarts: Callable[[], Mapping[str, int]]) -> None:
+        """``restarts()`` gives each supervisor's restart count when scraped."""
+        self._restarts = restarts
 
     def exposition(self) -> bytes:
         """The Prometheus text format of every family."""
         return generate_latest(self.registry)
+
+
+class _RestartCollector(Collector):
+    """``svc_actor_restarts_total{supervisor}``, read from the supervisors when scraped."""
+
+    def __init__(self, read: Callable[[], Mapping[str, int]]) -> None:
+        self._read = read
+
+    def collect(self) -> Iterator[Metric]:
+        family = CounterMetricFamily(
+            "svc_actor_restarts", "Actor restarts by supervisor", labels=["supervisor"]
+        )
+        for supervisor, count in sorted(self._read().items()):
+            family.add_metric([supervisor], count)
+        yield family
 
 
 __all__ = ["CONTENT_TYPE", "Metrics"]
