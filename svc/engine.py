@@ -79,6 +79,7 @@ log = logging.getLogger("svc.engine")
 ENTITY_SUPERVISORS = ("sessions", "connectors", "teams", "goals")
 
 HTTP_GRACE_SECONDS = 5.0
+"""The default of ``shutdown_grace_ms`` (the settings hold the grace in force)."""
 
 
 @attrs.define(eq=False)
@@ -323,7 +324,7 @@ class Engine:
         config.bind = [
             f"[{host}]:{self.settings.port}" if ":" in host else f"{host}:{self.settings.port}"
         ]
-        config.graceful_timeout = HTTP_GRACE_SECONDS
+        config.graceful_timeout = self.settings.shutdown_grace_ms / 1000
         config.accesslog = None
         config.errorlog = logging.getLogger("hypercorn.error")
         config.keep_alive_timeout = 75
@@ -417,7 +418,7 @@ async def open_engine(
                     # Graceful first: hypercorn stops accepting and lets in-flight
                     # requests finish within its own graceful timeout.
                     stop=lambda: engine._http_shutdown.set(),
-                    shutdown_grace=HTTP_GRACE_SECONDS + 1.0,
+                    shutdown_grace=settings.shutdown_grace_ms / 1000 + 1.0,
                 )
             )
         # One for one: a group that escalates (the entities, the services) is

@@ -115,6 +115,9 @@ class Settings(BaseSettings):
     apply_default_permission_rules: bool = _env("APPLY_DEFAULT_PERMISSION_RULES", default=True)
 
     # --- limits (docs/configuration.md, "Limits")
+    shutdown_grace_ms: int = _env("SHUTDOWN_GRACE_MS", default=5_000, ge=0, le=600_000)
+    """On SIGTERM, how long requests still running may take to finish (idle connections
+    are closed at once, open SSE streams end at once)."""
     max_body_bytes: int = _env("MAX_BODY_BYTES", default=10 * 1024 * 1024, ge=1024)
     """Largest request body accepted (413 past it, refused before it is read)."""
     max_concurrent_runs: int = _env("MAX_CONCURRENT_RUNS", default=64, ge=1, le=100_000)
