@@ -177,6 +177,9 @@ class Settings(BaseSettings):
     # --- where things live
     state_dir: Path | None = _env("STATE_DIR", default=None)
     workspace: Path | None = _env("WORKSPACE", default=None)
+    workspace_roots: list[Path] = _env("WORKSPACE_ROOTS", default_factory=list)
+    """When set: session directories and memory import paths must lie inside one of these
+    (symlinks resolved). Unset: any directory (a local single-user engine)."""
     config_path: Path | None = _env("CONFIG", default=None)
     """Project config file; default ``<workspace>/.svc/config.json``."""
     managed_config: Path | None = _env("MANAGED_CONFIG", default=None)
@@ -226,10 +229,37 @@ class Settings(BaseSettings):
     question_wait_timeout_ms: int = _env("QUESTION_WAIT_TIMEOUT_MS", default=300_000, ge=1)
     apply_default_permission_rules: bool = _env("APPLY_DEFAULT_PERMISSION_RULES", default=True)
 
+    # --- limits (docs/configuration.md, "Limits")
+    shutdown_grace_ms: int = _env("SHUTDOWN_GRACE_MS", default=5_000, ge=0, le=600_000)
+    """On SIGTERM, how long requests still running may take to finish (idle connections
+    are closed at once, open SSE streams end at once)."""
+    max_body_bytes: int = _env("MAX_BODY_BYTES", default=10 * 1024 * 1024, ge=1024)
+    """Largest request body accepted (413 past it, refused before it is read)."""
+    max_concurrent_runs: int = _env("MAX_CONCURRENT_RUNS", default=64, ge=1, le=100_000)
+    """Session runs executing at once across the engine (429 RUN_LIMIT_REACHED past it)."""
+    max_sse_streams_per_client: int = _env(
+        "MAX_SSE_STREAMS_PER_CLIENT", default=128, ge=1, le=100_000
+    )
+    """Event streams one client address may hold open (429 STREAM_LIMIT_REACHED past it)."""
+    event_subscriber_buffer: int = _env("EVENT_SUBSCRIBER_BUFFER", default=256, ge=8, le=65_536)
+    """Event batches buffered per stream; a stream that falls further behind is cut off
+    (the client resumes from its cursor)."""
+    tool_output_max_chars: int = _env(
+        "TOOL_OUTPUT_MAX_CHARS", default=64_000, ge=1_000, le=10_000_000
+    )
+    """Characters of one tool result kept in the transcript (the rest is cut, with a note)."""
+
+    # --- metrics
+    metrics_enabled: bool = _env("METRICS_ENABLED", default=False)
+    """Serve ``GET /metrics`` (Prometheus text format, behind the API token)."""
+
     # --- tools
     search_backend: str = _env("SEARCH_BACKEND", default="auto")
     search_url: str | None = _env("SEARCH_URL", default=None)
     search_timeout_ms: int = _env("SEARCH_TIMEOUT_MS", default=10_000, ge=100)
+    webfetch_allow_private: bool = _env("WEBFETCH_ALLOW_PRIVATE", default=False)
+    """Let ``webfetch`` reach loopback and private networks (refused by default: a model
+    chooses the URL, and the engine itself listens on loopback)."""
 
     # --- subsystems configured by their own blocks
     browser: BrowserSettings = Field(default_factory=BrowserSettings)
@@ -306,6 +336,15 @@ class Settings(BaseSettings):
 
     # --- enterprise
     enterprise: EnterpriseSettings = Field(default_factory=EnterpriseSettings)
+
+    @field_validator("workspace_roots", mode="before")
+    @classmethod
+    def _path_list(cls, value: Any) -> Any:
+        # The environment gives one string, separated like PATH (or by commas).
+        if isinstance(value, str):
+            parts = value.replace(",", os.pathsep).split(os.pathsep)
+            return [item.strip() for item in parts if item.strip()]
+        return value
 
     @field_validator("allowed_hosts", "allowed_origins", mode="before")
     @classmethod

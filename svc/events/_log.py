@@ -52,6 +52,11 @@ class EventLog:
         """Highest seq handed out."""
         self.committed_seq = last_seq
         """Highest seq durably appended and delivered."""
+        self.subscriber_buffer = SUBSCRIBER_BUFFER
+        """Default buffer of a new subscription (the engine sets it from its settings)."""
+        self.on_append: Callable[[float, int], None] | None = None
+        """Told each committed batch's append latency (seconds) and size (metrics)."""
+        """Default buffer of a new subscription (the engine sets it from its settings)."""
         self._pending: deque[Event] = deque()
         self._wakeup = trio.Event()
         self._committed_changed = trio.Event()
@@ -113,8 +118,9 @@ class EventLog:
 
     # ------------------------------------------------------------------ subscribe
     def subscribe(
-        self, filter: EventFilter = MATCH_ALL, *, buffer: int = SUBSCRIBER_BUFFER
+        self, filter: EventFilter = MATCH_ALL, *, buffer: int | None = None
     ) -> Subscription:
+        buffer = self.subscriber_buffer if buffer is None else buffer
         sub = Subscription(filter, buffer, start_seq=self.committed_seq, on_close=self._unsubscribe)
         # After end_streams, a stream that subscribes late (a request that was
         # still sending its preamble) must end too, not linger until the HTTP
@@ -213,6 +219,7 @@ class EventLog:
     async def _commit_batch(self) -> None:
         count = min(len(self._pending), BATCH_MAX)
         batch = [self._pending[i] for i in range(count)]
+        began = trio.current_time()
         try:
             await self._repository.append(batch)
         except PersistenceFailed:
@@ -224,6 +231,8 @@ class EventLog:
             await trio.sleep(min(5.0, 0.05 * 2 ** min(self._write_failures, 7)))
             return
         self._write_failures = 0
+        if self.on_append is not None:
+            self.on_append(trio.current_time() - began, count)
         for _ in range(count):
             self._pending.popleft()
         self.committed_seq = batch[-1].seq

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from ..settings import Settings
 
 MAX_BODY_BYTES = 10 * 1024 * 1024
+"""The default of ``max_body_bytes`` (the engine's settings hold the limit in force)."""
 
 
 class EngineApp(QuartTrio):
@@ -27,7 +28,8 @@ class EngineApp(QuartTrio):
         self, scope: Scope, receive: ASGIReceiveCallable, send: ASGISendCallable
     ) -> None:
         if scope["type"] == "http":
-            receive, send = guard_exchange(scope, receive, send, limit=MAX_BODY_BYTES)
+            limit = self.config["MAX_CONTENT_LENGTH"]
+            receive, send = guard_exchange(scope, receive, send, limit=limit)
         await super().asgi_app(scope, receive, send)
 
 
@@ -53,7 +55,7 @@ def create_app(engine: Engine) -> QuartTrio:
     app.url_rule_class = LazyBuildRule
     app.config.update(
         SVC_ENGINE=engine,
-        MAX_CONTENT_LENGTH=MAX_BODY_BYTES,
+        MAX_CONTENT_LENGTH=engine.settings.max_body_bytes,
         BODY_TIMEOUT=60,
         RESPONSE_TIMEOUT=None,
         PROVIDE_AUTOMATIC_OPTIONS=True,
@@ -61,7 +63,9 @@ def create_app(engine: Engine) -> QuartTrio:
     app.json.sort_keys = False  # type: ignore[attr-defined]
     app.json.ensure_ascii = False  # type: ignore[attr-defined]
     shell_paths: set[str] = set()
-    install_gate(app, engine, max_body_bytes=MAX_BODY_BYTES, public_get_paths=shell_paths)
+    install_gate(
+        app, engine, max_body_bytes=engine.settings.max_body_bytes, public_get_paths=shell_paths
+    )
     for blueprint in BLUEPRINTS:
         app.register_blueprint(blueprint)
     if engine.settings.web_ui:

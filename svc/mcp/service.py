@@ -80,6 +80,8 @@ class McpService:
         """Told every capability decision (set by the incident monitor)."""
         self._connector_services: ConnectorServices | None = None
         """What every connector actor shares; built when the first one activates."""
+        self.on_call: Callable[[str, float], None] | None = None
+        """Told each ``tools/call``'s connector and latency in seconds (metrics, when on)."""
 
     # ------------------------------------------------------------------ lifecycle
     async def load(self) -> None:
@@ -301,8 +303,13 @@ class McpService:
                 message_id=ctx.message_id,
                 call_id=ctx.call_id,
             )
-        pending = await self._ask(server, CallTool(tool, dict(args), caller))
-        return await pending.wait()
+        began = trio.current_time()
+        try:
+            pending = await self._ask(server, CallTool(tool, dict(args), caller))
+            return await pending.wait()
+        finally:
+            if self.on_call is not None:
+                self.on_call(server, trio.current_time() - began)
 
     # ------------------------------------------------------------------ reads
     def snapshots(self) -> list[ConnectorSnapshot]:

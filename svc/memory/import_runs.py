@@ -59,6 +59,10 @@ async def import_path(
     *,
     progress: Callable[[ImportProgress], None] | None = None,
 ) -> ImportSummary:
+    from ..roots import check_within_roots
+
+    root = request.path if request.path.expanduser().is_absolute() else Path.cwd() / request.path
+    check_within_roots(root, memory.roots(), field="path")
     events = memory.events
     described = {
         "path": str(request.path),

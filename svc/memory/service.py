@@ -58,6 +58,7 @@ class MemoryService:
         clock: Clock,
         sessions: Any = None,
         workspace: Callable[[], Path] | None = None,
+        roots: Callable[[], Sequence[Path]] | None = None,
     ) -> None:
         self.store = store
         self.events = events
@@ -66,6 +67,8 @@ class MemoryService:
         """The engine's SessionService (resolves a run's session and a session's project)."""
         self.workspace = workspace or Path.cwd
         """Where a relative import path is resolved."""
+        self.roots: Callable[[], Sequence[Path]] = roots or (lambda: ())
+        """The workspace roots an import path must lie in (none: anywhere)."""
         self._importer: Importer | None = None
         self.exchanges: Any = None
         """The :class:`~svc.memory.exchanges.ExchangeRecorder`, when the component runs one."""

@@ -33,7 +33,7 @@ import attrs
 import httpx
 import trio
 
-from ..errors import SvcError
+from ..errors import ValidationFailed
 from .addresses import is_public, parse_ip
 
 Resolver = Callable[[str, int], Awaitable[Sequence[str]]]
@@ -55,7 +55,7 @@ LOCAL_SUFFIXES = (".localhost", ".local", ".internal", ".home.arpa", ".localdoma
 DEFAULT_PORTS = {"http": 80, "https": 443, "ws": 80, "wss": 443}
 
 
-class UrlRefused(SvcError):
+class UrlRefused(ValidationFailed):
     """The URL may not be fetched."""
 
     code = "URL_NOT_ALLOWED"
@@ -64,9 +64,7 @@ class UrlRefused(SvcError):
     def __init__(
         self, message: str, *, reason: str, field: str | None = None, **extra: Any
     ) -> None:
-        if field is not None:
-            extra["field"] = field
-        super().__init__(message, reason=reason, **extra)
+        super().__init__(message, field=field, reason=reason, **extra)
         self.reason = reason
 
     def for_field(self, field: str) -> UrlRefused:

@@ -43,6 +43,7 @@ DEFERRED_LIBRARIES = [
     "psycopg",  # a PostgreSQL store URL
     "psycopg_pool",
     "trio_websocket",  # only the browser sidecar (its own process) speaks DevTools
+    "prometheus_client",  # only an engine with metrics_enabled
     "pytest",
     "trio.testing",  # (it imports pytest)
 ]

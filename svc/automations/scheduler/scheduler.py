@@ -102,6 +102,8 @@ class Scheduler:
         """The wall time of the scheduler's last look at its heap."""
         self._sleeping = False
         self._state = trio.Event()
+        self.on_tick: Callable[[float], None] | None = None
+        """Told each tick's latency in seconds (the engine's metrics, when on)."""
 
     # ------------------------------------------------------------------ life
     def load(self) -> None:
@@ -124,7 +126,10 @@ class Scheduler:
                 self.absorb(self.signal.drain())
                 now = self.clock.now_ms()
                 if self._heap and self._heap[0][0] <= now:
+                    began = trio.current_time()
                     await self.tick(now)
+                    if self.on_tick is not None:
+                        self.on_tick(trio.current_time() - began)
                     continue
                 deadline = self.clock.to_trio_time(self._heap[0][0]) if self._heap else math.inf
                 self._set_state(sleeping=True, now=now)

@@ -17,6 +17,7 @@ from . import (
     incidents_security,
     mcp,
     memory,
+    metrics,
     missions,
     sessions,
     storage,
@@ -46,4 +47,5 @@ BLUEPRINTS: list[Blueprint] = [
     enterprise.bp,
     coder.bp,
     incidents_security.bp,
+    metrics.bp,
 ]
