@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from quart import current_app, request
 
 from ..convert import structure
 from ..errors import UnsupportedMediaType, ValidationFailed
+from .body import parse_json
 
 if TYPE_CHECKING:
     from ..engine import Engine
@@ -39,15 +39,7 @@ async def json_body(*, default: Any = None, allow_empty: bool = True) -> Any:
             f"the request body must be sent as `application/json`, not `{content_type}`",
             field="Content-Type",
         )
-    try:
-        return json.loads(raw)
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        where = (
-            f" at line {exc.lineno}, column {exc.colno}"
-            if isinstance(exc, json.JSONDecodeError)
-            else ""
-        )
-        raise ValidationFailed(f"request body is not valid JSON{where}", field="$") from None
+    return parse_json(raw)
 
 
 async def object_body() -> dict[str, Any]:
