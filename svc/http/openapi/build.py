@@ -15,6 +15,7 @@ from typing import Any
 from quart import Quart
 
 from ..._version import __version__
+from ...convert import INT64_MAX
 from ..policy import Auth, policy_of
 from .registry import Op, Schema, load_operations, resolve
 from .schema import SchemaBuilder
@@ -193,7 +194,11 @@ def _path_parameters(rule: str) -> list[dict[str, Any]]:
     params = []
     for match in _CONVERTER.finditer(rule):
         conv = match.group("conv")
-        schema: Schema = {"type": "integer"} if conv == "int" else {"type": "string"}
+        schema: Schema = (
+            {"type": "integer", "minimum": 0, "maximum": INT64_MAX}
+            if conv == "int"
+            else {"type": "string"}
+        )
         if conv == "path":
             schema["description"] = "may contain `/`"
         params.append(

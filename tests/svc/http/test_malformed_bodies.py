@@ -178,3 +178,25 @@ async def test_memory_import_path_too_long_or_with_nul_is_400(
     response = await client.post("/memory/import", json={"path": value})
     assert response.status_code == 400, response.text
     assert response.json()["field"] == "path"
+
+
+# Found by the fuzz run from the OpenAPI document (tests/svc/http/test_fuzz_api.py).
+
+
+@pytest.mark.parametrize("version", [BIG, 2**64 - 1])
+async def test_an_integer_path_segment_past_signed_64_bits_is_404_not_500(
+    client: httpx.AsyncClient, version: int
+) -> None:
+    response = await client.get(f"/orchestrations/o/versions/{version}")
+    assert_error_shape(response, 404, "NOT_FOUND")
+    assert (await client.get(f"/orchestrations/o/versions/{BIG - 1}")).status_code == 404
+
+
+async def test_a_refused_spawn_has_the_shared_error_shape(client: httpx.AsyncClient) -> None:
+    response = await client.post(
+        "/agent-team/spawn",
+        json={"role": "reviewer", "source": "orchestrator_runtime", "justification": "x"},
+    )
+    assert response.status_code == 403, response.text
+    body = assert_error_shape(response, 403, response.json()["code"])
+    assert body["ok"] is False and body["requiresUserApproval"] is False

@@ -1,9 +1,9 @@
 """Permission requests and questions awaiting a human."""
 
-from ..registry import ANY_BODY, ARRAY, op
+from ..registry import ANY_BODY, ARRAY, OBJECT, op
 
 OPERATIONS = {
-    "permissions": op("Pending permission requests", returns=ARRAY),
+    "permissions": op("Pending permission requests and the rules", returns=OBJECT),
     "permission_reply": op("Reply to a permission request", body=ANY_BODY),
     "questions": op("Pending questions", returns=ARRAY),
     "question_reply": op("Answer a question", body=ANY_BODY),

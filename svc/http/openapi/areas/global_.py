@@ -11,7 +11,6 @@ OPERATIONS = {
             "type": "object",
             "properties": {"healthy": {"type": "boolean"}, "ready": {"type": "boolean"}},
             "required": ["healthy", "ready"],
-            "additionalProperties": False,
         },
     ),
     "config_providers": op("Configured model providers and the default", returns=OBJECT),
