@@ -72,7 +72,9 @@ class SchemaBuilder:
             return self.of(args[0])
         if tp in (dict, Mapping) or origin in (dict, Mapping):
             value = self.of(args[1]) if len(args) == 2 else {}
-            return {"type": "object", "additionalProperties": value} if value else _OBJECT()
+            return (
+                {"type": "object", "additionalProperties": value} if value else {"type": "object"}
+            )
         if tp in (list, tuple, Sequence) or origin in (list, tuple, Sequence):
             if origin is tuple and args and args[-1] is not Ellipsis:
                 return {"type": "array", "prefixItems": [self.of(a) for a in args]}
@@ -109,10 +111,6 @@ class SchemaBuilder:
         while name in self.components:
             name += "_"
         return name
-
-
-def _OBJECT() -> Schema:
-    return {"type": "object"}
 
 
 def _is_path_like(validator: Any) -> bool:

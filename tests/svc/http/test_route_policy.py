@@ -131,3 +131,23 @@ async def test_every_route_refuses_a_missing_or_wrong_token_and_accepts_each_hea
             if code == "AUTH_REQUIRED" or status >= 500:
                 failures.append(f"{method} {rule} with the token in {name}: {status} {code}")
     assert not failures, "\n".join(failures)
+
+
+@pytest.mark.parametrize(
+    ("method", "path"),
+    [
+        ("POST", "/doc"),
+        ("GET", "/doc/"),
+        ("GET", "/DOC"),
+        ("GET", "/doc/other.js"),
+        ("GET", "/doc/..%2fopenapi.json"),
+        ("GET", "/openapi.json"),
+        ("POST", "/global/health"),
+        ("GET", "/global/health/"),
+    ],
+)
+async def test_the_public_bypass_is_exact_on_method_and_path(
+    token_client: httpx.AsyncClient, method: str, path: str
+) -> None:
+    status, code = await call(token_client, method, path, {})
+    assert (status, code) == (401, "AUTH_REQUIRED")
