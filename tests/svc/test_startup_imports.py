@@ -125,6 +125,11 @@ DEFERRED_MODULES = [
     "svc.tools.fetch",
     "svc.memory.scrub",
     "svc.identity.presets",
+    # the OpenAPI document: built on the first GET /openapi.json
+    "svc.http.openapi",
+    "svc.http.openapi.build",
+    "svc.http.openapi.schema",
+    "svc.http.policy",
 ]
 
 
