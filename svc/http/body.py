@@ -73,8 +73,22 @@ def parse_json(raw: bytes | str) -> Any:
             "integers must fit in signed 64 bits",
             field="$",
         ) from None
-    check_value(value)
+    if _may_break_limits(raw):
+        check_value(value)
     return value
+
+
+# What only a body that breaks a limit can contain: an escape or the UTF-8
+# bytes of a surrogate, a run of 19 digits (2^63 has 19), enough brackets to
+# nest that deep. Most bodies have none, and skip the walk.
+_SUSPECT = re.compile(rb"\\u[dD][89a-fA-F]|\xed[\xa0-\xbf]|[0-9]{19}")
+
+
+def _may_break_limits(raw: bytes | str) -> bool:
+    data = raw.encode("utf-8", "surrogatepass") if isinstance(raw, str) else raw
+    if json.detect_encoding(data) != "utf-8":
+        return True  # UTF-16 or -32: the byte patterns below do not apply
+    return data.count(b"[") + data.count(b"{") >= MAX_DEPTH or _SUSPECT.search(data) is not None
 
 
 def check_value(value: Any) -> None:

@@ -200,3 +200,11 @@ async def test_a_refused_spawn_has_the_shared_error_shape(client: httpx.AsyncCli
     assert response.status_code == 403, response.text
     body = assert_error_shape(response, 403, response.json()["code"])
     assert body["ok"] is False and body["requiresUserApproval"] is False
+
+
+def test_bodies_in_utf_16_are_checked_too() -> None:
+    from svc.http.body import JsonNumberOutOfRange
+
+    assert parse_json('{"n": 1}'.encode("utf-16")) == {"n": 1}
+    with pytest.raises(JsonNumberOutOfRange):
+        parse_json(json.dumps({"n": BIG}).encode("utf-16"))
