@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from quart import current_app, request
 
-from ..convert import structure
+from ..convert import INT64_MAX, INT64_MIN, structure
 from ..errors import UnsupportedMediaType, ValidationFailed
 from .body import parse_json
 
@@ -84,6 +84,12 @@ def query_int(
         value = int(raw)
     except ValueError:
         raise ValidationFailed(f"query parameter `{name}` must be an integer", field=name) from None
+    if not INT64_MIN <= value <= INT64_MAX:
+        # Cursors and limits are bound to SQLite, whose integers are signed 64-bit.
+        raise ValidationFailed(
+            f"query parameter `{name}` is out of range: integers must fit in signed 64 bits",
+            field=name,
+        )
     if minimum is not None and value < minimum:
         if not clamp:
             raise ValidationFailed(

@@ -208,3 +208,21 @@ def test_bodies_in_utf_16_are_checked_too() -> None:
     assert parse_json('{"n": 1}'.encode("utf-16")) == {"n": 1}
     with pytest.raises(JsonNumberOutOfRange):
         parse_json(json.dumps({"n": BIG}).encode("utf-16"))
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/run/r1/events?since_seq=14742239293237422080",
+        "/run/r1/events?tail=1&after_seq=99999999999999999999",
+        "/runs/r1/events?after_seq=9223372036854775808",
+    ],
+)
+async def test_an_integer_query_value_past_signed_64_bits_is_400(
+    client: httpx.AsyncClient, path: str
+) -> None:
+    response = await client.get(path)
+    assert assert_error_shape(response, 400, "VALIDATION_FAILED")["field"] in (
+        "since_seq",
+        "after_seq",
+    )
