@@ -141,7 +141,6 @@ class Spawner:
             "ok": False,
             "code": denied.code,
             "error": denied.message,
-            "retryable": denied.retryable,
             "requiresUserApproval": denied.requires_approval,
         }
         extra = {k: v for k, v in denied.extra.items() if k not in ("ok", "requiresUserApproval")}
