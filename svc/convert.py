@@ -46,11 +46,19 @@ def _structure_strict_bool(value: Any, _: type) -> bool:
     return value
 
 
+INT64_MIN = -(2**63)
+INT64_MAX = 2**63 - 1
+
+
 def _structure_strict_int(value: Any, _: type) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
-        if isinstance(value, float) and value.is_integer():
-            return int(value)
-        raise TypeError(f"expected an integer, got {_json_type(value)}")
+        if not (isinstance(value, float) and value.is_integer()):
+            raise TypeError(f"expected an integer, got {_json_type(value)}")
+        value = int(value)
+    # Every int field ends up in SQLite (or beside one), whose integers are
+    # signed 64-bit: a larger value would be an OverflowError where it is bound.
+    if not INT64_MIN <= value <= INT64_MAX:
+        raise ValueError("out of range: integers must fit in signed 64 bits")
     return value
 
 
@@ -139,6 +147,34 @@ def _json_type(value: Any) -> str:
     return type(value).__name__
 
 
+MAX_PATH_CHARS = 4096
+MAX_PATH_COMPONENT_BYTES = 255
+
+
+def check_path_text(value: str | None, *, field: str) -> str | None:
+    """``value`` if it can name a file: no NUL, at most 4,096 characters, parts of 255 bytes.
+
+    The operating system refuses anything else (``embedded null byte``,
+    ``ENAMETOOLONG``) wherever the path is first used, far from the request.
+    """
+    if value is None:
+        return None
+    if "\x00" in value:
+        raise ValidationFailed(f"`{field}` must not contain a NUL character", field=field)
+    if len(value) > MAX_PATH_CHARS:
+        raise ValidationFailed(f"`{field}` is longer than {MAX_PATH_CHARS} characters", field=field)
+    if any(len(part.encode()) > MAX_PATH_COMPONENT_BYTES for part in re.split(r"[/\\]", value)):
+        raise ValidationFailed(
+            f"`{field}` has a name longer than {MAX_PATH_COMPONENT_BYTES} bytes", field=field
+        )
+    return value
+
+
+def path_like(instance: Any, attribute: attrs.Attribute[Any], value: str | None) -> None:
+    """An attrs validator for a field that names a file or a directory (see check_path_text)."""
+    check_path_text(value, field=attribute.name)
+
+
 def aliases(*names: str, **kwargs: Any) -> Any:
     """An attrs field accepting other spellings on the wire (``aliases("sessionID")``)."""
     metadata = dict(kwargs.pop("metadata", {}) or {})
@@ -209,6 +245,12 @@ def structure(cls: type[T], data: Any, *, what: str = "request body") -> T:
     try:
         return converter.structure(data, cls)
     except (ClassValidationError, IterableValidationError, ForbiddenExtraKeysError) as exc:
+        leaf = _first_leaf(exc)
+        if isinstance(leaf, ValidationFailed):
+            # A field validator's own 400 (path_like): keep its message and code,
+            # naming the field by its full path.
+            leaf.extra["field"] = _join(_first_path(exc), leaf.extra.get("field"))
+            raise leaf from None
         path, message = _first_error(exc)
         raise ValidationFailed(f"invalid `{path}`: {message}", field=path) from None
     except (TypeError, ValueError, KeyError) as exc:
@@ -234,6 +276,30 @@ def _first_error(exc: BaseException, path: str = "") -> tuple[str, str]:
     return path.lstrip(".") or "$", message
 
 
+def _first_leaf(exc: BaseException) -> BaseException:
+    while isinstance(exc, ClassValidationError | IterableValidationError):
+        with_notes, without_notes = exc.group_exceptions()
+        exc = with_notes[0][0] if with_notes else without_notes[0]
+    return exc
+
+
+def _first_path(exc: BaseException, path: str = "") -> str:
+    while isinstance(exc, ClassValidationError | IterableValidationError):
+        with_notes, without_notes = exc.group_exceptions()
+        if with_notes:
+            exc, note = with_notes[0]
+            path += _path_step(note)
+        else:
+            exc = without_notes[0]
+    return path.lstrip(".")
+
+
+def _join(path: str, field: Any) -> str:
+    if not path:
+        return str(field or "$")
+    return f"{path}.{field}" if field and field != "$" else path
+
+
 def _path_step(note: Any) -> str:
     name = getattr(note, "name", None)
     index = getattr(note, "index", None)
@@ -253,10 +319,15 @@ def enum_values(cls: type[enum.Enum]) -> list[str]:
 
 
 __all__ = [
+    "INT64_MAX",
+    "INT64_MIN",
+    "MAX_PATH_CHARS",
     "aliases",
+    "check_path_text",
     "converter",
     "enum_values",
     "fold_aliases",
+    "path_like",
     "snake_case",
     "structure",
     "unstructure",

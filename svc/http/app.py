@@ -11,7 +11,7 @@ from .errors import install_error_handlers
 from .gate import install_gate
 from .keepalive import guard_exchange
 from .routes import BLUEPRINTS
-from .routing import LazyBuildRule
+from .routing import Int64Converter, LazyBuildRule
 
 if TYPE_CHECKING:
     from ..engine import Engine
@@ -53,6 +53,7 @@ def check_web_ui(settings: Settings) -> None:
 def create_app(engine: Engine) -> QuartTrio:
     app = EngineApp("svc", static_folder=None)
     app.url_rule_class = LazyBuildRule
+    app.url_map.converters["int"] = Int64Converter
     app.config.update(
         SVC_ENGINE=engine,
         MAX_CONTENT_LENGTH=engine.settings.max_body_bytes,

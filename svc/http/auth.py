@@ -15,7 +15,19 @@ from typing import Protocol
 
 TOKEN_HEADERS = ("x-agent-token", "x-svc-token")
 
-PUBLIC_ROUTES = frozenset({("GET", "/global/health"), ("HEAD", "/global/health")})
+# Exact method and path (``svc/http/policy.py`` lists them as PUBLIC): the
+# health check, and the static shell of the API reference page, which asks
+# for the token before it fetches anything the token guards.
+PUBLIC_ROUTES = frozenset(
+    (method, path)
+    for path in (
+        "/global/health",
+        "/doc",
+        "/doc/redoc.standalone.js",
+        "/doc/doc.js",
+    )
+    for method in ("GET", "HEAD")
+)
 
 # The incident monitor's scoped intake keys reach one route, with no engine token (the
 # route checks the key itself), and are refused everywhere else.

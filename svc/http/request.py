@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from quart import current_app, request
 
-from ..convert import structure
+from ..convert import INT64_MAX, INT64_MIN, structure
 from ..errors import UnsupportedMediaType, ValidationFailed
+from .body import parse_json
 
 if TYPE_CHECKING:
     from ..engine import Engine
@@ -39,15 +39,7 @@ async def json_body(*, default: Any = None, allow_empty: bool = True) -> Any:
             f"the request body must be sent as `application/json`, not `{content_type}`",
             field="Content-Type",
         )
-    try:
-        return json.loads(raw)
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        where = (
-            f" at line {exc.lineno}, column {exc.colno}"
-            if isinstance(exc, json.JSONDecodeError)
-            else ""
-        )
-        raise ValidationFailed(f"request body is not valid JSON{where}", field="$") from None
+    return parse_json(raw)
 
 
 async def object_body() -> dict[str, Any]:
@@ -92,6 +84,12 @@ def query_int(
         value = int(raw)
     except ValueError:
         raise ValidationFailed(f"query parameter `{name}` must be an integer", field=name) from None
+    if not INT64_MIN <= value <= INT64_MAX:
+        # Cursors and limits are bound to SQLite, whose integers are signed 64-bit.
+        raise ValidationFailed(
+            f"query parameter `{name}` is out of range: integers must fit in signed 64 bits",
+            field=name,
+        )
     if minimum is not None and value < minimum:
         if not clamp:
             raise ValidationFailed(

@@ -13,6 +13,19 @@ from collections.abc import Callable
 from typing import Any
 
 from quart.routing import QuartRule
+from werkzeug.routing import IntegerConverter, Map
+
+
+class Int64Converter(IntegerConverter):
+    """``<int:...>`` bounded to signed 64 bits: a larger number matches no route (404).
+
+    Every integer in a path ends up bound to SQLite, whose integers are signed
+    64-bit; ``/versions/18446744073709551615`` was an ``OverflowError`` (500).
+    """
+
+    def __init__(self, map: Map, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("max", 2**63 - 1)
+        super().__init__(map, *args, **kwargs)
 
 
 class LazyBuildRule(QuartRule):

@@ -14,7 +14,7 @@ from typing import Any
 
 import attrs
 
-from ..convert import aliases, structure
+from ..convert import aliases, path_like, structure
 from ..errors import ValidationFailed
 from .governance import Capability, Partition, Review
 
@@ -121,7 +121,7 @@ class DemoteRequest:
 @attrs.frozen
 class ImportSource:
     kind: str = "path"
-    path: str | None = None
+    path: str | None = attrs.field(default=None, validator=path_like)
 
 
 @attrs.frozen
@@ -130,7 +130,7 @@ class ImportBody:
     or ``{path, ...}``."""
 
     source: ImportSource | None = None
-    path: str | None = None
+    path: str | None = attrs.field(default=None, validator=path_like)
     format: str = "directory"
     tier: str | None = None
     project_id: str | None = aliases("projectID", default=None)

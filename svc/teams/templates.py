@@ -15,7 +15,7 @@ from typing import Any
 
 import attrs
 
-from ..convert import aliases, unstructure
+from ..convert import aliases, path_like, unstructure
 from .errors import TeamConfigInvalid
 from .schema import BudgetSpec, Role, SkillRef
 from .yaml_files import read_yaml, structure_document
@@ -88,7 +88,9 @@ class ModelChoice:
 @attrs.frozen
 class AgentTemplate:
     # A plain field with the aliases (not aliases()), so type checkers see no default here.
-    template_id: str = attrs.field(metadata={"aliases": ("templateID", "templateId", "id")})
+    template_id: str = attrs.field(
+        metadata={"aliases": ("templateID", "templateId", "id")}, validator=path_like
+    )
     role: Role
     display_name: str | None = aliases("displayName", default=None)
     avatar_url: str | None = aliases("avatarUrl", default=None)

@@ -137,6 +137,11 @@ DEFERRED_MODULES = [
     "svc.browser.artifacts",
     "svc.browser.wait_args",
     "svc.browser.sidecar.cdp",
+    # the OpenAPI document: built on the first GET /openapi.json
+    "svc.http.openapi",
+    "svc.http.openapi.build",
+    "svc.http.openapi.schema",
+    "svc.http.policy",
 ]
 
 

@@ -142,7 +142,8 @@ def parse_event(data: Any, *, field: str = "event") -> WorkMissionEvent:
     if not isinstance(data, Mapping):
         raise ValidationFailed(f"`{field}` must be an object with a `type`", field=field)
     kind = data.get("type")
-    if kind not in EVENT_FIELDS:
+    # A list or an object is unhashable: check the type before the lookup.
+    if not isinstance(kind, str) or kind not in EVENT_FIELDS:
         raise ValidationFailed(
             f"`{field}.type` must be one of {', '.join(EVENT_FIELDS)}", field=f"{field}.type"
         )

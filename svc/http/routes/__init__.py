@@ -9,6 +9,7 @@ from . import (
     browser,
     coder,
     enterprise,
+    docs,
     events,
     global_,
     goals,
@@ -48,4 +49,5 @@ BLUEPRINTS: list[Blueprint] = [
     coder.bp,
     incidents_security.bp,
     metrics.bp,
+    docs.bp,
 ]

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, cast
 import attrs
 from quart import Blueprint, request
 
-from ...convert import aliases, structure
+from ...convert import aliases, path_like, structure
 from ...errors import ValidationFailed
 from ...events import EventFilter, json_frame
 from ..request import engine, header, json_body, object_body, query_bool, query_int, query_str
@@ -34,8 +34,8 @@ class ModelBody:
 @attrs.frozen
 class CreateBody:
     title: str | None = None
-    directory: str | None = None
-    workspace_root: str | None = aliases("workspaceRoot", default=None)
+    directory: str | None = attrs.field(default=None, validator=path_like)
+    workspace_root: str | None = aliases("workspaceRoot", default=None, validator=path_like)
     parent_id: str | None = aliases("parentID", "parentId", default=None)
     project_id: str | None = aliases("projectID", "projectId", default=None)
     model: ModelBody | None = None
@@ -168,8 +168,10 @@ async def session_messages(session_id: str) -> Any:
 
 @_routes("/session/<session_id>/message", methods=["POST"])
 async def append_message(session_id: str) -> Any:
-    body = await object_body()
-    message = await engine().sessions.append_message(session_id, body.get("parts") or [])
+    parts = (await object_body()).get("parts")
+    if parts is not None and not isinstance(parts, list):
+        raise ValidationFailed("`parts` must be an array of parts", field="parts")
+    message = await engine().sessions.append_message(session_id, parts or [])
     return message.to_wire()
 
 

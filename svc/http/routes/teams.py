@@ -21,7 +21,7 @@ from ...teams.schema import SpawnSource
 from ..request import engine, header, json_body, object_body, query_str
 
 if TYPE_CHECKING:
-    from ...teams import Instance
+    from ...teams import Instance, SpawnResult
 
 # Templates, spawn requests and run requests are imported by the handlers that build them:
 # start-up parses none (docs/architecture.md, "Start-up budget").
@@ -230,8 +230,14 @@ async def spawn() -> Any:
         budget_override=body.budget_override.limits() if body.budget_override else None,
         prompt=body.prompt if body.prompt and body.prompt.strip() else None,
     )
-    result = await engine().teams.spawn(request)
-    return result.body, result.status
+    return _spawn_answer(await engine().teams.spawn(request))
+
+
+def _spawn_answer(result: SpawnResult) -> tuple[dict[str, Any], int]:
+    """A refusal in the shared error shape (the tool's result body has no ``retryable``)."""
+    if result.status < 400:
+        return result.body, result.status
+    return {**result.body, "retryable": result.body.get("retryable", False)}, result.status
 
 
 @bp.get("/agent-team/approvals")
@@ -244,8 +250,7 @@ async def list_approvals() -> Any:
 @_teams_route
 async def approve_spawn(approval_id: str) -> Any:
     _human()
-    result = await engine().teams.approve(approval_id, await _reason())
-    return result.body, result.status
+    return _spawn_answer(await engine().teams.approve(approval_id, await _reason()))
 
 
 @bp.post("/agent-team/approvals/spawn/<approval_id>/deny")

@@ -10,7 +10,7 @@ import attrs
 from quart import Blueprint, request
 
 from ... import workflows as domain
-from ...convert import aliases, structure
+from ...convert import aliases, path_like, structure
 from ...errors import ValidationFailed
 from ...events import EventFilter, json_frame
 from ...workflows import (
@@ -53,7 +53,7 @@ class SimulateBody:
 @attrs.frozen
 class RunBody:
     dry_run: bool = aliases("dryRun", default=False)
-    workspace_root: str | None = aliases("workspaceRoot", default=None)
+    workspace_root: str | None = aliases("workspaceRoot", default=None, validator=path_like)
 
 
 @attrs.frozen

@@ -171,6 +171,7 @@ async def test_an_approval_is_checked_again_against_the_current_policy(
         "ok": False,
         "code": "spawn_denied_edge",
         "error": "role `worker` may not spawn role `tester`",
+        "retryable": False,
         "requiresUserApproval": False,
         "approvalID": queued["approvalID"],
     }

@@ -1,0 +1,9 @@
+"""This API's own reference."""
+
+from ..registry import OBJECT, op
+
+OPERATIONS = {
+    "openapi_document": op("This document (OpenAPI 3.1)", returns=OBJECT),
+    "doc_page": op("The browsable reference (public page shell; asks for the token)"),
+    "doc_asset": op("A script of the reference page (public)"),
+}

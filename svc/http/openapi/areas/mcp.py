@@ -1,0 +1,21 @@
+"""MCP connectors, their tools and capability requests."""
+
+from ..registry import OBJECT, op
+
+OPERATIONS = {
+    "list_servers": op("Every connector and its state", returns=OBJECT),
+    "add_server": op("Add a connector", body="svc.mcp.inputs:ConnectorInput", returns=OBJECT),
+    "patch_server": op("Change a connector", body="svc.mcp.inputs:ConnectorPatch", returns=OBJECT),
+    "delete_server": op("Remove a connector", returns=OBJECT),
+    "connect_server": op("Connect a connector and cache its tools", returns=OBJECT),
+    "disconnect_server": op("Disconnect a connector", returns=OBJECT),
+    "refresh_server": op("Refresh a connector's tool cache", returns=OBJECT),
+    "list_tools": op("Every cached MCP tool"),
+    "catalog": op("The connector catalog", query=("q",)),
+    "request_capability": op(
+        "Ask for an MCP capability for an agent",
+        body="svc.mcp.capability:CapabilityRequestInput",
+        returns=OBJECT,
+    ),
+    "capability_requests": op("Capability requests and their decisions", returns=OBJECT),
+}

@@ -1,0 +1,39 @@
+"""``/session`` (also under ``/api``): sessions, messages and runs."""
+
+from ..registry import ARRAY, OBJECT, op, q_bool, q_int
+
+R = "svc.http.routes.sessions"
+
+OPERATIONS = {
+    "create_session": op("Create a session", body=f"{R}:CreateBody", returns=OBJECT),
+    "list_sessions": op(
+        "List sessions (without message history)",
+        returns=ARRAY,
+        query=(q_int("page"), q_int("page_size"), "q", q_bool("archived"), "workspace", "source"),
+    ),
+    "session_status": op("Run status of every session", returns=OBJECT),
+    "get_session": op("A session with its message history", returns=OBJECT),
+    "patch_session": op("Rename, archive or re-model a session", body=f"{R}:PatchBody"),
+    "delete_session": op(
+        "Delete a session (deferred with `reason: active_run` while a run is active)",
+        returns=OBJECT,
+    ),
+    "session_messages": op("A session's messages", returns=ARRAY),
+    "append_message": op(
+        "Append a message without starting a run (allowed while a run is active)",
+        body={"type": "object", "properties": {"parts": {"type": "array"}}},
+        returns=OBJECT,
+    ),
+    "session_todos": op("A session's task list", returns=ARRAY),
+    "prompt_async": op(
+        "Start a run; 204, or 202 with the run and its event stream for `?return=run`",
+        body=f"{R}:PromptBody",
+        status=204,
+        also=(202,),
+        query=("return",),
+    ),
+    "prompt_sync": op("Run a prompt and answer with the result", body=f"{R}:PromptBody"),
+    "get_active_run": op("The session's active run, if any"),
+    "cancel_session": op("Cancel the session's active run"),
+    "cancel_run": op("Cancel one run of the session"),
+}

@@ -1,0 +1,7 @@
+"""Files of the engine's storage."""
+
+from ..registry import op
+
+OPERATIONS = {
+    "storage_files": op("List files under the storage root", query=("path",)),
+}

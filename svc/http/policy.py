@@ -1,0 +1,266 @@
+"""The route policy inventory: who may call each route, one row per method and rule.
+
+Every route the URL map serves has a row; ``tests/svc/http/test_route_policy.py``
+fails when a route has none (a new route must say who may call it) or a row
+names a route that no longer exists, and sends every route a request with no
+token, a wrong token and the right token in each accepted header.
+
+The gate (``svc/http/gate.py``) enforces the classes that exist today: a
+``PUBLIC`` row must be in ``auth.PUBLIC_ROUTES`` and nothing else is.
+"""
+
+from __future__ import annotations
+
+import enum
+
+
+class Auth(enum.Enum):
+    """Who may call a route."""
+
+    PUBLIC = "public"
+    """Anyone who passes the Host and Origin checks; no token (health, the /doc page shell)."""
+    TOKEN = "token"
+    """The API token in ``X-Agent-Token``, ``X-Svc-Token`` or ``Authorization: Bearer``."""
+    ADMIN = "admin"
+    """The full API token (engine-wide effects); no scoped key ever reaches these."""
+    LOOPBACK_HOST_EFFECT = "loopback_host_effect"
+    """The token, and a loopback listener: the route acts on the host itself."""
+    INTAKE_KEY = "intake_key"
+    """A scoped intake key (``x-svc-incident-monitor-intake-key``) or the token."""
+    SIGNED_WEBHOOK = "signed_webhook"
+    """No token: an HMAC signature over the raw body (``x-svc-signature``)."""
+
+
+PUBLIC = Auth.PUBLIC
+TOKEN = Auth.TOKEN
+ADMIN = Auth.ADMIN
+
+ROUTE_POLICY: dict[tuple[str, str], Auth] = {
+    # admin
+    ("POST", "/admin/reload-config"): ADMIN,
+    # agent-team
+    ("GET", "/agent-team/approvals"): TOKEN,
+    ("POST", "/agent-team/approvals/spawn/<approval_id>/approve"): TOKEN,
+    ("POST", "/agent-team/approvals/spawn/<approval_id>/deny"): TOKEN,
+    ("GET", "/agent-team/instance/<instance_id>"): TOKEN,
+    ("POST", "/agent-team/instance/<instance_id>/cancel"): TOKEN,
+    ("POST", "/agent-team/instance/<instance_id>/prompt"): TOKEN,
+    ("GET", "/agent-team/instances"): TOKEN,
+    ("POST", "/agent-team/mission/<mission_id>/cancel"): TOKEN,
+    ("GET", "/agent-team/missions"): TOKEN,
+    ("POST", "/agent-team/spawn"): TOKEN,
+    ("GET", "/agent-team/templates"): TOKEN,
+    ("POST", "/agent-team/templates"): TOKEN,
+    ("DELETE", "/agent-team/templates/<template_id>"): TOKEN,
+    ("PATCH", "/agent-team/templates/<template_id>"): TOKEN,
+    # api
+    ("GET", "/api/session"): TOKEN,
+    ("POST", "/api/session"): TOKEN,
+    ("DELETE", "/api/session/<session_id>"): TOKEN,
+    ("GET", "/api/session/<session_id>"): TOKEN,
+    ("PATCH", "/api/session/<session_id>"): TOKEN,
+    ("POST", "/api/session/<session_id>/abort"): TOKEN,
+    ("POST", "/api/session/<session_id>/cancel"): TOKEN,
+    ("GET", "/api/session/<session_id>/message"): TOKEN,
+    ("POST", "/api/session/<session_id>/message"): TOKEN,
+    ("POST", "/api/session/<session_id>/prompt_async"): TOKEN,
+    ("POST", "/api/session/<session_id>/prompt_sync"): TOKEN,
+    ("GET", "/api/session/<session_id>/run"): TOKEN,
+    ("POST", "/api/session/<session_id>/run/<run_id>/cancel"): TOKEN,
+    ("GET", "/api/session/<session_id>/todo"): TOKEN,
+    # automations
+    ("GET", "/automations"): TOKEN,
+    ("POST", "/automations"): TOKEN,
+    ("DELETE", "/automations/<routine_id>"): TOKEN,
+    ("PATCH", "/automations/<routine_id>"): TOKEN,
+    ("GET", "/automations/<routine_id>/history"): TOKEN,
+    ("POST", "/automations/<routine_id>/run_now"): TOKEN,
+    ("GET", "/automations/<routine_id>/runs"): TOKEN,
+    ("GET", "/automations/events"): TOKEN,
+    ("GET", "/automations/runs"): TOKEN,
+    ("GET", "/automations/runs/<run_id>"): TOKEN,
+    ("POST", "/automations/runs/<run_id>/approve"): TOKEN,
+    ("GET", "/automations/runs/<run_id>/artifacts"): TOKEN,
+    ("POST", "/automations/runs/<run_id>/artifacts"): TOKEN,
+    ("POST", "/automations/runs/<run_id>/deny"): TOKEN,
+    ("POST", "/automations/runs/<run_id>/pause"): TOKEN,
+    ("POST", "/automations/runs/<run_id>/resume"): TOKEN,
+    ("GET", "/automations/v2"): TOKEN,
+    ("POST", "/automations/v2"): TOKEN,
+    ("DELETE", "/automations/v2/<automation_id>"): TOKEN,
+    ("GET", "/automations/v2/<automation_id>"): TOKEN,
+    ("PATCH", "/automations/v2/<automation_id>"): TOKEN,
+    ("POST", "/automations/v2/<automation_id>/run_now"): TOKEN,
+    ("GET", "/automations/v2/<automation_id>/runs"): TOKEN,
+    ("GET", "/automations/v2/events"): TOKEN,
+    ("GET", "/automations/v2/governance/agents/<agent_id>"): TOKEN,
+    ("POST", "/automations/v2/governance/agents/<agent_id>/<action>"): TOKEN,
+    ("GET", "/automations/v2/runs"): TOKEN,
+    ("GET", "/automations/v2/runs/<run_id>"): TOKEN,
+    ("POST", "/automations/v2/runs/<run_id>/cancel"): TOKEN,
+    ("POST", "/automations/v2/runs/<run_id>/gate"): TOKEN,
+    # config
+    ("GET", "/config/identity"): TOKEN,
+    ("PATCH", "/config/identity"): TOKEN,
+    ("GET", "/config/providers"): TOKEN,
+    # context
+    ("GET", "/context/runs/events/stream"): TOKEN,
+    # event
+    ("GET", "/event"): TOKEN,
+    # global
+    ("GET", "/global/event"): TOKEN,
+    ("GET", "/global/health"): PUBLIC,
+    ("GET", "/global/storage/files"): TOKEN,
+    # goals
+    ("GET", "/goals"): TOKEN,
+    ("POST", "/goals"): TOKEN,
+    ("GET", "/goals/<goal_id>"): TOKEN,
+    ("POST", "/goals/<goal_id>/actions/<path:action_id>"): TOKEN,
+    ("GET", "/goals/<goal_id>/artifacts"): TOKEN,
+    ("GET", "/goals/<goal_id>/budgets"): TOKEN,
+    ("POST", "/goals/<goal_id>/cancel"): TOKEN,
+    ("POST", "/goals/<goal_id>/completion"): TOKEN,
+    ("GET", "/goals/<goal_id>/events"): TOKEN,
+    ("GET", "/goals/<goal_id>/events/stream"): TOKEN,
+    ("GET", "/goals/<goal_id>/graph"): TOKEN,
+    ("GET", "/goals/<goal_id>/handoffs"): TOKEN,
+    ("POST", "/goals/<goal_id>/handoffs/<handoff_id>/decision"): TOKEN,
+    ("POST", "/goals/<goal_id>/pause"): TOKEN,
+    ("GET", "/goals/<goal_id>/projection"): TOKEN,
+    ("POST", "/goals/<goal_id>/resume"): TOKEN,
+    ("GET", "/goals/<goal_id>/runs"): TOKEN,
+    ("POST", "/goals/<goal_id>/transitions"): TOKEN,
+    ("GET", "/goals/<goal_id>/waits"): TOKEN,
+    ("GET", "/goals/<goal_id>/waits/<wait_id>"): TOKEN,
+    ("POST", "/goals/<goal_id>/waits/<wait_id>/resolve"): TOKEN,
+    ("GET", "/goals/legacy/handoffs"): TOKEN,
+    # mcp
+    ("GET", "/mcp"): TOKEN,
+    ("POST", "/mcp"): TOKEN,
+    ("DELETE", "/mcp/<name>"): TOKEN,
+    ("PATCH", "/mcp/<name>"): TOKEN,
+    ("POST", "/mcp/<name>/connect"): TOKEN,
+    ("POST", "/mcp/<name>/disconnect"): TOKEN,
+    ("POST", "/mcp/<name>/refresh"): TOKEN,
+    ("GET", "/mcp/capability-requests"): TOKEN,
+    ("GET", "/mcp/catalog"): TOKEN,
+    ("POST", "/mcp/request-capability"): TOKEN,
+    ("GET", "/mcp/tools"): TOKEN,
+    # memory
+    ("GET", "/memory"): TOKEN,
+    ("DELETE", "/memory/<record_id>"): TOKEN,
+    ("GET", "/memory/<record_id>"): TOKEN,
+    ("GET", "/memory/audit"): TOKEN,
+    ("POST", "/memory/demote"): TOKEN,
+    ("POST", "/memory/import"): TOKEN,
+    ("POST", "/memory/promote"): TOKEN,
+    ("POST", "/memory/put"): TOKEN,
+    ("POST", "/memory/search"): TOKEN,
+    # mission
+    ("GET", "/mission"): TOKEN,
+    ("POST", "/mission"): TOKEN,
+    ("GET", "/mission/<mission_id>"): TOKEN,
+    ("POST", "/mission/<mission_id>/event"): TOKEN,
+    # orchestrations
+    ("GET", "/orchestrations"): TOKEN,
+    ("POST", "/orchestrations"): TOKEN,
+    ("GET", "/orchestrations/<orchestration_id>"): TOKEN,
+    ("PUT", "/orchestrations/<orchestration_id>"): TOKEN,
+    ("POST", "/orchestrations/<orchestration_id>/archive"): TOKEN,
+    ("POST", "/orchestrations/<orchestration_id>/dry-run"): TOKEN,
+    ("POST", "/orchestrations/<orchestration_id>/publish"): TOKEN,
+    ("POST", "/orchestrations/<orchestration_id>/refresh-references"): TOKEN,
+    ("GET", "/orchestrations/<orchestration_id>/stale-references"): TOKEN,
+    ("POST", "/orchestrations/<orchestration_id>/validate"): TOKEN,
+    ("GET", "/orchestrations/<orchestration_id>/versions"): TOKEN,
+    ("GET", "/orchestrations/<orchestration_id>/versions/<int:version>"): TOKEN,
+    # permission
+    ("GET", "/permission"): TOKEN,
+    ("POST", "/permission/<request_id>/reply"): TOKEN,
+    # question
+    ("GET", "/question"): TOKEN,
+    ("POST", "/question/<question_id>/reject"): TOKEN,
+    ("POST", "/question/<question_id>/reply"): TOKEN,
+    # routines
+    ("GET", "/routines"): TOKEN,
+    ("POST", "/routines"): TOKEN,
+    ("DELETE", "/routines/<routine_id>"): TOKEN,
+    ("PATCH", "/routines/<routine_id>"): TOKEN,
+    ("GET", "/routines/<routine_id>/history"): TOKEN,
+    ("POST", "/routines/<routine_id>/run_now"): TOKEN,
+    ("GET", "/routines/<routine_id>/runs"): TOKEN,
+    ("GET", "/routines/events"): TOKEN,
+    ("GET", "/routines/runs"): TOKEN,
+    ("GET", "/routines/runs/<run_id>"): TOKEN,
+    ("POST", "/routines/runs/<run_id>/approve"): TOKEN,
+    ("GET", "/routines/runs/<run_id>/artifacts"): TOKEN,
+    ("POST", "/routines/runs/<run_id>/artifacts"): TOKEN,
+    ("POST", "/routines/runs/<run_id>/deny"): TOKEN,
+    ("POST", "/routines/runs/<run_id>/pause"): TOKEN,
+    ("POST", "/routines/runs/<run_id>/resume"): TOKEN,
+    # run
+    ("GET", "/run/<run_id>/events"): TOKEN,
+    # runs
+    ("GET", "/runs/<run_id>/events"): TOKEN,
+    # session
+    ("GET", "/session"): TOKEN,
+    ("POST", "/session"): TOKEN,
+    ("DELETE", "/session/<session_id>"): TOKEN,
+    ("GET", "/session/<session_id>"): TOKEN,
+    ("PATCH", "/session/<session_id>"): TOKEN,
+    ("POST", "/session/<session_id>/abort"): TOKEN,
+    ("POST", "/session/<session_id>/cancel"): TOKEN,
+    ("GET", "/session/<session_id>/message"): TOKEN,
+    ("POST", "/session/<session_id>/message"): TOKEN,
+    ("POST", "/session/<session_id>/prompt_async"): TOKEN,
+    ("POST", "/session/<session_id>/prompt_sync"): TOKEN,
+    ("GET", "/session/<session_id>/run"): TOKEN,
+    ("POST", "/session/<session_id>/run/<run_id>/cancel"): TOKEN,
+    ("GET", "/session/<session_id>/todo"): TOKEN,
+    ("GET", "/session/status"): TOKEN,
+    # sessions
+    ("POST", "/sessions/<session_id>/questions/<question_id>/answer"): TOKEN,
+    ("POST", "/sessions/<session_id>/tools/<request_id>/approve"): TOKEN,
+    ("POST", "/sessions/<session_id>/tools/<request_id>/deny"): TOKEN,
+    # tool
+    ("GET", "/tool"): TOKEN,
+    ("POST", "/tool/execute"): TOKEN,
+    ("GET", "/tool/ids"): TOKEN,
+    # workflow-hooks
+    ("GET", "/workflow-hooks"): TOKEN,
+    ("PATCH", "/workflow-hooks/<binding_id>"): TOKEN,
+    # workflow-plans
+    ("GET", "/workflow-plans/<plan_id>"): TOKEN,
+    ("POST", "/workflow-plans/apply"): TOKEN,
+    ("POST", "/workflow-plans/chat/message"): TOKEN,
+    ("POST", "/workflow-plans/chat/reset"): TOKEN,
+    ("POST", "/workflow-plans/chat/start"): TOKEN,
+    ("POST", "/workflow-plans/import"): TOKEN,
+    ("POST", "/workflow-plans/import/preview"): TOKEN,
+    ("POST", "/workflow-plans/preview"): TOKEN,
+    ("GET", "/workflow-plans/sessions"): TOKEN,
+    ("GET", "/workflow-plans/sessions/<session_id>"): TOKEN,
+    # workflows
+    ("GET", "/workflows"): TOKEN,
+    ("GET", "/workflows/<workflow_id>"): TOKEN,
+    ("POST", "/workflows/<workflow_id>/run"): TOKEN,
+    ("GET", "/workflows/events"): TOKEN,
+    ("GET", "/workflows/runs"): TOKEN,
+    ("GET", "/workflows/runs/<run_id>"): TOKEN,
+    ("POST", "/workflows/runs/<run_id>/cancel"): TOKEN,
+    ("POST", "/workflows/runs/<run_id>/gate"): TOKEN,
+    ("POST", "/workflows/simulate"): TOKEN,
+    ("POST", "/workflows/validate"): TOKEN,
+    # the reference of this API (svc/http/routes/docs.py)
+    ("GET", "/doc"): PUBLIC,
+    ("GET", "/doc/<asset>"): PUBLIC,
+    ("GET", "/openapi.json"): TOKEN,
+}
+
+
+def policy_of(method: str, rule: str) -> Auth | None:
+    """The row of ``method`` on the URL rule ``rule`` (HEAD is GET's), or None."""
+    return ROUTE_POLICY.get(("GET" if method == "HEAD" else method, rule))
+
+
+__all__ = ["ROUTE_POLICY", "Auth", "policy_of"]
