@@ -16,6 +16,7 @@ from openapi_spec_validator import validate
 from quart import Quart
 
 import svc
+from svc import Settings
 from svc.http.app import create_app
 from svc.http.openapi import build_document, openapi_path, operation_key
 from svc.http.openapi.build import IGNORED_METHODS
@@ -25,7 +26,8 @@ HTTP_METHODS = {"get", "put", "post", "delete", "patch"}
 
 
 class _NoEngine:
-    settings = None
+    # The URL map needs no engine, only settings (the body cap, the web UI flag).
+    settings = Settings.load({}, environ={})
 
 
 @pytest.fixture(scope="module")

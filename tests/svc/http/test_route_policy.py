@@ -16,6 +16,7 @@ import pytest
 from quart import Quart
 
 import svc
+from svc import Settings
 from svc.http.app import create_app
 from svc.http.auth import PUBLIC_ROUTES
 from svc.http.policy import ROUTE_POLICY, Auth
@@ -37,7 +38,8 @@ TOKENLESS = {Auth.PUBLIC, Auth.SIGNED_WEBHOOK}
 
 
 class _NoEngine:
-    settings = None
+    # The URL map needs no engine, only settings (the body cap, the web UI flag).
+    settings = Settings.load({}, environ={})
 
 
 @pytest.fixture(scope="module")
