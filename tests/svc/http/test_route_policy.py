@@ -35,6 +35,16 @@ WRONG = [
 ]
 # Classes whose callers present no API token at all.
 TOKENLESS = {Auth.PUBLIC, Auth.SIGNED_WEBHOOK}
+# Bodies that take a route past its input checks to the check this test is about, with no
+# effect: the intake route reaches its key check (a project, no key: refused).
+BODIES: dict[tuple[str, str], Any] = {
+    ("POST", "/incident-monitor/intake/report"): {"project_id": "policy-project", "report": {}},
+}
+# Routes with effects on the host (installing, launching a browser). Called with the right
+# token, they also name another tenant, so the route refuses (403, before any effect) after
+# the gate let the token through: that refusal is the auth outcome asserted.
+HOST_EFFECT_REFUSAL = (403, "browser_host_effect_forbidden")
+OTHER_TENANT = {"x-svc-org-id": "policy-other-org"}
 
 
 class _NoEngine:
@@ -97,9 +107,15 @@ async def token_client(make_settings: Any) -> AsyncIterator[httpx.AsyncClient]:
         yield client
 
 
-async def call(client: httpx.AsyncClient, method: str, path: str, headers: dict[str, str]) -> Any:
+async def call(
+    client: httpx.AsyncClient,
+    method: str,
+    path: str,
+    headers: dict[str, str],
+    body: Any = None,
+) -> Any:
     """Status and error code; the body of a stream is not waited for (only its head)."""
-    async with client.stream(method, path, headers=headers) as response:
+    async with client.stream(method, path, headers=headers, json=body) as response:
         if response.headers.get("content-type", "").startswith("text/event-stream"):
             return response.status_code, None
         await response.aread()
@@ -117,22 +133,50 @@ async def test_every_route_refuses_a_missing_or_wrong_token_and_accepts_each_hea
     rows = sorted(ROUTE_POLICY.items(), key=lambda row: (row[0][1], row[0][0]))
     for index, ((method, rule), auth) in enumerate(rows):
         path = concrete(rule)
-        status, code = await call(token_client, method, path, {})
+        body = BODIES.get((method, rule))
+        status, code = await call(token_client, method, path, {}, body)
         if auth in TOKENLESS:
             if code == "AUTH_REQUIRED":
                 failures.append(f"{method} {rule} ({auth.value}) asked for a token")
+        elif auth is Auth.INTAKE_KEY:
+            if not _refused_for_want_of_a_key(status, code):
+                failures.append(f"{method} {rule} without a key: {status} {code}")
         elif (status, code) != (401, "AUTH_REQUIRED"):
             failures.append(f"{method} {rule} without a token: {status} {code}")
         if auth is not Auth.PUBLIC:
-            wrong = WRONG[index % len(WRONG)]
-            status, code = await call(token_client, method, path, wrong)
-            if auth is not Auth.SIGNED_WEBHOOK and (status, code) != (401, "AUTH_REQUIRED"):
-                failures.append(f"{method} {rule} with a wrong token {wrong}: {status} {code}")
+            for wrong in (WRONG[index % len(WRONG)], *(WRONG if auth is Auth.INTAKE_KEY else ())):
+                status, code = await call(token_client, method, path, wrong, body)
+                if auth is Auth.INTAKE_KEY:
+                    refused = _refused_for_want_of_a_key(status, code)
+                else:
+                    refused = auth is Auth.SIGNED_WEBHOOK or (status, code) == (
+                        401,
+                        "AUTH_REQUIRED",
+                    )
+                if not refused:
+                    failures.append(f"{method} {rule} with a wrong token {wrong}: {status} {code}")
         for name, headers in ACCEPTED.items():
-            status, code = await call(token_client, method, path, headers)
-            if code == "AUTH_REQUIRED" or status >= 500:
+            if auth is Auth.LOOPBACK_HOST_EFFECT:
+                status, code = await call(token_client, method, path, headers | OTHER_TENANT)
+                if (status, code) != HOST_EFFECT_REFUSAL:
+                    failures.append(f"{method} {rule} for another tenant: {status} {code}")
+                continue
+            status, code = await call(token_client, method, path, headers, body)
+            if auth is Auth.INTAKE_KEY:
+                # The engine token is no intake key: the route still asks for one.
+                if not _refused_for_want_of_a_key(status, code):
+                    failures.append(f"{method} {rule} with the token in {name}: {status} {code}")
+            elif code == "AUTH_REQUIRED" or status >= 500:
                 failures.append(f"{method} {rule} with the token in {name}: {status} {code}")
     assert not failures, "\n".join(failures)
+
+
+def _refused_for_want_of_a_key(status: int, code: str | None) -> bool:
+    """The intake route's own refusal: no intake key, or not a valid one for the project."""
+    return status == 401 and code in (
+        "INCIDENT_MONITOR_INTAKE_KEY_REQUIRED",
+        "INCIDENT_MONITOR_INTAKE_KEY_INVALID",
+    )
 
 
 @pytest.mark.parametrize(
