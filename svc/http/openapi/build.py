@@ -58,6 +58,10 @@ def build_document(app: Quart, *, strict: bool = True) -> dict[str, Any]:
     paths: dict[str, dict[str, Any]] = {}
     used_ids: set[str] = set()
     for rule in sorted(app.url_map.iter_rules(), key=lambda r: r.rule):
+        if "." not in rule.endpoint:
+            # Not in a blueprint: the embedded web application's pages and files
+            # (svc/webui/embed.py), served beside the API but no part of it.
+            continue
         key = operation_key(app, rule.endpoint)
         described = operations.get(key)
         if described is None:

@@ -57,6 +57,22 @@ def documented(document: dict[str, Any]) -> set[tuple[str, str]]:
     }
 
 
+class _WebUiEngine:
+    settings = Settings.load({"web_ui": True, "web_ui_prefix": "/console"}, environ={})
+
+
+def test_the_web_ui_pages_are_no_part_of_the_document() -> None:
+    # With the web UI on, its pages join the URL map; the document still builds (it did
+    # not: /openapi.json answered 500) and describes the API routes only.
+    with_web_ui = create_app(_WebUiEngine())  # type: ignore[arg-type]  # no engine needed
+    prefix = _WebUiEngine.settings.web_ui_prefix
+    document = build_document(with_web_ui)
+    assert not [path for path in document["paths"] if path.startswith(prefix + "/")]
+    assert prefix not in document["paths"]
+    assert "/session" in document["paths"]
+    assert any(rule.rule.startswith(prefix) for rule in with_web_ui.url_map.iter_rules())
+
+
 def test_every_route_in_the_url_map_is_documented(app: Quart, document: dict[str, Any]) -> None:
     missing = served(app) - documented(document)
     assert not missing, f"routes missing from the document: {sorted(missing)}"

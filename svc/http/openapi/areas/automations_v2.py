@@ -1,7 +1,21 @@
 """Automations v2 (multi-agent DAGs): ``/automations/v2`` and its agent governance."""
 
 from ..registry import ANY_BODY, OBJECT, op, q_int
-from .automations import EVENTS, REASON
+from .automations import REASON
+
+EVENTS = (
+    "automation.v2.created",
+    "automation.v2.updated",
+    "automation.v2.deleted",
+    "automation.v2.run.created",
+    "run.started",
+    "run.step",
+    "node_skipped",
+    "approval.required",
+    "run.completed",
+    "run.failed",
+    "run.cancelled",
+)
 
 OPERATIONS = {
     "automations_v2_events": op("Automation v2 events as a stream", stream=EVENTS),
