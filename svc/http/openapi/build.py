@@ -16,6 +16,7 @@ from quart import Quart
 
 from ..._version import __version__
 from ...convert import INT64_MAX
+from ..auth import INTAKE_KEY_HEADER
 from ..policy import Auth, policy_of
 from .registry import Op, Schema, load_operations, resolve
 from .schema import SchemaBuilder
@@ -96,6 +97,7 @@ def build_document(app: Quart, *, strict: bool = True) -> dict[str, Any]:
                 "agentToken": {"type": "apiKey", "in": "header", "name": "X-Agent-Token"},
                 "svcToken": {"type": "apiKey", "in": "header", "name": "X-Svc-Token"},
                 "bearer": {"type": "http", "scheme": "bearer"},
+                "intakeKey": {"type": "apiKey", "in": "header", "name": INTAKE_KEY_HEADER},
             },
             "responses": {
                 "Error": {
@@ -129,6 +131,10 @@ def _operation(
         result["x-auth"] = auth.value
         if auth is Auth.PUBLIC:
             result["security"] = []
+        elif auth is Auth.INTAKE_KEY:
+            # A project's intake key, in its header or as the bearer credential; the
+            # engine token is no key here.
+            result["security"] = [{"intakeKey": []}, {"bearer": []}]
     parameters = params + [
         {"name": q.name, "in": "query", "required": False, "schema": q.schema}
         | ({"description": q.description} if q.description else {})

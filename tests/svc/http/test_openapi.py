@@ -18,6 +18,7 @@ from quart import Quart
 import svc
 from svc import Settings
 from svc.http.app import create_app
+from svc.http.auth import INTAKE_KEY_HEADER
 from svc.http.openapi import build_document, openapi_path, operation_key
 from svc.http.openapi.build import IGNORED_METHODS
 from svc.http.openapi.registry import load_operations
@@ -131,6 +132,14 @@ def test_public_operations_say_so(document: dict[str, Any]) -> None:
     health = document["paths"]["/global/health"]["get"]
     assert health["security"] == [] and health["x-auth"] == "public"
     assert "security" not in document["paths"]["/config/providers"]["get"]
+
+
+def test_the_intake_route_asks_an_intake_key_not_the_token(document: dict[str, Any]) -> None:
+    intake = document["paths"]["/incident-monitor/intake/report"]["post"]
+    assert intake["x-auth"] == "intake_key"
+    assert intake["security"] == [{"intakeKey": []}, {"bearer": []}]
+    scheme = document["components"]["securitySchemes"]["intakeKey"]
+    assert scheme == {"type": "apiKey", "in": "header", "name": INTAKE_KEY_HEADER}
 
 
 async def test_openapi_json_is_served_behind_the_token_and_built_once(
