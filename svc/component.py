@@ -51,6 +51,7 @@ def default_components() -> list[Component]:
     # MCP comes first: later domains' tool policies name the tools of connected servers.
     # Identity and memory depend only on the core services (sessions).
     from .automations import AutomationsComponent
+    from .channels import ChannelsComponent
     from .goals import GoalsComponent
     from .identity import IdentityComponent
     from .mcp import McpComponent
@@ -66,4 +67,5 @@ def default_components() -> list[Component]:
         AutomationsComponent(),
         WorkflowsComponent(),
         GoalsComponent(),
+        ChannelsComponent(),
     ]

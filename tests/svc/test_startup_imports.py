@@ -40,6 +40,8 @@ DEFERRED_LIBRARIES = [
     "pathspec",  # the first ignore file of a listing or an import
     "yaml",  # the first team or workflow file
     "markdownify",  # the first fetched HTML page
+    "slack_sdk",  # the first Slack event (its signature verifier)
+    "trio_websocket",  # the first Discord gateway connection
     "pytest",
     "trio.testing",  # (it imports pytest)
 ]
@@ -106,6 +108,14 @@ DEFERRED_MODULES = [
     "svc.tools.fetch",
     "svc.memory.scrub",
     "svc.identity.presets",
+    # channels: the first configured channel
+    "svc.channels.config",
+    "svc.channels.chats",
+    "svc.channels.streaming",
+    "svc.channels.listener",
+    "svc.channels.telegram",
+    "svc.channels.discord",
+    "svc.channels.slack",
 ]
 
 

@@ -5,6 +5,7 @@ from quart import Blueprint
 from . import (
     approvals,
     automations,
+    channels,
     events,
     global_,
     goals,
@@ -34,4 +35,5 @@ BLUEPRINTS: list[Blueprint] = [
     identity.bp,
     memory.bp,
     storage.bp,
+    channels.bp,
 ]
