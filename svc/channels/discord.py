@@ -21,14 +21,17 @@ from __future__ import annotations
 
 import json
 import logging
+import ssl
 from collections import OrderedDict
-from collections.abc import Mapping
+from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager
 from typing import Any
+from urllib.parse import urlsplit
 
 import trio
 
 from .config import DEFAULT_GATEWAY, MESSAGE_LIMITS
-from .listener import ChannelListener, PlatformAuthFailed, PlatformError
+from .listener import ChannelListener, PlatformAuthFailed, PlatformError, sole_error
 from .platform import Button, ButtonPress, Inbound, Upload
 from .uploads import UploadTooLarge, fetch_capped, store_upload
 
@@ -40,6 +43,8 @@ OP_RECONNECT, OP_INVALID_SESSION, OP_HELLO, OP_HEARTBEAT_ACK = 7, 9, 10, 11
 INTENTS = (1 << 0) | (1 << 9) | (1 << 12) | (1 << 15)
 AUTH_FAILED_CLOSE = 4004
 MAX_RETRIES = 3
+CONNECT_TIMEOUT_S = 30.0
+CLOSE_TIMEOUT_S = 2.0
 SEEN_MESSAGES = 2000
 
 
@@ -114,11 +119,15 @@ class DiscordListener(ChannelListener):
         url = (self.resume_url if self.session_id else None) or self.config.gateway_url
         url = url or DEFAULT_GATEWAY
         try:
-            async with (
-                trio_websocket.open_websocket_url(url, connect_timeout=30) as ws,
-                trio.open_nursery() as nursery,
-            ):
-                await self._converse(ws, nursery)
+            try:
+                async with open_gateway(url) as ws, trio.open_nursery() as nursery:
+                    await self._converse(ws, nursery)
+            except BaseExceptionGroup as group:
+                # The heartbeat task shares the connection's nursery: see the one error.
+                leaf = sole_error(group)
+                if leaf is None:
+                    raise
+                raise leaf from None
         except trio_websocket.ConnectionClosed as closed:
             reason = closed.reason
             if reason is not None and reason.code == AUTH_FAILED_CLOSE:
@@ -183,10 +192,8 @@ class DiscordListener(ChannelListener):
             await trio.sleep(interval)
             if not acked[0]:
                 # No acknowledgement of the last beat: the connection is dead even if the
-                # socket is open. Close it; the listener reconnects and resumes.
-                log.warning("discord heartbeat not acknowledged; reconnecting")
-                await ws.aclose(code=4000, reason="heartbeat not acknowledged")
-                return
+                # socket is open. Leaving closes it; the listener reconnects and resumes.
+                raise GatewayDropped("the Discord gateway stopped acknowledging heartbeats")
             acked[0] = False
             await self._send(ws, OP_HEARTBEAT, self.seq)
 
@@ -209,16 +216,9 @@ class DiscordListener(ChannelListener):
             self._seen[message_id] = None
             while len(self._seen) > SEEN_MESSAGES:
                 self._seen.popitem(last=False)
-            nursery.start_soon(self._guarded, self._message, data)
+            self.spawn(self._message, data)
         elif kind == "INTERACTION_CREATE":
-            nursery.start_soon(self._guarded, self._interaction, data)
-
-    async def _guarded(self, handler: Any, data: Mapping[str, Any]) -> None:
-        try:
-            await handler(data)
-        except Exception as exc:
-            # One bad event must not end the listener (and with it every chat).
-            log.warning("discord event failed: %s", self.context.scrub(str(exc)))
+            self.spawn(self._interaction, data)
 
     async def _message(self, data: Mapping[str, Any]) -> None:
         author = data.get("author") or {}
@@ -302,6 +302,43 @@ class DiscordListener(ChannelListener):
             f"/interactions/{data.get('id')}/{data.get('token')}/callback",
             {"type": 4, "data": {"content": answer, "flags": 64}},
         )
+
+
+@asynccontextmanager
+async def open_gateway(url: str) -> AsyncIterator[Any]:
+    """A websocket to the gateway whose socket is closed however the connection ends.
+
+    trio-websocket's ``open_websocket_url`` leaves the client socket open when the
+    server closes first (it waits for a TCP close that may never come); here the
+    TCP stream is ours, so it is always released.
+    """
+    import trio_websocket
+
+    parts = urlsplit(url)
+    secure = parts.scheme == "wss"
+    host = parts.hostname or "localhost"
+    port = parts.port or (443 if secure else 80)
+    resource = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+    stream: trio.SocketStream | trio.SSLStream[trio.SocketStream]
+    with trio.fail_after(CONNECT_TIMEOUT_S):
+        if secure:
+            stream = await trio.open_ssl_over_tcp_stream(
+                host, port, ssl_context=ssl.create_default_context()
+            )
+        else:
+            stream = await trio.open_tcp_stream(host, port)
+    try:
+        async with trio.open_nursery() as nursery:
+            ws = await trio_websocket.wrap_client_stream(nursery, stream, host, resource)
+            try:
+                yield ws
+            finally:
+                # Shielded and bounded: a polite close even when cancelled, never a hang.
+                with trio.move_on_after(CLOSE_TIMEOUT_S, shield=True):
+                    await ws.aclose()
+                nursery.cancel_scope.cancel()
+    finally:
+        await trio.aclose_forcefully(stream)
 
 
 def _components(buttons: tuple[Button, ...]) -> list[dict[str, Any]]:

@@ -12,7 +12,8 @@ use up the supervisor's restart budget; only a bug escapes and is restarted.
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
 
 import attrs
 import httpx
@@ -68,6 +69,9 @@ class ChannelListener:
         self.status = context.status_of(self.name)
         self.connected = trio.Event()
         """Set while a connection is up (tests wait on it)."""
+        self.handlers: trio.Nursery | None = None
+        self.failed = trio.Event()
+        """Set when the platform refused the token (tests wait on it)."""
 
     async def session(self) -> None:
         """One connection: set ``self.status.state = "running"`` once connected."""
@@ -76,7 +80,15 @@ class ChannelListener:
     async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
         status = self.status
         status.listener_start_count += 1
-        task_status.started()
+        # Handlers of messages live here, outside any one connection: a dropped
+        # connection must not cut off an answer that is being streamed.
+        async with trio.open_nursery() as handlers:
+            self.handlers = handlers
+            task_status.started()
+            await self._reconnecting()
+
+    async def _reconnecting(self) -> None:
+        status = self.status
         delay = BACKOFF_FIRST_S
         try:
             while True:
@@ -88,6 +100,7 @@ class ChannelListener:
                 except PlatformAuthFailed as exc:
                     self._record(exc.message, exc.code)
                     status.state = "failed"
+                    self.failed.set()
                     # A refused token will not start working by retrying; a new
                     # configuration restarts the listener.
                     await trio.sleep_forever()
@@ -112,10 +125,24 @@ class ChannelListener:
         except BaseExceptionGroup as group:
             # Adapters run their handlers in a nursery; the error that ended the
             # connection comes out as itself, so the handlers above can see it.
-            leaf = _sole(group)
+            leaf = sole_error(group)
             if leaf is None:
                 raise
             raise leaf from None
+
+    def spawn(self, handler: Callable[[Any], Awaitable[None]], item: Any) -> None:
+        """Handle one inbound item in the background; its failure is logged, never raised."""
+        assert self.handlers is not None, "the listener is not running"
+        self.handlers.start_soon(self._guarded, handler, item)
+
+    async def _guarded(self, handler: Callable[[Any], Awaitable[None]], item: Any) -> None:
+        try:
+            await handler(item)
+        except Exception as exc:
+            # One bad message must not end the listener (and with it every chat).
+            log.warning(
+                "%s: handling a message failed: %s", self.name, self.context.scrub(str(exc))
+            )
 
     def mark_connected(self) -> None:
         self.status.state = "running"
@@ -131,7 +158,7 @@ class ChannelListener:
         raise NotImplementedError
 
 
-def _sole(group: BaseExceptionGroup[BaseException]) -> BaseException | None:
+def sole_error(group: BaseExceptionGroup[BaseException]) -> BaseException | None:
     """The one exception inside (nested) one-member groups, or None when there are several."""
     error: BaseException = group
     while isinstance(error, BaseExceptionGroup):
@@ -149,4 +176,5 @@ __all__ = [
     "PlatformAuthFailed",
     "PlatformError",
     "scrub",
+    "sole_error",
 ]

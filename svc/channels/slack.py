@@ -46,7 +46,6 @@ class SlackListener(ChannelListener):
     name = "slack"
     message_limit = MESSAGE_LIMITS["slack"]
     bot_user_id: str | None = None
-    _nursery: trio.Nursery | None = None
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -101,13 +100,8 @@ class SlackListener(ChannelListener):
     async def session(self) -> None:
         body = await self.call("auth.test")
         self.bot_user_id = str(body.get("user_id") or "") or None
-        async with trio.open_nursery() as nursery:
-            self._nursery = nursery
-            self.mark_connected()
-            try:
-                await trio.sleep_forever()
-            finally:
-                self._nursery = None
+        self.mark_connected()
+        await trio.sleep_forever()
 
     def first_time(self, key: str) -> bool:
         """False for an event Slack retried (it is acknowledged but not handled twice)."""
@@ -120,20 +114,16 @@ class SlackListener(ChannelListener):
 
     def dispatch(self, payload: Mapping[str, Any]) -> None:
         """Handle an already verified event or interaction in the background."""
-        if self._nursery is None:
-            log.warning("a Slack event arrived while the listener was not connected")
+        if self.handlers is None:
+            log.warning("a Slack event arrived while the listener was not running")
             return
-        self._nursery.start_soon(self._guarded, payload)
+        self.spawn(self._payload, payload)
 
-    async def _guarded(self, payload: Mapping[str, Any]) -> None:
-        try:
-            if payload.get("type") == "block_actions":
-                await self._action(payload)
-            else:
-                await self._event(payload.get("event") or {})
-        except Exception as exc:
-            # One bad event must not end the listener (and with it every chat).
-            log.warning("slack event failed: %s", self.context.scrub(str(exc)))
+    async def _payload(self, payload: Mapping[str, Any]) -> None:
+        if payload.get("type") == "block_actions":
+            await self._action(payload)
+        else:
+            await self._event(payload.get("event") or {})
 
     async def _event(self, event: Mapping[str, Any]) -> None:
         if event.get("type") not in ("message", "app_mention"):

@@ -100,37 +100,25 @@ class TelegramListener(ChannelListener):
         stored = await self.context.repo.get_state("telegram", OFFSET_KEY)
         offset = int(stored) if stored is not None else None
         self.mark_connected()
-        async with trio.open_nursery() as nursery:
-            while True:
-                payload: dict[str, Any] = {
-                    "timeout": self.config.poll_timeout_s,
-                    "allowed_updates": ["message", "callback_query"],
-                }
-                if offset is not None:
-                    payload["offset"] = offset
-                updates = await self.call(
-                    "getUpdates", payload, timeout=self.config.poll_timeout_s + 10.0
-                )
-                if not updates:
-                    continue
-                offset = max(int(u["update_id"]) for u in updates) + 1
-                # Stored before the updates are handled: a restart never answers one twice.
-                await self.context.repo.put_state(
-                    "telegram", OFFSET_KEY, str(offset), now_ms=self.context.now_ms()
-                )
-                for update in updates:
-                    nursery.start_soon(self._guarded, update)
-
-    async def _guarded(self, update: Mapping[str, Any]) -> None:
-        try:
-            await self._handle(update)
-        except Exception as exc:
-            # One bad update must not end the listener (and with it every chat).
-            log.warning(
-                "telegram update %s failed: %s",
-                update.get("update_id"),
-                self.context.scrub(str(exc)),
+        while True:
+            payload: dict[str, Any] = {
+                "timeout": self.config.poll_timeout_s,
+                "allowed_updates": ["message", "callback_query"],
+            }
+            if offset is not None:
+                payload["offset"] = offset
+            updates = await self.call(
+                "getUpdates", payload, timeout=self.config.poll_timeout_s + 10.0
             )
+            if not updates:
+                continue
+            offset = max(int(u["update_id"]) for u in updates) + 1
+            # Stored before the updates are handled: a restart never answers one twice.
+            await self.context.repo.put_state(
+                "telegram", OFFSET_KEY, str(offset), now_ms=self.context.now_ms()
+            )
+            for update in updates:
+                self.spawn(self._handle, update)
 
     async def _handle(self, update: Mapping[str, Any]) -> None:
         chats = self.context.chats
