@@ -110,7 +110,9 @@ class ChannelListener:
                 self._record(error, code)
                 if self.connected.is_set():
                     delay = BACKOFF_FIRST_S  # it had got going: a fresh drop, not a failing start
-                self.connected = trio.Event()
+                    # A fresh event only once the old one fired: a waiter for the first
+                    # connection keeps waiting on the event that connection will set.
+                    self.connected = trio.Event()
                 status.state = "reconnecting"
                 status.reconnects += 1
                 await trio.sleep(delay)
