@@ -108,7 +108,10 @@ class ChannelChats:
             )
             return
         async with self._turns.turn((message.channel, message.conversation)):
-            await self._prompt(platform, config, message)
+            exchange = await self._prompt(platform, config, message)
+        if exchange is not None:
+            # Outside the turn: the conversation's next prompt need not wait for it.
+            await self.memory.remember(message.channel, message.conversation, **exchange)
 
     async def handle_button(
         self, platform: ChatPlatform, config: ChannelConfig, press: ButtonPress
@@ -219,12 +222,15 @@ class ChannelChats:
         )
         return session.id
 
-    async def _request(
-        self, config: ChannelConfig, message: Inbound, parts: list[dict[str, Any]]
+    def _request(
+        self,
+        config: ChannelConfig,
+        message: Inbound,
+        parts: list[dict[str, Any]],
+        recalled: list[str],
     ) -> RunRequest:
         from ..sessions import RunRequest
 
-        recalled = await self.memory.recall(message.channel, message.conversation, message.text)
         system = [
             f"You are {self._assistant_name()}, answering in a {message.channel} chat. "
             "Keep answers readable as chat messages."
@@ -249,19 +255,34 @@ class ChannelChats:
 
     async def _prompt(
         self, platform: ChatPlatform, config: ChannelConfig, message: Inbound
-    ) -> None:
+    ) -> dict[str, str] | None:
         active = self.active.setdefault(message.channel, set())
         active.add(message.conversation)
         try:
-            await self._run_prompt(platform, config, message)
+            return await self._run_prompt(platform, config, message)
         finally:
             active.discard(message.conversation)
 
     async def _run_prompt(
         self, platform: ChatPlatform, config: ChannelConfig, message: Inbound
-    ) -> None:
+    ) -> dict[str, str] | None:
+        """Run one prompt and stream its answer; returns the exchange to remember, if any."""
         sessions = self.engine.sessions
-        session_id = await self._session_for(config, message)
+        found: dict[str, Any] = {}
+
+        async def session() -> None:
+            found["session"] = await self._session_for(config, message)
+
+        async def recall() -> None:
+            found["recalled"] = await self.memory.recall(
+                message.channel, message.conversation, message.text
+            )
+
+        # Independent reads: the conversation's session and its remembered exchanges.
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(session)
+            nursery.start_soon(recall)
+        session_id: str = found["session"]
         parts: list[dict[str, Any]] = []
         if message.text.strip():
             parts.append({"type": "text", "text": message.text})
@@ -274,7 +295,7 @@ class ChannelChats:
                     "url": "file://" + upload.path,
                 }
             )
-        request = await self._request(config, message, parts)
+        request = self._request(config, message, parts, found["recalled"])
         events = self.engine.events
         reply = StreamedReply(
             platform, message.conversation, interval_s=config.stream_edit_interval_ms / 1000
@@ -297,15 +318,14 @@ class ChannelChats:
             text = text or f"The answer ended early ({run.status})."
         await reply.finish(text)
         self.prompts_answered += 1
-        if run.status == "completed":
-            await self.memory.remember(
-                message.channel,
-                message.conversation,
-                user_text=message.text,
-                assistant_text=text,
-                session_id=session_id,
-                run_id=run.id,
-            )
+        if run.status != "completed":
+            return None
+        return {
+            "user_text": message.text,
+            "assistant_text": text,
+            "session_id": session_id,
+            "run_id": run.id,
+        }
 
     async def _follow(
         self,
