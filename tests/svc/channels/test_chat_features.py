@@ -11,6 +11,7 @@ import pytest
 
 import svc
 from svc.channels import channels_of
+from svc.events import EventFilter, EventStream
 from tests.fakes.telegram_server import FakeTelegram, open_fake_telegram
 from tests.fakes.turns import FakeToolCall, Turn
 
@@ -102,6 +103,7 @@ async def test_completed_exchanges_are_remembered_and_recalled_per_conversation(
     fake_model.enqueue(Turn.reply("The launch code word is pelican."))
     tg.push_message(chat_id=7, user_id=42, text="what is the launch code word")
     await tg.changes.until(lambda: "The launch code word is pelican." in tg.texts(7))
+    await _remembered(engine, 1)  # written once the answer is complete
     listed = (await client.get("/memory", params={"channel_tag": "telegram"})).json()
     contents = [item["content"] for item in listed["items"]]
     assert any("pelican" in c and "launch code" in c for c in contents)
@@ -115,6 +117,21 @@ async def test_completed_exchanges_are_remembered_and_recalled_per_conversation(
     tg.push_message(chat_id=8, user_id=42, text="launch code word please")
     await tg.changes.until(lambda: "launch code word please" in tg.texts(8))
     assert "pelican" not in json.dumps(fake_model.requests[-1].body["messages"][0])
+
+
+async def _remembered(engine: svc.Engine, count: int) -> None:
+    """Wait until ``count`` channel exchanges were stored (announced as ``memory.updated``)."""
+    seen = 0
+    with EventStream(
+        engine.events, EventFilter(types=frozenset({"memory.updated"})), after_seq=0
+    ) as stream:
+        while seen < count:
+            for event in await stream.receive():
+                if (
+                    event.properties.get("tier") == "global"
+                    and event.properties.get("kind") == "exchange"
+                ):
+                    seen += 1
 
 
 async def test_reload_config_restarts_only_changed_listeners(
