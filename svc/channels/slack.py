@@ -171,24 +171,21 @@ class SlackListener(ChannelListener):
         await self.context.chats.handle_button(self, self.config, press)
 
 
-class _EngineClock:
-    """slack-sdk's clock protocol over the engine's clock (MockClock in tests)."""
-
-    def __init__(self, clock: Clock) -> None:
-        self._clock = clock
-
-    def now(self) -> float:
-        return self._clock.now_ms() / 1000
-
-
 def signature_valid(secret: str, headers: Mapping[str, str], body: bytes, clock: Clock) -> bool:
+    from slack_sdk.signature import Clock as SlackClock
     from slack_sdk.signature import SignatureVerifier
+
+    class EngineClock(SlackClock):
+        """The verifier's clock over the engine's (MockClock in tests)."""
+
+        def now(self) -> float:
+            return clock.now_ms() / 1000
 
     lowered = {k.lower(): v for k, v in headers.items()}
     timestamp = lowered.get("x-slack-request-timestamp", "")
     if not timestamp.strip().lstrip("-").isdigit():
         return False  # the verifier would raise on a non-number
-    verifier = SignatureVerifier(secret, clock=_EngineClock(clock))  # type: ignore[arg-type]
+    verifier = SignatureVerifier(secret, clock=EngineClock())
     return verifier.is_valid_request(body, lowered)
 
 

@@ -142,3 +142,24 @@ async def test_approval_button_answers_the_run(
     assert answered.status_code == 200
     await slack.changes.until(lambda: "done writing" in slack.texts("D1"))
     assert (engine.workspace / "s.txt").read_text() == "slack"
+
+
+async def test_the_signature_window_is_five_minutes_by_the_engine_clock(
+    autojump_clock: Any,
+) -> None:
+    from svc.channels.slack import signature_valid
+    from svc.clock import TrioClock
+
+    clock = TrioClock(epoch_ms=1_800_000_000_000)
+    now = 1_800_000_000
+    body = b'{"type":"event_callback"}'
+
+    def headers(ts: int, secret: str = SECRET) -> dict[str, str]:
+        return {"X-Slack-Request-Timestamp": str(ts), "X-Slack-Signature": sign(secret, ts, body)}
+
+    assert signature_valid(SECRET, headers(now), body, clock)
+    assert signature_valid(SECRET, headers(now - 300), body, clock)
+    assert not signature_valid(SECRET, headers(now - 301), body, clock)
+    assert not signature_valid(SECRET, headers(now + 301), body, clock)
+    assert not signature_valid(SECRET, headers(now, "other-secret"), body, clock)
+    assert not signature_valid(SECRET, headers(now), body + b" ", clock)
