@@ -38,7 +38,9 @@ class AskTimeout(ActorSystemError, trio.TooSlowError):
 
 
 class ActorError(ActorSystemError):
-    """An actor's handler raised while serving a request; the original is ``error`` and ``__cause__``."""
+    """An actor's handler raised while serving a request.
+
+    The original exception is ``error`` (and ``__cause__``)."""
 
     def __init__(self, actor_name: str, error: BaseException) -> None:
         super().__init__(f"actor {actor_name!r} failed: {error!r}")

@@ -16,7 +16,8 @@ class ActorExit:
     ``normal``: the actor asked to stop itself (``Actor.stop()``).
     ``stopped``: it was stopped from outside (``ref.stop()``, ``system.stop()``, system shutdown,
     or cancellation of the task running it).
-    ``crashed``: a handler, ``started()`` or a task in its nursery raised; ``error`` is that exception.
+    ``crashed``: a handler, ``started()`` or a task in its nursery raised; ``error`` is that
+    exception.
     """
 
     name: str

@@ -41,7 +41,9 @@ class Watch:
         return self._exit
 
     async def wait(self) -> ActorExit:
-        """Wait until the target has ended; return its ActorExit. Cancellation just stops waiting."""
+        """Wait until the target has ended; return its ActorExit.
+
+        Cancellation just stops waiting."""
         if self._exit is None:
             if self._event is None:
                 self._event = trio.Event()

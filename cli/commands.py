@@ -24,8 +24,10 @@ COMMANDS = {
     "tool": ".tool:tool",
     "token": ".basic:token",
     "providers": ".basic:providers",
-    "chat": ".basic:chat",
+    "chat": ".chat:chat",
     "memory": ".memory:memory",
+    "browser": ".browser:browser",
+    "panel": ".panel:panel",
 }
 
 
@@ -48,7 +50,13 @@ class _Commands(click.Group):
 @click.version_option(__version__, "--version", "-V", prog_name="svc-engine")
 @click.pass_context
 async def cli(ctx: click.Context) -> None:
-    """svc-engine: a local or headless agent automation runtime."""
+    """svc-engine: a local or headless agent automation runtime.
+
+    \b
+    Example:
+      svc-engine serve            # then, in another terminal:
+      svc-engine chat
+    """
     # Start-up is over for every command but `serve`, which keeps collection paused
     # until its engine is ready (cli/heap.py).
     if ctx.invoked_subcommand != "serve":

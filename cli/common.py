@@ -18,6 +18,14 @@ def fail(message: str, code: int = 1) -> NoReturn:
     sys.exit(code)
 
 
+def note(message: str) -> None:
+    """A notice for the person at the terminal: on stderr, never mixed into an answer."""
+    click.echo(f"note: {message}", err=True)
+
+
+QUIET_HELP = "Do not print notices (such as which model answered) on stderr."
+
+
 def load_settings(**overrides: Any) -> Settings:
     try:
         return Settings.load(overrides)

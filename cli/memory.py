@@ -2,15 +2,18 @@
 
 The command opens the state directory's database itself (``svc.db``; SQLite in
 WAL mode, so this is safe next to a running engine), imports, and prints a
-JSON summary. A progress bar goes to standard error, and only when standard
-error is a terminal, so piped or captured output stays clean.
+summary (``--json``: the JSON summary). Progress goes to standard error: a bar
+redrawn in place on a terminal, else a line every :data:`LINE_EVERY_FILES` files
+or :data:`LINE_EVERY_SECONDS` seconds, so a log or CI job sees the import move.
 """
 
 from __future__ import annotations
 
 import sys
+import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 import asyncclick as click
 
@@ -25,6 +28,8 @@ if TYPE_CHECKING:
     from svc.memory import ImportProgress
 
 BAR_WIDTH = 30
+LINE_EVERY_FILES = 100
+LINE_EVERY_SECONDS = 1.0
 
 
 class ProgressBar:
@@ -37,7 +42,8 @@ class ProgressBar:
     def __call__(self, step: ImportProgress) -> None:
         filled = BAR_WIDTH * step.done // max(step.total, 1)
         name = (step.path or "")[-40:]
-        line = f"\rimporting [{'#' * filled}{'.' * (BAR_WIDTH - filled)}] {step.done}/{step.total} {name}"
+        bar = f"[{'#' * filled}{'.' * (BAR_WIDTH - filled)}]"
+        line = f"\rimporting {bar} {step.done}/{step.total} {name}"
         self.stream.write(line.ljust(BAR_WIDTH + 60))
         self.stream.flush()
         self.drawn = True
@@ -48,9 +54,68 @@ class ProgressBar:
             self.stream.flush()
 
 
+class ProgressLines:
+    """``importing: 200/1300 files (notes/a.md)``, one line per ``every`` files or ``interval``.
+
+    For a stream that is not a terminal (a log, a pipe): no carriage returns,
+    and few enough lines to read. The last step always gets its line.
+    """
+
+    def __init__(
+        self,
+        stream: TextIO,
+        *,
+        now: Callable[[], float] = time.monotonic,
+        every: int = LINE_EVERY_FILES,
+        interval: float = LINE_EVERY_SECONDS,
+    ) -> None:
+        self.stream = stream
+        self.now = now
+        self.every = every
+        self.interval = interval
+        self._last_done = 0
+        self._last_at = now()
+        self._pending: ImportProgress | None = None
+
+    def __call__(self, step: ImportProgress) -> None:
+        at = self.now()
+        if step.done - self._last_done >= self.every or at - self._last_at >= self.interval:
+            self._write(step, at)
+        else:
+            self._pending = step
+
+    def _write(self, step: ImportProgress, at: float) -> None:
+        where = f" ({step.path})" if step.path else ""
+        self.stream.write(f"importing: {step.done}/{step.total} files{where}\n")
+        self.stream.flush()
+        self._last_done, self._last_at, self._pending = step.done, at, None
+
+    def close(self) -> None:
+        if self._pending is not None:
+            self._write(self._pending, self.now())
+
+
+def _human_summary(wire: dict[str, Any]) -> str:
+    parts = [
+        f"indexed {wire.get('indexed_files', 0)}",
+        f"skipped {wire.get('skipped_files', 0)} unchanged",
+    ]
+    if wire.get("deleted_files"):
+        parts.append(f"deleted {wire['deleted_files']}")
+    return (
+        f"imported {wire.get('discovered_files', 0)} files into the {wire.get('tier')} tier: "
+        f"{', '.join(parts)}; {wire.get('chunks_created', 0)} chunks created"
+    )
+
+
 @click.group()
 async def memory() -> None:
-    """Memory: import notes."""
+    """Memory: import notes.
+
+    \b
+    Example:
+      svc-engine memory import --path ~/notes
+    """
 
 
 @memory.command("import")
@@ -58,9 +123,20 @@ async def memory() -> None:
     "--path", "path", required=True, type=click.Path(path_type=Path), help="Directory to import."
 )
 @click.option(
-    "--format", "fmt", default="directory", show_default=True, help=f"One of: {', '.join(FORMATS)}."
+    "--format",
+    "fmt",
+    type=click.Choice(FORMATS),
+    default="directory",
+    show_default=True,
+    help="Layout of the directory.",
 )
-@click.option("--tier", default="global", show_default=True, help=f"One of: {', '.join(TIERS)}.")
+@click.option(
+    "--tier",
+    type=click.Choice(TIERS),
+    default="global",
+    show_default=True,
+    help="Memory tier the notes go to.",
+)
 @click.option("--project-id", default=None, help="The project (required for --tier project).")
 @click.option("--session-id", default=None, help="The session (required for --tier session).")
 @click.option(
@@ -69,6 +145,7 @@ async def memory() -> None:
 @click.option(
     "--state-dir", type=click.Path(path_type=Path), default=None, help="Where state lives."
 )
+@click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
 async def memory_import(
     path: Path,
     fmt: str,
@@ -77,16 +154,18 @@ async def memory_import(
     session_id: str | None,
     sync_deletes: bool,
     state_dir: Path | None,
+    as_json: bool,
 ) -> None:
-    """Import Markdown and text notes; prints a JSON summary."""
+    """Import Markdown and text notes; prints a summary (--json: as JSON).
+
+    \b
+    Example:
+      svc-engine memory import --path ./runbooks --tier project --project-id ops --json
+    """
     from svc.clock import SystemClock
     from svc.memory import Importer, ImportRequest, MemoryStore
     from svc.store import open_store
 
-    if fmt not in FORMATS:
-        fail(f"unsupported memory import format `{fmt}` (use {' or '.join(FORMATS)})", 2)
-    if tier not in TIERS:
-        fail(f"unsupported memory tier `{tier}` (use {', '.join(TIERS)})", 2)
     if tier == "project" and not project_id:
         fail("--project-id is required with --tier project", 2)
     if tier == "session" and not session_id:
@@ -100,22 +179,27 @@ async def memory_import(
         session_id=session_id,
         sync_deletes=sync_deletes,
     )
-    bar = ProgressBar(sys.stderr) if sys.stderr.isatty() else None
+    progress: ProgressBar | ProgressLines = (
+        ProgressBar(sys.stderr) if sys.stderr.isatty() else ProgressLines(sys.stderr)
+    )
     root = settings.resolved_state_dir
     try:
         root.mkdir(parents=True, exist_ok=True)
         async with open_store(None, state_dir=root) as db:
             try:
                 summary = await Importer(MemoryStore(db), SystemClock().now_ms).run(
-                    request, progress=bar
+                    request, progress=progress
                 )
             finally:
-                if bar is not None:
-                    bar.close()
+                progress.close()
     except ValidationFailed as exc:
         fail(exc.message, 2)
     except SvcError as exc:
         fail(exc.message)
     except OSError as exc:
         fail(f"cannot open the state directory {root}: {exc.strerror}")
-    print_json(summary.to_wire())
+    wire = summary.to_wire()
+    if as_json:
+        print_json(wire)
+    else:
+        click.echo(_human_summary(wire))

@@ -12,29 +12,53 @@ import trio
 from svc import Settings
 from svc.errors import SvcError
 
-from .common import fail, load_settings, print_json, read_json_input
+from .common import QUIET_HELP, fail, load_settings, note, print_json, read_json_input
 
 # The HTTP client, the provider registry and the chat types are imported by the
 # commands that call a model: the command group (and `--version`) never loads them.
 if TYPE_CHECKING:
     from svc.providers import ProviderRegistry
+    from svc.providers.registry import DefaultRoute
 
 MAX_CONCURRENCY = 32
 
+CONFIG_HELP = "Project config file (default .svc/config.json)."
+STATE_DIR_HELP = "Where state lives."
+
 
 def _settings_for(
-    provider: str | None, model: str | None, api_key: str | None, config: Path | None
-) -> Settings:
-    """Settings with the flags applied to the provider this invocation will use (and only for it)."""
-    base = load_settings(config_path=config)
+    provider: str | None,
+    model: str | None,
+    api_key: str | None,
+    config: Path | None,
+    state_dir: Path | None = None,
+) -> tuple[Settings, DefaultRoute]:
+    """Settings with the flags applied to the provider this invocation will use (and only for it).
+
+    Also the default route as configured (before ``--api-key``/``--model`` pin a
+    provider), which says whether a run that names no provider gets the echo model.
+    """
+    from svc.providers.registry import default_route
+
+    base = load_settings(config_path=config, state_dir=state_dir)
+    route = default_route(base)
     chosen = provider.strip().lower() if provider else None
     if provider is not None and not chosen:
         fail("--provider must not be empty", 2)
     if chosen is None and (api_key or model):
-        from svc.providers import ProviderRegistry
+        chosen = route.provider
+    settings = load_settings(
+        config_path=config, state_dir=state_dir, provider=chosen, model=model, api_key=api_key
+    )
+    return settings, route
 
-        chosen = ProviderRegistry(base, None).default_provider_id()  # type: ignore[arg-type]
-    return load_settings(config_path=config, provider=chosen, model=model, api_key=api_key)
+
+def _fallback_note(route: DefaultRoute) -> None:
+    from svc.providers.registry import FALLBACK_NOTICE
+
+    if route.ignored:
+        note(f"default_provider `{route.ignored}` is not configured, so it is not used.")
+    note(f"{FALLBACK_NOTICE} (--quiet hides this note)")
 
 
 async def _complete(
@@ -54,31 +78,45 @@ async def _complete(
 @click.option("--provider", default=None, help="Provider id (must be configured).")
 @click.option("--model", default=None, help="Model id.")
 @click.option("--api-key", default=None, help="API key for this invocation only.")
-@click.option(
-    "--config", type=click.Path(path_type=Path), default=None, help="Project config file."
-)
+@click.option("--config", type=click.Path(path_type=Path), default=None, help=CONFIG_HELP)
+@click.option("--state-dir", type=click.Path(path_type=Path), default=None, help=STATE_DIR_HELP)
+@click.option("--quiet", "-q", is_flag=True, help=QUIET_HELP)
 async def run(
-    prompt: str, provider: str | None, model: str | None, api_key: str | None, config: Path | None
+    prompt: str,
+    provider: str | None,
+    model: str | None,
+    api_key: str | None,
+    config: Path | None,
+    state_dir: Path | None,
+    quiet: bool,
 ) -> None:
-    """Send one prompt and print the reply."""
+    """Send one prompt and print the reply (notices go to stderr).
+
+    \b
+    Example:
+      svc-engine run "Summarise README.md in one line" --provider openai
+    """
     import httpx
 
     from svc.providers import ProviderRegistry
+    from svc.providers.types import PROVIDER_NOT_CONFIGURED
 
-    settings = _settings_for(provider, model, api_key, config)
+    settings, route = _settings_for(provider, model, api_key, config, state_dir)
     async with httpx.AsyncClient(timeout=httpx.Timeout(120.0, connect=10.0)) as http:
         registry = ProviderRegistry(settings, http)
         try:
             # Fail fast on an unknown provider, before any model call.
             if provider:
                 registry.get(provider.strip().lower())
+            elif route.is_fallback and not quiet:
+                _fallback_note(route)
             click.echo(
                 await _complete(
                     registry, settings.default_provider if provider else None, model, prompt
                 )
             )
         except SvcError as exc:
-            fail(exc.message)
+            fail(exc.message, 2 if exc.code == PROVIDER_NOT_CONFIGURED else 1)
 
 
 def _tasks(raw: Any) -> list[dict[str, Any]]:
@@ -114,14 +152,17 @@ def _tasks(raw: Any) -> list[dict[str, Any]]:
 @click.command()
 @click.option("--json", "json_input", required=True, help="Tasks: raw JSON, @file, or - for stdin.")
 @click.option(
-    "--concurrency", type=int, default=4, show_default=True, help="Tasks run at once (1-32)."
+    "--concurrency",
+    type=click.IntRange(1, MAX_CONCURRENCY, clamp=True),
+    default=4,
+    show_default=True,
+    help="Tasks run at once (1-32).",
 )
 @click.option("--provider", default=None, help="Provider for tasks that name none.")
 @click.option("--model", default=None, help="Model for tasks that name none.")
 @click.option("--api-key", default=None, help="API key for this invocation only.")
-@click.option(
-    "--config", type=click.Path(path_type=Path), default=None, help="Project config file."
-)
+@click.option("--config", type=click.Path(path_type=Path), default=None, help=CONFIG_HELP)
+@click.option("--quiet", "-q", is_flag=True, help=QUIET_HELP)
 async def parallel(
     json_input: str,
     concurrency: int,
@@ -129,15 +170,23 @@ async def parallel(
     model: str | None,
     api_key: str | None,
     config: Path | None,
+    quiet: bool,
 ) -> None:
-    """Run several prompts concurrently and print a JSON summary."""
+    """Run several prompts concurrently and print a JSON summary.
+
+    \b
+    Example:
+      svc-engine parallel --json '["first prompt", {"id": "b", "prompt": "second"}]'
+    """
     import httpx
 
     from svc.providers import ProviderRegistry
 
     tasks = _tasks(read_json_input(json_input))
     concurrency = max(1, min(MAX_CONCURRENCY, concurrency))
-    settings = _settings_for(provider, model, api_key, config)
+    settings, route = _settings_for(provider, model, api_key, config)
+    if route.is_fallback and not quiet and not provider and any(not t["provider"] for t in tasks):
+        _fallback_note(route)
     results: list[dict[str, Any]] = [{} for _ in tasks]
     limiter = trio.Semaphore(concurrency)
     async with httpx.AsyncClient(timeout=httpx.Timeout(120.0, connect=10.0)) as http:

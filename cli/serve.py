@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import signal
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import asyncclick as click
 import trio
@@ -12,7 +13,10 @@ from svc.errors import SvcError
 from svc.logs import configure_logging
 
 from . import heap
-from .common import fail, load_settings
+from .common import QUIET_HELP, fail, load_settings
+
+if TYPE_CHECKING:
+    from svc.providers.registry import DefaultRoute
 
 
 @click.command()
@@ -44,6 +48,7 @@ from .common import fail, load_settings
 )
 @click.option("--web-ui/--no-web-ui", default=None, help="Serve the embedded admin page.")
 @click.option("--web-ui-prefix", default=None, help="Path of the admin page (default /admin).")
+@click.option("--quiet", "-q", is_flag=True, help=QUIET_HELP)
 async def serve(
     host: str | None,
     port: int | None,
@@ -56,8 +61,14 @@ async def serve(
     api_token: str | None,
     web_ui: bool | None,
     web_ui_prefix: str | None,
+    quiet: bool,
 ) -> None:
-    """Run the HTTP/SSE server."""
+    """Run the HTTP/SSE server until SIGINT or SIGTERM.
+
+    \b
+    Example:
+      OPENAI_API_KEY=sk-... svc-engine serve --port 39731
+    """
     # Collection stays paused until the engine is ready: start-up (settings, the
     # domains, migrations, the route map) builds long-lived objects only.
     heap.pause_collection()
@@ -79,6 +90,10 @@ async def serve(
     configure_logging(settings.log_level)
     try:
         ensure_bind_allowed(settings)
+        if settings.web_ui:
+            from svc.http.app import check_web_ui
+
+            check_web_ui(settings)
     except SvcError as exc:
         fail(exc.message, 2)
     # SIGINT and SIGTERM both mean "shut down gracefully and exit 0".
@@ -86,6 +101,9 @@ async def serve(
         try:
             async with open_engine(settings, serve_http=True) as engine:
                 heap.settle()
+                if not quiet:
+                    _say_what_answers(engine.providers.default_route())
+                # Last: clients (and tests) take this line as "ready".
                 click.echo(f"svc-engine {engine.version} listening on {engine.url}", err=True)
                 async for _ in signals:
                     click.echo("svc-engine shutting down", err=True)
@@ -95,3 +113,12 @@ async def serve(
         finally:
             # A start-up that failed still gets its collector back.
             heap.settle()
+
+
+def _say_what_answers(route: DefaultRoute) -> None:
+    """Once at start: the model runs use when they name none, and how to get a real one."""
+    from svc.providers.registry import FALLBACK_NOTICE
+
+    click.echo(f"svc-engine default model: {route.describe()}", err=True)
+    if route.is_fallback:
+        click.echo(f"note: {FALLBACK_NOTICE} (--quiet hides this note)", err=True)

@@ -19,7 +19,12 @@ from .common import fail, load_settings, print_json, read_json_input
     "--state-dir", type=click.Path(path_type=Path), default=None, help="Where state lives."
 )
 async def tool(json_input: str, state_dir: Path | None) -> None:
-    """Execute one tool and print {output, metadata}. Tools that need approval fail closed."""
+    """Execute one tool and print {output, metadata}. Tools that need approval fail closed.
+
+    \b
+    Example:
+      svc-engine tool --json '{"tool": "read", "args": {"path": "README.md"}}'
+    """
     # The engine is imported here, not with the command group: other commands never load it.
     from svc.engine import open_engine
     from svc.tools import ToolContext
@@ -51,7 +56,8 @@ async def tool(json_input: str, state_dir: Path | None) -> None:
         return
     if outcome.code == "TOOL_DISPATCH_DENIED" and "requires approval" in (outcome.error or ""):
         fail(
-            f"CLI tool `{outcome.tool}` requires approval; non-interactive CLI dispatch fails closed"
+            f"CLI tool `{outcome.tool}` requires approval; "
+            "non-interactive CLI dispatch fails closed"
         )
     if outcome.code == "TOOL_DISPATCH_DENIED":
         fail(f"CLI tool `{outcome.tool}` is denied by permission rule")

@@ -51,9 +51,13 @@ def default_components() -> list[Component]:
     # MCP comes first: later domains' tool policies name the tools of connected servers.
     # Identity and memory depend only on the core services (sessions).
     from .automations import AutomationsComponent
+    from .browser import BrowserComponent
     from .channels import ChannelsComponent
+    from .coder import CoderComponent
+    from .enterprise import EnterpriseComponent
     from .goals import GoalsComponent
     from .identity import IdentityComponent
+    from .incidents import IncidentsComponent
     from .mcp import McpComponent
     from .memory import MemoryComponent
     from .teams import TeamsComponent
@@ -67,5 +71,9 @@ def default_components() -> list[Component]:
         AutomationsComponent(),
         WorkflowsComponent(),
         GoalsComponent(),
+        IncidentsComponent(),
+        BrowserComponent(),
+        EnterpriseComponent(),
+        CoderComponent(),
         ChannelsComponent(),
     ]

@@ -47,6 +47,7 @@ from .component import Component, default_components
 from .entities import Entities
 from .errors import ConfigError
 from .events import EventLog, open_event_log
+from .limits import ClientStreams, Slots
 from .outbound import outbound_client
 from .providers import ProviderRegistry
 from .sessions import (
@@ -65,10 +66,13 @@ from .tools.builtin import register_builtins
 if TYPE_CHECKING:
     # Only for types: each domain's service module loads with its component.
     from .automations.service import AutomationService
+    from .browser.service import BrowserService
     from .goals.service import GoalService
     from .identity.service import IdentityService
+    from .incidents.service import IncidentService
     from .mcp.service import McpService
     from .memory.service import MemoryService
+    from .metrics import Metrics
     from .teams.service import TeamsService
 
 log = logging.getLogger("svc.engine")
@@ -77,6 +81,7 @@ log = logging.getLogger("svc.engine")
 ENTITY_SUPERVISORS = ("sessions", "connectors", "teams", "goals")
 
 HTTP_GRACE_SECONDS = 5.0
+"""The default of ``shutdown_grace_ms`` (the settings hold the grace in force)."""
 
 
 @attrs.define(eq=False)
@@ -111,7 +116,15 @@ class Engine:
     teams: TeamsService = attrs.field(default=None)
     automations: AutomationService = attrs.field(default=None)
     goals: GoalService = attrs.field(default=None)
+    incidents: IncidentService = attrs.field(default=None)
+    browser: BrowserService = attrs.field(default=None)
     components: list[Component] = attrs.field(factory=list)
+    run_slots: Slots = attrs.field(factory=lambda: Slots(1))
+    """Runs executing now, bounded by ``max_concurrent_runs``."""
+    streams: ClientStreams = attrs.field(factory=lambda: ClientStreams(1))
+    """Open SSE streams per client, bounded by ``max_sse_streams_per_client``."""
+    metrics: Metrics | None = None
+    """The Prometheus families when ``metrics_enabled`` (read by ``GET /metrics``)."""
     version: str = __version__
     _background: trio.Nursery | None = None
     _http_shutdown: trio.Event = attrs.field(factory=trio.Event)
@@ -163,10 +176,18 @@ class Engine:
         self.permissions.wait_timeout_s = settings.permission_wait_timeout_ms / 1000
         self.questions.wait_timeout_s = settings.question_wait_timeout_ms / 1000
         self.dispatcher.exec_timeout_s = settings.tool_exec_timeout_ms / 1000
+        self.run_slots.limit = settings.max_concurrent_runs
+        self.streams.limit = settings.max_sse_streams_per_client
+        self.events.subscriber_buffer = settings.event_subscriber_buffer
 
     async def _build_services(self) -> None:
         """Wire the domain services (before any actor or route can use them)."""
         settings = self.settings
+        self.run_slots = Slots(settings.max_concurrent_runs)
+        self.streams = ClientStreams(settings.max_sse_streams_per_client)
+        self.events.subscriber_buffer = settings.event_subscriber_buffer
+        if settings.metrics_enabled:
+            self._enable_metrics()
         self.providers = ProviderRegistry(settings, self.http)
         register_builtins(self.tools)
         self.permissions = PermissionService(
@@ -199,12 +220,37 @@ class Engine:
                 questions=self.questions,
                 settings=lambda: self.settings,
                 http=self.http,
+                run_slots=self.run_slots,
             ),
             self.actors,
         )
         await self.sessions.recover()
         for component in self.components:
             await component.setup(self)
+
+    def _enable_metrics(self) -> None:
+        # Imported here: the client library loads only for an engine that serves metrics.
+        from .metrics import Metrics
+
+        metrics = Metrics()
+        metrics.watch(
+            runs_active=lambda: self.run_slots.in_use,
+            sse_subscribers=lambda: self.events.subscriber_count,
+            sse_streams=lambda: self.streams.total,
+        )
+        self.events.on_append = metrics.observe_event_append
+        metrics.watch_restarts(self._restart_counts)
+        self.metrics = metrics
+
+    def _restart_counts(self) -> dict[str, int]:
+        """Per entity supervisor: its actors' restarts in its current incarnation, plus
+        the supervisor's own restarts by its group."""
+        counts = {}
+        for key in ENTITY_SUPERVISORS:
+            supervisor = self.entities.supervisor(key)
+            own = max(0, self.entities.starts.get(key, 0) - 1)
+            counts[key] = own + (supervisor.restart_count if supervisor is not None else 0)
+        return counts
 
     def _install_actor_factories(self) -> None:
         self.sessions.install(self.entities)
@@ -282,7 +328,7 @@ class Engine:
         config.bind = [
             f"[{host}]:{self.settings.port}" if ":" in host else f"{host}:{self.settings.port}"
         ]
-        config.graceful_timeout = HTTP_GRACE_SECONDS
+        config.graceful_timeout = self.settings.shutdown_grace_ms / 1000
         config.accesslog = None
         config.errorlog = logging.getLogger("hypercorn.error")
         config.keep_alive_timeout = 75
@@ -340,7 +386,8 @@ async def open_engine(
     state_dir.mkdir(parents=True, exist_ok=True)
 
     async with (
-        open_store(None, state_dir=state_dir) as store,
+        # store_url: None (SQLite in the state dir) until Settings declares it.
+        open_store(getattr(settings, "store_url", None), state_dir=state_dir) as store,
         open_event_log(store, clock) as events,
         open_actor_system() as system,
         outbound_client() as http,
@@ -376,7 +423,7 @@ async def open_engine(
                     # Graceful first: hypercorn stops accepting and lets in-flight
                     # requests finish within its own graceful timeout.
                     stop=lambda: engine._http_shutdown.set(),
-                    shutdown_grace=HTTP_GRACE_SECONDS + 1.0,
+                    shutdown_grace=settings.shutdown_grace_ms / 1000 + 1.0,
                 )
             )
         # One for one: a group that escalates (the entities, the services) is
@@ -387,6 +434,14 @@ async def open_engine(
             children, strategy=Strategy.ONE_FOR_ONE, max_restarts=3, max_seconds=60.0, name="engine"
         ):
             engine._install_actor_factories()
+            if engine.metrics is not None:
+                from .metrics import record_events
+
+                engine.spawn_background(record_events, engine.metrics, events)
+                if engine.automations is not None:
+                    engine.automations.scheduler.on_tick = engine.metrics.observe_scheduler_tick
+                if engine.mcp is not None:
+                    engine.mcp.on_call = engine.metrics.observe_mcp_call
             engine.ready = True
             for component in engine.components:
                 await component.started(engine)

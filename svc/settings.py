@@ -62,6 +62,109 @@ class ProviderConfig(BaseModel):
     default_model: str | None = None
 
 
+class BrowserViewport(BaseModel):
+    width: int = Field(default=1280, ge=1, le=10_000)
+    height: int = Field(default=800, ge=1, le=10_000)
+
+
+class BrowserSettings(BaseModel):
+    """The ``browser`` block (``SVC_BROWSER_*`` variables; see docs/browser.md)."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    enabled: bool = False
+    sidecar_path: str | None = None
+    executable_path: str | None = None
+    user_data_root: str | None = None
+    headless_default: bool = True
+    allow_no_sandbox: bool = False
+    """Chromium's sandbox cannot run as root in a container; this must then be true."""
+    allowed_hosts: list[str] = Field(default_factory=list)
+    """Hosts (and their subdomains) sessions may visit; empty denies every URL."""
+    max_sessions: int = Field(default=2, ge=1, le=1_000)
+    """Browser sessions open at once across the engine."""
+    idle_timeout_ms: int = Field(default=600_000, ge=1_000)
+    """A session unused this long is closed (its browser ends)."""
+    default_viewport: BrowserViewport = Field(default_factory=BrowserViewport)
+
+    @field_validator("allowed_hosts", mode="before")
+    @classmethod
+    def _hosts(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            return [item.strip() for item in value.split(",") if item.strip()]
+        return value
+
+
+# SVC_BROWSER_<suffix> (or AGENT_BROWSER_<suffix>) -> field of the browser block.
+_BROWSER_ENV = {
+    "ENABLED": "enabled",
+    "SIDECAR": "sidecar_path",
+    "EXECUTABLE": "executable_path",
+    "USER_DATA_ROOT": "user_data_root",
+    "HEADLESS": "headless_default",
+    "ALLOW_NO_SANDBOX": "allow_no_sandbox",
+    "ALLOWED_HOSTS": "allowed_hosts",
+    "MAX_SESSIONS": "max_sessions",
+    "IDLE_TIMEOUT_MS": "idle_timeout_ms",
+}
+_BROWSER_BOOLS = {"enabled", "headless_default", "allow_no_sandbox"}
+_TRUE, _FALSE = {"1", "true", "yes", "on"}, {"0", "false", "no", "off"}
+
+
+def _browser_env_layer(env: Mapping[str, str]) -> dict[str, Any]:
+    """Browser variables; bool-like values other than 1/true/yes/on/0/false/no/off, blank
+    values and an allowlist that parses to nothing are ignored (as in the reference)."""
+    block: dict[str, Any] = {}
+    for suffix, field in _BROWSER_ENV.items():
+        raw = next(
+            (
+                env[p + "BROWSER_" + suffix]
+                for p in ENV_PREFIXES
+                if env.get(p + "BROWSER_" + suffix)
+            ),
+            None,
+        )
+        if raw is None or not raw.strip():
+            continue
+        if field in _BROWSER_BOOLS:
+            lowered = raw.strip().lower()
+            if lowered in _TRUE or lowered in _FALSE:
+                block[field] = lowered in _TRUE
+        elif field == "allowed_hosts":
+            hosts = [item.strip() for item in raw.split(",") if item.strip()]
+            if hosts:
+                block[field] = hosts
+        else:
+            block[field] = raw.strip()
+    return block
+
+
+class LocalDirectorySettings(BaseModel):
+    """``enterprise.local_directory``: the ``local_directory`` connector provider."""
+
+    allowed_roots: list[Path] = Field(default_factory=list)
+    """Absolute folders a ``local_directory`` source binding may read (symlinks resolved);
+    empty: the provider can ingest nothing."""
+
+    @field_validator("allowed_roots")
+    @classmethod
+    def _absolute(cls, value: list[Path]) -> list[Path]:
+        for root in value:
+            if not root.is_absolute():
+                raise ValueError(f"`{root}` is not an absolute path")
+        return value
+
+
+class EnterpriseSettings(BaseModel):
+    """``enterprise``: onboarding, connectors and source bindings."""
+
+    local_directory: LocalDirectorySettings = Field(default_factory=LocalDirectorySettings)
+    trust_tenant_headers: bool = False
+    """Take the tenant and a verified principal from ``x-svc-org-id``, ``x-svc-workspace-id``,
+    ``x-svc-deployment-id``, ``x-svc-actor-id`` and ``x-svc-actor-roles`` (a trusted proxy in
+    front of the engine, and tests); otherwise every request is tenant ``local/local``."""
+
+
 class Settings(BaseSettings):
     """Everything the engine reads from its configuration layers."""
 
@@ -74,6 +177,9 @@ class Settings(BaseSettings):
     # --- where things live
     state_dir: Path | None = _env("STATE_DIR", default=None)
     workspace: Path | None = _env("WORKSPACE", default=None)
+    workspace_roots: list[Path] = _env("WORKSPACE_ROOTS", default_factory=list)
+    """When set: session directories and memory import paths must lie inside one of these
+    (symlinks resolved). Unset: any directory (a local single-user engine)."""
     config_path: Path | None = _env("CONFIG", default=None)
     """Project config file; default ``<workspace>/.svc/config.json``."""
     managed_config: Path | None = _env("MANAGED_CONFIG", default=None)
@@ -89,6 +195,18 @@ class Settings(BaseSettings):
     """Web page origins (``https://app.example``) allowed to call the engine from a browser."""
     web_ui: bool = _env("WEB_UI", default=False)
     web_ui_prefix: str = _env("WEB_UI_PREFIX", default="/admin")
+
+    # --- the control panel (`svc-engine panel`, docs/webui.md)
+    control_panel_host: str = _env("CONTROL_PANEL_HOST", default="127.0.0.1")
+    control_panel_port: int = _env("CONTROL_PANEL_PORT", default=39732, ge=0, le=65535)
+    control_panel_token: SecretStr | None = _env("CONTROL_PANEL_TOKEN", default=None)
+    """The panel's own access token; without one the panel binds loopback only."""
+    control_panel_engine_token: SecretStr | None = _env("CONTROL_PANEL_ENGINE_TOKEN", default=None)
+    """The engine token the panel adds to what it forwards (else ``api_token``)."""
+    control_panel_auto_start_engine: bool = _env("CONTROL_PANEL_AUTO_START_ENGINE", default=False)
+    engine_url: str = _env("ENGINE_URL", default="http://127.0.0.1:39731")
+    shared_engine_mode: bool = _env("SHARED_ENGINE_MODE", default=True)
+    """Reuse (or start) the engine on the default port; off: the panel starts a private one."""
     log_level: str = _env("LOG_LEVEL", default="info")
 
     # --- models
@@ -111,13 +229,40 @@ class Settings(BaseSettings):
     question_wait_timeout_ms: int = _env("QUESTION_WAIT_TIMEOUT_MS", default=300_000, ge=1)
     apply_default_permission_rules: bool = _env("APPLY_DEFAULT_PERMISSION_RULES", default=True)
 
+    # --- limits (docs/configuration.md, "Limits")
+    shutdown_grace_ms: int = _env("SHUTDOWN_GRACE_MS", default=5_000, ge=0, le=600_000)
+    """On SIGTERM, how long requests still running may take to finish (idle connections
+    are closed at once, open SSE streams end at once)."""
+    max_body_bytes: int = _env("MAX_BODY_BYTES", default=10 * 1024 * 1024, ge=1024)
+    """Largest request body accepted (413 past it, refused before it is read)."""
+    max_concurrent_runs: int = _env("MAX_CONCURRENT_RUNS", default=64, ge=1, le=100_000)
+    """Session runs executing at once across the engine (429 RUN_LIMIT_REACHED past it)."""
+    max_sse_streams_per_client: int = _env(
+        "MAX_SSE_STREAMS_PER_CLIENT", default=128, ge=1, le=100_000
+    )
+    """Event streams one client address may hold open (429 STREAM_LIMIT_REACHED past it)."""
+    event_subscriber_buffer: int = _env("EVENT_SUBSCRIBER_BUFFER", default=256, ge=8, le=65_536)
+    """Event batches buffered per stream; a stream that falls further behind is cut off
+    (the client resumes from its cursor)."""
+    tool_output_max_chars: int = _env(
+        "TOOL_OUTPUT_MAX_CHARS", default=64_000, ge=1_000, le=10_000_000
+    )
+    """Characters of one tool result kept in the transcript (the rest is cut, with a note)."""
+
+    # --- metrics
+    metrics_enabled: bool = _env("METRICS_ENABLED", default=False)
+    """Serve ``GET /metrics`` (Prometheus text format, behind the API token)."""
+
     # --- tools
     search_backend: str = _env("SEARCH_BACKEND", default="auto")
     search_url: str | None = _env("SEARCH_URL", default=None)
     search_timeout_ms: int = _env("SEARCH_TIMEOUT_MS", default=10_000, ge=100)
+    webfetch_allow_private: bool = _env("WEBFETCH_ALLOW_PRIVATE", default=False)
+    """Let ``webfetch`` reach loopback and private networks (refused by default: a model
+    chooses the URL, and the engine itself listens on loopback)."""
 
     # --- subsystems configured by their own blocks
-    browser: dict[str, Any] = Field(default_factory=dict)
+    browser: BrowserSettings = Field(default_factory=BrowserSettings)
     channels: dict[str, Any] = Field(default_factory=dict)
 
     # --- automations
@@ -189,6 +334,18 @@ class Settings(BaseSettings):
     """Trust ``x-svc-org-id``/``x-svc-workspace-id``/``x-svc-actor-*`` headers (test and
     trusted-proxy mode)."""
 
+    # --- enterprise
+    enterprise: EnterpriseSettings = Field(default_factory=EnterpriseSettings)
+
+    @field_validator("workspace_roots", mode="before")
+    @classmethod
+    def _path_list(cls, value: Any) -> Any:
+        # The environment gives one string, separated like PATH (or by commas).
+        if isinstance(value, str):
+            parts = value.replace(",", os.pathsep).split(os.pathsep)
+            return [item.strip() for item in parts if item.strip()]
+        return value
+
     @field_validator("allowed_hosts", "allowed_origins", mode="before")
     @classmethod
     def _comma_separated(cls, value: Any) -> Any:
@@ -257,8 +414,9 @@ class Settings(BaseSettings):
         return type(self).load(self._overrides, environ=self._environ)
 
     def _register_secrets(self) -> None:
-        if self.api_token is not None:
-            register_secret(self.api_token.get_secret_value())
+        for secret in (self.api_token, self.control_panel_token, self.control_panel_engine_token):
+            if secret is not None:
+                register_secret(secret.get_secret_value())
         for provider in self.providers.values():
             if provider.api_key is not None:
                 register_secret(provider.api_key.get_secret_value())
@@ -352,6 +510,8 @@ def env_layer_from(env: Mapping[str, str]) -> dict[str, Any]:
         providers[info.id] = entry
     if providers:
         layer["providers"] = providers
+    if browser := _browser_env_layer(env):
+        layer["browser"] = browser
     return layer
 
 
@@ -435,4 +595,4 @@ def known_provider(provider_id: str) -> bool:
     return provider_id in BY_ID
 
 
-__all__ = ["ProviderConfig", "Settings", "deep_merge", "env_layer_from"]
+__all__ = ["BrowserSettings", "ProviderConfig", "Settings", "deep_merge", "env_layer_from"]

@@ -8,6 +8,7 @@ environment: settings get an explicit, isolated environment mapping.
 
 from __future__ import annotations
 
+import os
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,7 @@ import pytest
 
 import svc
 from svc import Settings
+from tests.pg import pg_cluster, pg_empty_url, pg_url  # noqa: F401  (PostgreSQL fixtures)
 
 
 @pytest.fixture
@@ -34,8 +36,15 @@ def environ(tmp_path: Path) -> dict[str, str]:
 
 @pytest.fixture
 def make_settings(
-    tmp_path: Path, workspace: Path, environ: dict[str, str]
+    tmp_path: Path, workspace: Path, environ: dict[str, str], request: pytest.FixtureRequest
 ) -> Callable[..., Settings]:
+    # --- SVC_TEST_STORE=postgresql: engines of this test share one fresh
+    # PostgreSQL database (tests/pg.py) instead of SQLite in the state dir.
+    store_url = None
+    if os.environ.get("SVC_TEST_STORE") == "postgresql":
+        store_url = request.getfixturevalue("pg_url")
+    # ---
+
     def make(env: dict[str, str] | None = None, **overrides: Any) -> Settings:
         base: dict[str, Any] = {
             "state_dir": tmp_path / "state",
@@ -43,6 +52,8 @@ def make_settings(
             "port": 0,
             "global_config": tmp_path / "global-config.json",
         }
+        if store_url is not None:  # SVC_TEST_STORE (above)
+            base["store_url"] = store_url
         base.update(overrides)
         return Settings.load(base, environ={**environ, **(env or {})})
 

@@ -21,7 +21,9 @@ async def wait_for_event(
     where: Callable[[Event], bool] | None = None,
     timeout: float = 30.0,
 ) -> Event:
-    """The first event of ``type`` (after ``after_seq``) matching the filters; replays the log first."""
+    """The first event of ``type`` (after ``after_seq``) matching the filters.
+
+    Replays the log first."""
     with (
         trio.fail_after(timeout),
         EventStream(

@@ -2,8 +2,9 @@
 
 from ._event import SCHEMA_VERSION, Event, run_id_of, session_id_of
 from ._filter import MATCH_ALL, EventFilter
-from ._log import EventLog, Subscription, open_event_log
+from ._log import EventLog, open_event_log
 from ._stream import EventStream, StreamEnded
+from ._subscribers import Subscription
 from .sse import KEEPALIVE, frame, json_frame, parse_frames
 
 __all__ = [

@@ -16,7 +16,7 @@ from __future__ import annotations
 import logging
 import uuid
 from collections import deque
-from collections.abc import AsyncIterator, Callable, Iterable, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -24,9 +24,11 @@ import trio
 
 from ..clock import Clock
 from ..errors import PersistenceFailed
-from ..store import Store, Tx
-from ._event import Event, event_from_row, make_event
+from ..store import Store
+from ._event import Event, make_event
 from ._filter import MATCH_ALL, EventFilter
+from ._subscribers import SubscriberIndex, Subscription
+from .repository import EventRepository
 
 log = logging.getLogger("svc.events")
 
@@ -40,72 +42,28 @@ SUBSCRIBER_BUFFER = 256
 """Batches a subscriber may hold unread before it is cut off."""
 
 
-class Subscription:
-    """A live view of the log. Iterate it for batches (lists) of matching events.
-
-    Closing is synchronous, so it is safe in a ``finally`` of a cancelled
-    generator. Iteration ends when the subscription is closed, when the log shuts
-    down, or when the subscriber fell behind (``dropped`` is then true).
-    """
-
-    def __init__(self, log: EventLog, filter: EventFilter, buffer: int) -> None:
-        self._log = log
-        self.filter = filter
-        self.send, self._receive = trio.open_memory_channel[list[Event]](buffer)
-        self.start_seq = log.committed_seq
-        """Every event after this seq is delivered live; the rest is in the log."""
-        self.dropped = False
-        self.closed = False
-
-    def deliver(self, events: list[Event]) -> None:
-        try:
-            self.send.send_nowait(events)
-        except trio.WouldBlock:
-            # The reader is too slow: cut it off rather than slow the writer.
-            self.dropped = True
-            self.close()
-        except trio.ClosedResourceError:
-            pass
-
-    async def receive(self) -> list[Event]:
-        """The next batch; raises ``trio.EndOfChannel`` when the subscription ended."""
-        return await self._receive.receive()
-
-    def __aiter__(self) -> AsyncIterator[list[Event]]:
-        return self._receive.__aiter__()
-
-    def close(self) -> None:
-        if not self.closed:
-            self.closed = True
-            self.send.close()
-            self._log._unsubscribe(self)
-
-    def __enter__(self) -> Subscription:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-        self._receive.close()
-
-
 class EventLog:
     """Publish, persist and fan out events. Start it with :func:`open_event_log`."""
 
-    def __init__(self, db: Store, clock: Clock, *, last_seq: int) -> None:
-        self._db = db
+    def __init__(self, repository: EventRepository, clock: Clock, *, last_seq: int) -> None:
+        self._repository = repository
         self._clock = clock
         self.last_seq = last_seq
         """Highest seq handed out."""
         self.committed_seq = last_seq
         """Highest seq durably appended and delivered."""
+        self.subscriber_buffer = SUBSCRIBER_BUFFER
+        """Default buffer of a new subscription (the engine sets it from its settings)."""
+        self.on_append: Callable[[float, int], None] | None = None
+        """Told each committed batch's append latency (seconds) and size (metrics)."""
+        """Default buffer of a new subscription (the engine sets it from its settings)."""
         self._pending: deque[Event] = deque()
         self._wakeup = trio.Event()
         self._committed_changed = trio.Event()
         self._closed = False
         self._streams_ended = False
         self._subscribers_changed = trio.Event()
-        self._global: set[Subscription] = set()
-        self._indexed: dict[tuple[str, str], set[Subscription]] = {}
+        self._subscribers = SubscriberIndex()
         self.published_total = 0
         self._write_failures = 0
         # Event ids are UUID-shaped (version 4 layout): a random per-process
@@ -160,33 +118,22 @@ class EventLog:
 
     # ------------------------------------------------------------------ subscribe
     def subscribe(
-        self, filter: EventFilter = MATCH_ALL, *, buffer: int = SUBSCRIBER_BUFFER
+        self, filter: EventFilter = MATCH_ALL, *, buffer: int | None = None
     ) -> Subscription:
-        sub = Subscription(self, filter, buffer)
+        buffer = self.subscriber_buffer if buffer is None else buffer
+        sub = Subscription(filter, buffer, start_seq=self.committed_seq, on_close=self._unsubscribe)
         # After end_streams, a stream that subscribes late (a request that was
         # still sending its preamble) must end too, not linger until the HTTP
         # server's grace period cuts it off.
         if self._closed or self._streams_ended:
             sub.close()
             return sub
-        key = filter.index_key
-        if key is None:
-            self._global.add(sub)
-        else:
-            self._indexed.setdefault(key, set()).add(sub)
+        self._subscribers.add(sub)
         self._notify_subscribers_changed()
         return sub
 
     def _unsubscribe(self, sub: Subscription) -> None:
-        key = sub.filter.index_key
-        if key is None:
-            self._global.discard(sub)
-        else:
-            subs = self._indexed.get(key)
-            if subs is not None:
-                subs.discard(sub)
-                if not subs:
-                    del self._indexed[key]
+        self._subscribers.remove(sub)
         self._notify_subscribers_changed()
 
     def _notify_subscribers_changed(self) -> None:
@@ -200,7 +147,7 @@ class EventLog:
 
     @property
     def subscriber_count(self) -> int:
-        return len(self._global) + sum(len(s) for s in self._indexed.values())
+        return len(self._subscribers)
 
     # ------------------------------------------------------------------ replay
     async def replay(
@@ -227,7 +174,9 @@ class EventLog:
         # SQL narrows by the indexed key; conditions it cannot express are
         # checked here, page by page, until `limit` matches are found.
         while len(found) < limit:
-            page = await self._db.read(_select_page, filter, lower, upper, page_size, tail)
+            page = await self._repository.page(
+                filter, after=lower, before=upper, limit=page_size, newest_first=tail
+            )
             found.extend(e for e in page if filter.matches(e))
             if len(page) < page_size:
                 break
@@ -270,12 +219,9 @@ class EventLog:
     async def _commit_batch(self) -> None:
         count = min(len(self._pending), BATCH_MAX)
         batch = [self._pending[i] for i in range(count)]
-        rows = [
-            (e.seq, e.event_id, e.type, e.occurred_at_ms, e.session_id, e.run_id, e.topic, e.data)
-            for e in batch
-        ]
+        began = trio.current_time()
         try:
-            await self._db.write(_insert_rows, rows)
+            await self._repository.append(batch)
         except PersistenceFailed:
             # Keep the batch queued and retry: events are the audit trail, and a
             # transient disk error must not lose them. Back off so a broken disk
@@ -285,39 +231,17 @@ class EventLog:
             await trio.sleep(min(5.0, 0.05 * 2 ** min(self._write_failures, 7)))
             return
         self._write_failures = 0
+        if self.on_append is not None:
+            self.on_append(trio.current_time() - began, count)
         for _ in range(count):
             self._pending.popleft()
         self.committed_seq = batch[-1].seq
-        self._fan_out(batch)
+        self._subscribers.fan_out(batch)
         changed, self._committed_changed = self._committed_changed, trio.Event()
         changed.set()
 
-    def _fan_out(self, batch: list[Event]) -> None:
-        for sub in list(self._global):
-            matching = (
-                batch if sub.filter is MATCH_ALL else [e for e in batch if sub.filter.matches(e)]
-            )
-            if matching:
-                sub.deliver(matching)
-        if not self._indexed:
-            return
-        routed: dict[tuple[str, str], list[Event]] = {}
-        for event in batch:
-            for key in _keys_of(event):
-                if key in self._indexed:
-                    routed.setdefault(key, []).append(event)
-        for key, events in routed.items():
-            for sub in list(self._indexed.get(key, ())):
-                matching = [e for e in events if sub.filter.matches(e)]
-                if matching:
-                    sub.deliver(matching)
-
     def _close_subscribers(self) -> None:
-        for sub in list(self._global):
-            sub.close()
-        for subs in list(self._indexed.values()):
-            for sub in list(subs):
-                sub.close()
+        self._subscribers.close_all()
 
     def close(self) -> None:
         """Stop accepting events; the writer commits what is queued, then ends streams."""
@@ -331,58 +255,6 @@ class EventLog:
         self._close_subscribers()
 
 
-def _keys_of(event: Event) -> Iterable[tuple[str, str]]:
-    if event.session_id is not None:
-        yield ("session", event.session_id)
-    if event.run_id is not None:
-        yield ("run", event.run_id)
-    if event.topic is not None:
-        yield ("topic", event.topic)
-
-
-def _insert_rows(tx: Tx, rows: list[tuple[Any, ...]]) -> None:
-    tx.executemany(
-        "INSERT INTO events(seq, event_id, type, occurred_at_ms, session_id, run_id, topic, body)"
-        " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-        rows,
-    )
-
-
-_COLUMNS = "seq, event_id, type, occurred_at_ms, session_id, run_id, topic, body"
-
-
-def _select_page(
-    tx: Tx,
-    filter: EventFilter,
-    after: int,
-    before: int,
-    limit: int,
-    newest_first: bool,
-) -> list[Event]:
-    clauses = ["seq > ?", "seq < ?"]
-    params: list[Any] = [after, before]
-    if filter.session_id is not None:
-        clauses.append("session_id = ?")
-        params.append(filter.session_id)
-    elif filter.run_id is not None:
-        clauses.append("run_id = ?")
-        params.append(filter.run_id)
-    if filter.topic is not None:
-        clauses.append("topic = ?")
-        params.append(filter.topic)
-    order = "DESC" if newest_first else "ASC"
-    sql = (
-        f"SELECT {_COLUMNS} FROM events WHERE {' AND '.join(clauses)} ORDER BY seq {order} LIMIT ?"
-    )
-    params.append(limit)
-    return [event_from_row(*row) for row in tx.execute(sql, params)]
-
-
-def _max_seq(tx: Tx) -> int:
-    row = tx.execute("SELECT COALESCE(MAX(seq), 0) FROM events").fetchone()
-    return int(row[0])
-
-
 @asynccontextmanager
 async def open_event_log(db: Store, clock: Clock) -> AsyncIterator[EventLog]:
     """Run the event log's writer for the duration of the block.
@@ -390,8 +262,8 @@ async def open_event_log(db: Store, clock: Clock) -> AsyncIterator[EventLog]:
     On exit the log stops accepting events, commits everything already queued
     (so in-flight events of a shutdown are not lost) and ends every live stream.
     """
-    last_seq = await db.read(_max_seq)
-    event_log = EventLog(db, clock, last_seq=last_seq)
+    repository = EventRepository(db)
+    event_log = EventLog(repository, clock, last_seq=await repository.max_seq())
     async with trio.open_nursery() as nursery:
         await nursery.start(event_log._run_writer)
         try:

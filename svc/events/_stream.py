@@ -11,7 +11,8 @@ import trio
 
 from ._event import Event
 from ._filter import MATCH_ALL, EventFilter
-from ._log import EventLog, Subscription
+from ._log import EventLog
+from ._subscribers import Subscription
 
 REPLAY_PAGE = 1000
 

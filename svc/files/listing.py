@@ -31,7 +31,8 @@ class StoragePathInvalid(ValidationFailed):
 
 
 def safe_relative(path: str | None) -> PurePosixPath:
-    """``path`` as a clean relative path; raises :class:`StoragePathInvalid` for anything escaping."""
+    """``path`` as a clean relative path; raises :class:`StoragePathInvalid` for anything
+    escaping."""
     raw = (path or "").strip().replace("\\", "/")
     if not raw:
         return PurePosixPath()

@@ -46,7 +46,8 @@ def walk_files(
     exclude_dirs: Collection[str] = (),
     keep: Callable[[str, int], bool] | None = None,
 ) -> Iterator[WalkEntry]:
-    """Regular files under ``root``; ``keep(relative, size)`` filters them before they are yielded."""
+    """Regular files under ``root``; ``keep(relative, size)`` filters them before they are
+    yielded."""
     root = root.resolve()
     yield from _walk(root, root, "", [], skip_hidden, gitignore, frozenset(exclude_dirs), keep)
 

@@ -25,9 +25,10 @@ from .errors import (
     InvalidGoalAction,
     StaleGoalAction,
 )
+from .handoff_decisions import decide_handoff
 from .ids import digest
-from .kernel import decide_handoff
-from .projection import action_descriptors, build_projection
+from .projection import build_projection
+from .projection_actions import action_descriptors
 from .tenancy import APPROVE, RESOLVE_WAIT, Caller, owner_id_of
 from .wait_ops import resolve_wait
 

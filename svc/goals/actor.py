@@ -24,95 +24,36 @@ import trio
 
 from actors import Actor, MailboxFull
 
-from ..entities import Ask
 from ..errors import SvcError
 from ..events import EventFilter, EventStream, StreamEnded
+from .completion import complete
 from .control import apply_limit, cancel, launch_failed, pause, resume
 from .errors import InvalidGoalRequest
 from .events import RUN_SETTLED, NewEvent
 from .goal import Goal
-from .ids import GOAL_PREFIX
-from .kernel import (
-    CompletionRequest,
-    LimitRejected,
-    TransitionRequest,
-    complete,
-    decide_handoff,
-    transition,
-)
+from .handoff_decisions import decide_handoff
+from .kernel import LimitRejected, transition
 from .launch import ensure_started
+from .messages import (
+    Cancel,
+    Complete,
+    DecideHandoff,
+    DispatchAction,
+    GetGoal,
+    Pause,
+    ResolveWait,
+    Resume,
+    Transition,
+)
 from .repository import Commit
 from .runtime import GoalRuntime, PinnedVersion
-from .tenancy import Caller
 from .wait_ops import apply_due_waits, resolve_wait
 from .waits import next_due_ms
 
 log = logging.getLogger("svc.goals")
 
 
-# ---------------------------------------------------------------------- messages
-Reply = dict[str, Any]
-"""What a mutation answers: the goal and what the operation reports (its wire body)."""
-
-
-@attrs.frozen
-class Transition(Ask[Reply]):
-    caller: Caller
-    request: TransitionRequest
-
-
-@attrs.frozen
-class Complete(Ask[Reply]):
-    caller: Caller
-    request: CompletionRequest
-
-
-@attrs.frozen
-class Pause(Ask[Reply]):
-    caller: Caller
-    reason: str
-
-
-@attrs.frozen
-class Resume(Ask[Reply]):
-    caller: Caller
-    reason: str
-
-
-@attrs.frozen
-class Cancel(Ask[Reply]):
-    caller: Caller
-    reason: str
-
-
-@attrs.frozen
-class DecideHandoff(Ask[Reply]):
-    caller: Caller
-    handoff_id: str
-    decision: Any
-    reason: str | None = None
-
-
-@attrs.frozen
-class ResolveWait(Ask[Reply]):
-    caller: Caller
-    wait_id: str
-    idempotency_key: str
-    payload: Any = None
-
-
-@attrs.frozen
-class DispatchAction(Ask[Reply]):
-    caller: Caller
-    action_id: str
-    body: Any
-
-
-@attrs.frozen
-class GetGoal(Ask[Goal]):
-    pass
-
-
+# ---------------------------------------------------------------------- wake-ups
 @attrs.frozen
 class RunSettled:
     run_id: str
@@ -388,16 +329,4 @@ class GoalActor(Actor):
         self.ref.tell(WaitsDue())
 
 
-__all__ = [
-    "GOAL_PREFIX",
-    "Cancel",
-    "Complete",
-    "DecideHandoff",
-    "DispatchAction",
-    "GetGoal",
-    "GoalActor",
-    "Pause",
-    "ResolveWait",
-    "Resume",
-    "Transition",
-]
+__all__ = ["GoalActor"]

@@ -1,43 +1,28 @@
-"""The transition kernel: handoffs between workflow nodes, completion, handoff decisions.
+"""The transition kernel: a named transition hands the active run's artifact to the next
+workflow node.
 
-These run inside the goal's actor, one at a time per goal, so two transitions of one
-goal never race: the second sees the first's result. Each commits its records and its
-durable event in one transaction. See :mod:`svc.goals.transitions` for the check order.
+It runs inside the goal's actor, one at a time per goal, so two transitions of one goal
+never race: the second sees the first's result. It commits its records and its durable event
+in one transaction. See :mod:`svc.goals.transitions` for the check order; completion is in
+:mod:`svc.goals.completion` and handoff decisions in :mod:`svc.goals.handoff_decisions`.
 """
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
 import attrs
 
-from .errors import GoalStateConflict, HandoffNotFound, InvalidGoalRequest
-from .events import (
-    AWAITING_TRANSITION,
-    HANDOFF_DECIDED,
-    HANDOFF_PENDING,
-    TERMINAL,
-    TRANSITIONED,
-    WAIT_CREATED,
-    NewEvent,
-)
+from .charging import charged, usage_of
+from .errors import GoalStateConflict, InvalidGoalRequest
+from .events import HANDOFF_PENDING, TRANSITIONED, WAIT_CREATED, NewEvent
 from .goal import Goal, Handoff, RunLink
 from .ids import downstream_run_id_for, handoff_id_for
 from .repository import Commit
 from .runtime import GoalRuntime, PinnedVersion
-from .settlement import cancelled_waits, dead_lettered
-from .tenancy import APPROVE, Caller, owner_id_of
-from .transitions import (
-    TERMINAL_OUTCOME_STATUS,
-    admit,
-    check_completion_target,
-    check_final_artifact,
-    check_goal_open,
-    check_source,
-    plan_transition,
-)
+from .tenancy import Caller, owner_id_of
+from .transitions import admit, check_goal_open, plan_transition
 from .waits import gate_wait
-from .workflows import WorkflowRun
 
 
 @attrs.frozen
@@ -47,36 +32,12 @@ class TransitionRequest:
     artifact: dict[str, Any] | None = None
 
 
-@attrs.frozen
-class CompletionRequest:
-    transition_key: str | None = None
-    final_artifact: dict[str, Any] | None = None
-
-
 class LimitRejected(Exception):
     """A goal-policy limit rejected the transition; the actor applies it, then reports it."""
 
     def __init__(self, limit: str) -> None:
         super().__init__(limit)
         self.limit = limit
-
-
-def _usage(goal: Goal, run: WorkflowRun) -> tuple[int, float]:
-    """The run's usage not yet charged to the goal (each run is charged once)."""
-    if run.run_id in goal.charged_run_ids:
-        return 0, 0.0
-    return run.total_tokens, run.estimated_cost_usd
-
-
-def _charged(goal: Goal, run: WorkflowRun) -> dict[str, Any]:
-    tokens, cost = _usage(goal, run)
-    if run.run_id in goal.charged_run_ids:
-        return {}
-    return {
-        "total_tokens": goal.total_tokens + tokens,
-        "total_cost_usd": round(goal.total_cost_usd + cost, 10),
-        "charged_run_ids": (*goal.charged_run_ids, run.run_id),
-    }
 
 
 def _committed_body(
@@ -209,7 +170,7 @@ async def transition(
         }
 
     # 7. limits
-    add_tokens, add_cost = _usage(goal, source_run)
+    add_tokens, add_cost = usage_of(goal, source_run)
     limit = admit(goal, now, add_tokens=add_tokens, add_cost_usd=add_cost)
     if limit is not None:
         raise LimitRejected(limit)
@@ -235,7 +196,7 @@ async def transition(
         active_run_id=run_id,
         current_node_id=plan.target.node_id,
         hop_count=goal.hop_count + 1,
-        **_charged(goal, source_run),
+        **charged(goal, source_run),
     )
     gate = gate_wait(moved, plan.target, run_id, now, source_run.node_outputs)
     events = [
@@ -293,161 +254,4 @@ def _wait_created(wait: Any) -> NewEvent:
     )
 
 
-async def complete(
-    rt: GoalRuntime, goal: Goal, pinned: PinnedVersion, caller: Caller, request: CompletionRequest
-) -> tuple[Goal, dict[str, Any]]:
-    """Settle the active run: wait for a transition, or finish at a terminal node."""
-    check_goal_open(goal)
-    caller.require_goal_owner(owner_id_of(goal.started_by))
-    source_run = await rt.workflows.run(goal.active_run_id) if goal.active_run_id else None
-    source = check_source(goal, pinned.spec, source_run)
-    assert source_run is not None
-    if not request.transition_key:
-        waiting = rt.stamp(
-            goal,
-            status="waiting",
-            status_reason="awaiting_transition",
-            **_charged(goal, source_run),
-        )
-        await rt.commit(
-            Commit(
-                goal=waiting,
-                events=(
-                    NewEvent(
-                        event_id=f"goal:{goal.goal_id}:{source_run.run_id}:awaiting_transition",
-                        event_type=AWAITING_TRANSITION,
-                        actor=caller.principal.ref(),
-                        causation_id=source_run.run_id,
-                        payload={
-                            "goal_id": goal.goal_id,
-                            "run_id": source_run.run_id,
-                            "node_id": source.node_id,
-                        },
-                    ),
-                ),
-            )
-        )
-        return waiting, {"outcome": "awaiting_transition", "goal": waiting.to_wire()}
-    edge, target = check_completion_target(pinned.spec, source, request.transition_key)
-    check_final_artifact(request.final_artifact, edge, target)
-    status = TERMINAL_OUTCOME_STATUS[target.outcome or "complete"]
-    now = rt.now()
-    changes: dict[str, Any] = {
-        "status": status,
-        "status_reason": f"terminal node {target.node_id}",
-        "current_node_id": target.node_id,
-        "final_artifact": request.final_artifact,
-        **_charged(goal, source_run),
-    }
-    handoffs: list[Handoff] = []
-    waits: list[Any] = []
-    if status != "paused":
-        changes.update(finished_at_ms=now, active_run_id=None)
-        reason = f"goal settled {status}"
-        handoffs = dead_lettered(await rt.repo.handoffs(goal.goal_id), now, reason)
-        waits = cancelled_waits(await rt.repo.waits(goal.goal_id), now, reason)
-    settled = rt.stamp(goal, **changes)
-    await rt.commit(
-        Commit(
-            goal=settled,
-            handoffs=tuple(handoffs),
-            waits=tuple(waits),
-            events=(
-                NewEvent(
-                    event_id=f"goal:{goal.goal_id}:{source_run.run_id}:terminal",
-                    event_type=TERMINAL,
-                    actor=caller.principal.ref(),
-                    causation_id=source_run.run_id,
-                    payload={
-                        "goal_id": goal.goal_id,
-                        "status": status,
-                        "terminal_node_id": target.node_id,
-                        "edge_id": edge.edge_id,
-                        "transition_key": request.transition_key,
-                        "final_artifact": request.final_artifact,
-                    },
-                ),
-            ),
-        )
-    )
-    rt.bus(settled, "orchestration.goal.terminal", {"status": status})
-    return settled, {"outcome": "terminal", "goal": settled.to_wire()}
-
-
-async def decide_handoff(
-    rt: GoalRuntime, goal: Goal, caller: Caller, handoff_id: str, decision: Any, reason: str | None
-) -> tuple[Goal, dict[str, Any]]:
-    """Approve or reject a pending handoff; the goal stays waiting until the transition is
-    retried."""
-    caller.require_authority(APPROVE)
-    if decision not in ("approve", "reject"):
-        raise InvalidGoalRequest("`decision` must be approve or reject", field="decision")
-    handoff = next(
-        (h for h in await rt.repo.handoffs(goal.goal_id) if h.handoff_id == handoff_id), None
-    )
-    if handoff is None:
-        raise HandoffNotFound(f"handoff {handoff_id!r} not found on goal {goal.goal_id!r}")
-    approved = decision == "approve"
-    wanted: Literal["approved", "rejected"] = "approved" if approved else "rejected"
-    if handoff.status == wanted:
-        return goal, {"handoff": handoff.to_wire()}
-    if handoff.status != "pending_approval":
-        raise InvalidGoalRequest(
-            f"only pending handoffs can be approved or rejected (this one is {handoff.status})",
-            handoff_status=handoff.status,
-        )
-    now = rt.now()
-    decided = attrs.evolve(
-        handoff,
-        status=wanted,
-        updated_at_ms=now,
-        metadata={
-            **(handoff.metadata or {}),
-            "decision_actor": caller.principal.ref(),
-            "approved": approved,
-            "decision_reason": reason,
-            "decided_at_ms": now,
-        },
-    )
-    touched = rt.stamp(goal)
-    await rt.commit(
-        Commit(
-            goal=touched,
-            handoffs=(decided,),
-            events=(
-                NewEvent(
-                    event_id=f"{handoff_id}:decision:{wanted}",
-                    event_type=HANDOFF_DECIDED,
-                    actor=caller.principal.ref(),
-                    payload={
-                        "goal_id": goal.goal_id,
-                        "handoff_id": handoff_id,
-                        "approved": approved,
-                        "reason": reason,
-                    },
-                ),
-            ),
-        )
-    )
-    rt.bus(
-        touched,
-        "orchestration.goal.handoff_decided",
-        {
-            "handoffID": handoff_id,
-            "approved": approved,
-            "reason": reason,
-            "effective_actor": caller.principal.ref(),
-            "run_as": None,
-        },
-    )
-    return touched, {"handoff": decided.to_wire()}
-
-
-__all__ = [
-    "CompletionRequest",
-    "LimitRejected",
-    "TransitionRequest",
-    "complete",
-    "decide_handoff",
-    "transition",
-]
+__all__ = ["LimitRejected", "TransitionRequest", "transition"]

@@ -39,9 +39,10 @@ if TYPE_CHECKING:
     from actors import ActorRef
 
     from ..engine import Engine
-    from .actor import GoalActor, Reply
+    from .actor import GoalActor
     from .events import GoalEvent
     from .goal import Goal, RunLink
+    from .messages import Reply
     from .requests import CompletionBody, StartGoal, TransitionBody
     from .runtime import PinnedVersion
     from .tenancy import Caller
@@ -160,9 +161,9 @@ class GoalService:
 
     # ------------------------------------------------------------------ mutations
     async def transition(self, caller: Caller, goal_id: str, body: TransitionBody) -> Reply:
-        from .actor import Transition
         from .artifacts import enforce_content_policy, parse_artifact
         from .kernel import TransitionRequest
+        from .messages import Transition
         from .requests import check_key
 
         goal = await self._open_goal(caller, goal_id, "emit transitions")
@@ -176,9 +177,9 @@ class GoalService:
         return await self._ask(goal.goal_id, Transition(caller, request))
 
     async def complete(self, caller: Caller, goal_id: str, body: CompletionBody) -> Reply:
-        from .actor import Complete
         from .artifacts import enforce_content_policy, parse_artifact
-        from .kernel import CompletionRequest
+        from .completion import CompletionRequest
+        from .messages import Complete
 
         goal = await self._open_goal(caller, goal_id, "be completed")
         artifact = (
@@ -193,19 +194,19 @@ class GoalService:
         return await self._ask(goal.goal_id, Complete(caller, request))
 
     async def pause(self, caller: Caller, goal_id: str, reason: str | None = None) -> Reply:
-        from .actor import Pause
+        from .messages import Pause
 
         await self.goal(caller, goal_id)
         return await self._ask(goal_id, Pause(caller, reason or "operator pause"))
 
     async def resume(self, caller: Caller, goal_id: str, reason: str | None = None) -> Reply:
-        from .actor import Resume
+        from .messages import Resume
 
         await self.goal(caller, goal_id)
         return await self._ask(goal_id, Resume(caller, reason or "operator resume"))
 
     async def cancel(self, caller: Caller, goal_id: str, reason: str | None = None) -> Reply:
-        from .actor import Cancel
+        from .messages import Cancel
 
         await self.goal(caller, goal_id)
         return await self._ask(goal_id, Cancel(caller, reason or "operator cancel"))
@@ -218,7 +219,7 @@ class GoalService:
         decision: Any,
         reason: str | None = None,
     ) -> Reply:
-        from .actor import DecideHandoff
+        from .messages import DecideHandoff
 
         await self.goal(caller, goal_id)
         return await self._ask(goal_id, DecideHandoff(caller, handoff_id, decision, reason))
@@ -226,7 +227,7 @@ class GoalService:
     async def resolve_wait(
         self, caller: Caller, goal_id: str, wait_id: str, idempotency_key: Any, payload: Any
     ) -> Reply:
-        from .actor import ResolveWait
+        from .messages import ResolveWait
         from .waits import check_resolution_input
 
         await self.goal(caller, goal_id)
@@ -236,7 +237,7 @@ class GoalService:
     async def dispatch_action(
         self, caller: Caller, goal_id: str, action_id: str, body: Any
     ) -> Reply:
-        from .actor import DispatchAction
+        from .messages import DispatchAction
 
         await self.goal(caller, goal_id)
         return await self._ask(goal_id, DispatchAction(caller, action_id, body))

@@ -15,8 +15,10 @@ from .routing import LazyBuildRule
 
 if TYPE_CHECKING:
     from ..engine import Engine
+    from ..settings import Settings
 
 MAX_BODY_BYTES = 10 * 1024 * 1024
+"""The default of ``max_body_bytes`` (the engine's settings hold the limit in force)."""
 
 
 class EngineApp(QuartTrio):
@@ -26,8 +28,26 @@ class EngineApp(QuartTrio):
         self, scope: Scope, receive: ASGIReceiveCallable, send: ASGISendCallable
     ) -> None:
         if scope["type"] == "http":
-            receive, send = guard_exchange(scope, receive, send, limit=MAX_BODY_BYTES)
+            limit = self.config["MAX_CONTENT_LENGTH"]
+            receive, send = guard_exchange(scope, receive, send, limit=limit)
         await super().asgi_app(scope, receive, send)
+
+
+def check_web_ui(settings: Settings) -> None:
+    """Refuse a bad ``web_ui_prefix`` before the engine starts (ConfigError saying why).
+
+    ``create_app`` checks again as it mounts the page; this earlier check lets
+    ``serve`` report the mistake in one line instead of a failed start-up.
+    """
+    if not settings.web_ui:
+        return
+    from ..webui.embed import normalize_prefix, refuse_overlap
+
+    routes = QuartTrio("svc-routes", static_folder=None)
+    routes.url_rule_class = LazyBuildRule
+    for blueprint in BLUEPRINTS:
+        routes.register_blueprint(blueprint)
+    refuse_overlap(routes, normalize_prefix(settings.web_ui_prefix))
 
 
 def create_app(engine: Engine) -> QuartTrio:
@@ -35,15 +55,24 @@ def create_app(engine: Engine) -> QuartTrio:
     app.url_rule_class = LazyBuildRule
     app.config.update(
         SVC_ENGINE=engine,
-        MAX_CONTENT_LENGTH=MAX_BODY_BYTES,
+        MAX_CONTENT_LENGTH=engine.settings.max_body_bytes,
         BODY_TIMEOUT=60,
         RESPONSE_TIMEOUT=None,
         PROVIDE_AUTOMATIC_OPTIONS=True,
     )
     app.json.sort_keys = False  # type: ignore[attr-defined]
     app.json.ensure_ascii = False  # type: ignore[attr-defined]
-    install_gate(app, engine, max_body_bytes=MAX_BODY_BYTES)
+    shell_paths: set[str] = set()
+    install_gate(
+        app, engine, max_body_bytes=engine.settings.max_body_bytes, public_get_paths=shell_paths
+    )
     for blueprint in BLUEPRINTS:
         app.register_blueprint(blueprint)
+    if engine.settings.web_ui:
+        # Imported only when on: an engine without the page never loads it.
+        from ..webui.embed import install_web_ui, normalize_prefix
+
+        prefix = normalize_prefix(engine.settings.web_ui_prefix)
+        shell_paths.update(install_web_ui(app, prefix))
     install_error_handlers(app)
     return app

@@ -27,8 +27,11 @@ _HTTP_CODES = {
 }
 
 
-def error_response(error: SvcError) -> tuple[dict[str, Any], int]:
-    return error.to_body(), error.status
+def error_response(error: SvcError) -> tuple[dict[str, Any], int, dict[str, str]]:
+    # A limit says when to come back (svc/limits.py); other errors carry no header.
+    retry_after = getattr(error, "retry_after_s", None)
+    headers = {"Retry-After": str(retry_after)} if isinstance(retry_after, int) else {}
+    return error.to_body(), error.status, headers
 
 
 def install_error_handlers(app: Quart) -> None:

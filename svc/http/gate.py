@@ -9,6 +9,7 @@ not even that the engine is still starting or that a route exists.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import TYPE_CHECKING, Any
 
 from quart import Quart, g, request
@@ -16,7 +17,13 @@ from quart.typing import ResponseTypes
 
 from ..errors import AuthRequired, EngineStarting, Forbidden, PayloadTooLarge
 from .access import AccessPolicy
-from .auth import is_public, presented_token, token_matches
+from .auth import (
+    is_intake_route,
+    is_public,
+    presented_token,
+    presents_intake_key,
+    token_matches,
+)
 from .errors import error_response
 from .responses import Response, no_content
 
@@ -52,7 +59,21 @@ class OriginNotAllowed(Forbidden):
     code = "ORIGIN_NOT_ALLOWED"
 
 
-def install_gate(app: Quart, engine: Engine, *, max_body_bytes: int) -> None:
+class IntakeKeyRefused(Forbidden):
+    """An incident-monitor intake key may only report (POST /incident-monitor/intake/report)."""
+
+    code = "INCIDENT_MONITOR_INTAKE_KEY_FORBIDDEN"
+
+
+def install_gate(
+    app: Quart,
+    engine: Engine,
+    *,
+    max_body_bytes: int,
+    public_get_paths: Collection[str] = frozenset(),
+) -> None:
+    """``public_get_paths``: exact raw paths answered to GET/HEAD without the token
+    (the embedded web application's shell and files, see svc/webui/embed.py)."""
     cached: tuple[Settings, AccessPolicy] | None = None
 
     def policy() -> AccessPolicy:
@@ -85,11 +106,18 @@ def install_gate(app: Quart, engine: Engine, *, max_body_bytes: int) -> None:
             g.cors_origin = origin
             if _is_preflight():
                 return _preflight_response(origin)
-        if is_public(request.method, request.path):
+        if is_public(request.method, request.path) or (
+            request.method in ("GET", "HEAD") and _raw_path() in public_get_paths
+        ):
             return None
-        token = engine.settings.token
-        if token is not None and not token_matches(presented_token(request.headers), token):
-            return error_response(AuthRequired())
+        if is_intake_route(request.method, request.path):
+            pass  # an intake key, not the engine token, authorizes this route (it checks the key)
+        elif presents_intake_key(request.headers):
+            return error_response(IntakeKeyRefused())
+        else:
+            token = engine.settings.token
+            if token is not None and not token_matches(presented_token(request.headers), token):
+                return error_response(AuthRequired())
         if not engine.ready:
             return error_response(EngineStarting("Engine starting"))
         # Refuse an oversized body before reading it (chunked bodies are capped
@@ -124,6 +152,12 @@ def _policy_of(settings: Settings) -> AccessPolicy:
 def _server_port() -> int | None:
     server = request.scope.get("server")
     return int(server[1]) if server and server[1] is not None else None
+
+
+def _raw_path() -> str:
+    # The path as sent, before percent-decoding: `/admin%2fapp.js` is not `/admin/app.js`.
+    raw = request.scope.get("raw_path")
+    return raw.decode("latin-1") if raw else request.path
 
 
 def _is_preflight() -> bool:

@@ -10,14 +10,19 @@ or when the engine shuts down.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import AsyncIterator, Callable, Iterable
+from typing import TYPE_CHECKING
 
 import trio
-from quart import request
+from quart import current_app, request
 
 from ..errors import ValidationFailed
 from ..events import KEEPALIVE, Event, EventFilter, EventLog, EventStream, StreamEnded
 from .responses import Response
+
+if TYPE_CHECKING:
+    from ..limits import ClientStreams
 
 KEEPALIVE_SECONDS = 10.0
 
@@ -97,10 +102,42 @@ async def event_frames(
 
 
 def sse_response(body: AsyncIterator[bytes], *, headers: dict[str, str] | None = None) -> Response:
-    response = Response(body, status=200, mimetype="text/event-stream")
+    """The streaming response; it holds one of the client's stream slots while it lives
+    (429 ``STREAM_LIMIT_REACHED`` with ``Retry-After`` when none is left)."""
+    streams = current_app.config["SVC_ENGINE"].streams
+    client = request.remote_addr or "unknown"
+    streams.acquire(client)
+    response = Response(
+        held_stream(body, streams, client), status=200, mimetype="text/event-stream"
+    )
     response.headers["Cache-Control"] = "no-cache"
     response.headers["X-Accel-Buffering"] = "no"
     for key, value in (headers or {}).items():
         response.headers[key] = value
     response.timeout = None  # a stream lives as long as its client
     return response
+
+
+def held_stream(
+    body: AsyncIterator[bytes], streams: ClientStreams, client: str
+) -> AsyncIterator[bytes]:
+    """``body``, giving its client's stream slot back when it ends.
+
+    Quart closes the body after sending it, also when the client goes away; a body
+    never started (the client left before the response began) is released when it is
+    collected, so a slot is never lost.
+    """
+
+    async def relay() -> AsyncIterator[bytes]:
+        try:
+            async for chunk in body:
+                yield chunk
+        finally:
+            release()  # synchronous and once only: safe inside a cancelled task
+            close = getattr(body, "aclose", None)
+            if close is not None:
+                await close()
+
+    stream = relay()
+    release = weakref.finalize(stream, streams.release, client)
+    return stream

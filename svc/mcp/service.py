@@ -32,6 +32,7 @@ from .inputs import ConnectorInput, ConnectorPatch, register_header_secrets
 from .repository import McpRepository
 
 if TYPE_CHECKING:
+    from ..audit.decisions import DecisionSink
     from .capability import CapabilityRequestInput
     from .capability_requests import CapabilityRequests
     from .catalog import Catalog
@@ -75,8 +76,12 @@ class McpService:
         self._lock = trio.Lock()
         self._catalog: Catalog | None = None
         self._capability_requests: CapabilityRequests | None = None
+        self.decision_sink: DecisionSink | None = None
+        """Told every capability decision (set by the incident monitor)."""
         self._connector_services: ConnectorServices | None = None
         """What every connector actor shares; built when the first one activates."""
+        self.on_call: Callable[[str, float], None] | None = None
+        """Told each ``tools/call``'s connector and latency in seconds (metrics, when on)."""
 
     # ------------------------------------------------------------------ lifecycle
     async def load(self) -> None:
@@ -298,8 +303,13 @@ class McpService:
                 message_id=ctx.message_id,
                 call_id=ctx.call_id,
             )
-        pending = await self._ask(server, CallTool(tool, dict(args), caller))
-        return await pending.wait()
+        began = trio.current_time()
+        try:
+            pending = await self._ask(server, CallTool(tool, dict(args), caller))
+            return await pending.wait()
+        finally:
+            if self.on_call is not None:
+                self.on_call(server, trio.current_time() - began)
 
     # ------------------------------------------------------------------ reads
     def snapshots(self) -> list[ConnectorSnapshot]:
@@ -357,9 +367,19 @@ class McpService:
         self, request: CapabilityRequestInput, *, source: str, caller_agent_id: str | None = None
     ) -> dict[str, Any]:
         """File a pending approval for an MCP capability; connects nothing (SPEC 2.6)."""
-        return await self._capabilities().request_capability(
+        body = await self._capabilities().request_capability(
             request, source=source, caller_agent_id=caller_agent_id
         )
+        approval = body["approval"]
+        if self.decision_sink is not None:
+            self.decision_sink(
+                domain="capability_request",
+                effect="approval_required",
+                subject=str(approval["context"]["capability_key"]),
+                actor_id=request.agent_id,
+                approval_id=str(approval["approval_id"]),
+            )
+        return body
 
     async def capability_requests(
         self, *, agent_id: str | None = None, status: str | None = None, limit: int = 100
@@ -371,9 +391,19 @@ class McpService:
     async def review_capability_request(
         self, approval_id: str, decision: str, *, reviewer: str, notes: str | None = None
     ) -> dict[str, Any]:
-        return await self._capabilities().review_capability_request(
+        updated = await self._capabilities().review_capability_request(
             approval_id, decision, reviewer=reviewer, notes=notes
         )
+        if self.decision_sink is not None and updated["status"] in ("approved", "denied"):
+            self.decision_sink(
+                domain="capability_request",
+                effect="allow" if updated["status"] == "approved" else "deny",
+                subject=str(updated["context"]["capability_key"]),
+                actor_id=updated["requested_by"].get("actor_id"),
+                approval_id=approval_id,
+                code=f"reviewed_by:{reviewer}",
+            )
+        return updated
 
     async def has_approved_capability(self, agent_id: str, capability_key: str) -> bool:
         """Whether ``agent_id`` holds an approved, unexpired request for ``capability_key``

@@ -30,6 +30,7 @@ class MemoryComponent(Component):
             clock=engine.clock,
             sessions=engine.sessions,
             workspace=lambda: engine.workspace,
+            roots=lambda: engine.settings.workspace_roots,
         )
         settings = engine.settings
         self.recorder = ExchangeRecorder(

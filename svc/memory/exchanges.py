@@ -23,9 +23,10 @@ from typing import TYPE_CHECKING, Any
 import trio
 
 from ..events import Event, EventFilter, EventLog, EventStream, StreamEnded
-from ..store import Tx
+from .exchange_repository import CURSOR_KEY
+from .factory import build_record
 from .service import MemoryService
-from .store import build_record, insert_sync, state_get_sync, state_put_sync
+from .tiers import Tier
 
 if TYPE_CHECKING:
     from .records import Exchange, MemoryRecord
@@ -35,10 +36,10 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("svc.memory")
 
-CURSOR_KEY = "exchanges.cursor"
 DEFAULT_SIDE_CHARS = 600
 RECENT_MESSAGES = 16
-"""Newest messages read first when looking for a run's messages (the whole transcript only if needed)."""
+"""Newest messages read first when looking for a run's messages
+(the whole transcript only if needed)."""
 
 _WHITESPACE = re.compile(r"\s+")
 
@@ -83,13 +84,13 @@ class ExchangeRecorder:
 
     async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
         """Follow the event log until it shuts down."""
-        db = self.memory.store.db
-        cursor = await db.read(state_get_sync, CURSOR_KEY)
+        repository = self.memory.store.exchanges
+        cursor = await repository.cursor()
         if cursor is None:
             # First start on this database: remember exchanges from now on.
             cursor = self.events.committed_seq
-            await db.write(state_put_sync, CURSOR_KEY, cursor, self.memory.clock.now_ms())
-        self.cursor = int(cursor)
+            await repository.set_cursor(cursor, now_ms=self.memory.clock.now_ms())
+        self.cursor = cursor
         with EventStream(self.events, FILTER, after_seq=self.cursor) as stream:
             task_status.started()
             while True:
@@ -120,15 +121,10 @@ class ExchangeRecorder:
             except Exception:
                 # One unreadable run must not stop the memory of every later one.
                 log.exception("could not record the exchange of event %s", event.seq)
-        now = self.memory.clock.now_ms()
         last = batch[-1].seq
-
-        def commit(tx: Tx) -> int:
-            stored = insert_sync(tx, records, ignore_existing=True)
-            state_put_sync(tx, CURSOR_KEY, last, now)
-            return stored
-
-        stored = await self.memory.store.db.write(commit)
+        stored = await self.memory.store.exchanges.commit(
+            records, cursor=last, now_ms=self.memory.clock.now_ms()
+        )
         for session_id in forgotten:
             await self.memory.forget_session(session_id)
         if stored:
@@ -146,7 +142,8 @@ class ExchangeRecorder:
         progress.set()
 
     async def lookup(self, run_id: str) -> Exchange | None:
-        """The user and assistant text of a completed run, or None when there is nothing to keep."""
+        """The user and assistant text of a completed run, or None when there is nothing
+        to keep."""
         repo = self.sessions.repo
         run = await repo.get_run(run_id)
         if (
@@ -203,14 +200,14 @@ class ExchangeRecorder:
             "agent_id": exchange.agent_id,
             "finished_at_ms": exchange.finished_at_ms,
         }
-        tiers = ["session"] + (["project"] if exchange.project_id else [])
+        tiers: list[Tier] = ["session", "project"] if exchange.project_id else ["session"]
         now = self.memory.clock.now_ms()
         return [
             build_record(
                 NewRecord(
                     content=content,
                     tier=tier,
-                    project_id=exchange.project_id,  # type: ignore[arg-type]
+                    project_id=exchange.project_id,
                     session_id=exchange.session_id if tier == "session" else None,
                     run_id=exchange.run_id,
                     kind="exchange",

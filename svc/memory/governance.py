@@ -20,7 +20,7 @@ from collections.abc import Sequence
 import attrs
 
 from ..errors import SvcError, ValidationFailed
-from .tiers import TIERS
+from .tiers import TIERS, Tier, as_tier
 
 GOVERNED_TIERS = ("session", "project", "team", "curated")
 NOT_STORAGE_BACKED = frozenset({"team", "curated"})
@@ -108,16 +108,25 @@ class Review:
     approval_id: str | None = None
 
 
-def storage_tier(tier: str, *, field: str) -> str:
+def storage_tier(tier: str, *, field: str) -> Tier:
     """A governed tier as a storage tier; refuses team/curated and unknown tiers."""
     if tier in NOT_STORAGE_BACKED:
         raise TierNotStorageBacked(
             f"tier `{tier}` is not storage-backed", reason="tier_not_storage_backed", tier=tier
         )
-    if tier not in TIERS:
+    storage = as_tier(tier)
+    if storage is None:
         allowed = ", ".join(sorted({*GOVERNED_TIERS, *TIERS}))
         raise ValidationFailed(f"`{field}` must be one of {allowed}", field=field)
-    return tier
+    return storage
+
+
+def check_classification(value: str) -> None:
+    if value not in CLASSIFICATIONS:
+        raise ValidationFailed(
+            f"`classification` must be one of {', '.join(CLASSIFICATIONS)}",
+            field="classification",
+        )
 
 
 def check_context(
@@ -175,6 +184,7 @@ __all__ = [
     "Partition",
     "Review",
     "TierNotStorageBacked",
+    "check_classification",
     "check_context",
     "require_tier",
     "split_scopes",

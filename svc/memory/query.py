@@ -1,12 +1,10 @@
-"""Search text to an FTS5 query, scopes to index tokens, and the relevance score.
+"""Search terms, scope tokens and the relevance score, whatever index answers the search.
 
 Query text is split the way the index tokenizer (unicode61) splits documents:
-runs of letters and digits. Every term is quoted, so FTS5 operators and
-punctuation in the text are never interpreted, and the terms are joined with
-``OR`` over the ``content`` and ``tags`` columns: a record matching more of the
-terms, and rarer ones, ranks higher. Common English function words are dropped
-when the query has other terms: they match almost every record, add nothing to
-the ranking, and make the search slow.
+runs of letters and digits. A record matching more of the terms, and rarer
+ones, ranks higher. Common English function words are dropped when the query
+has other terms: they match almost every record, add nothing to the ranking,
+and make the search slow.
 
 Scopes. Each record's ``scope`` column holds a token for its tier, one for
 where in that tier it lives (its project or its session, hashed into a plain
@@ -14,13 +12,13 @@ token) and one when it is demoted. A search ANDs its terms with the tokens of
 its scope, so the index itself returns only records the caller may see.
 
 Scores are Okapi BM25 (k1 = 1.2, b = 0.75) over content and tags (tags count
-half), computed per hit by :func:`bm25_function`, with the idf
-``ln(1 + (N - n + 0.5) / (n + 0.5))``: always positive, unlike SQLite's
-built-in ``bm25()``, which clamps to nearly zero every term found in more than
-half of the records and so reports almost nothing for a small memory. The raw
-value is reported as ``bm25``; ``score = bm25 / (1 + bm25)`` maps it into (0, 1),
-strictly increasing, so a better match always scores higher. Results are
-ordered by score.
+half), with the idf ``ln(1 + (N - n + 0.5) / (n + 0.5))``: always positive,
+unlike SQLite's built-in ``bm25()``, which clamps to nearly zero every term
+found in more than half of the records and so reports almost nothing for a
+small memory. The raw value is reported as ``bm25``; ``score = bm25 / (1 +
+bm25)`` maps it into (0, 1), strictly increasing, so a better match always
+scores higher. Results are ordered by score. The index backend computes the
+raw value (:mod:`svc.memory.search_index_repository`).
 """
 
 from __future__ import annotations
@@ -28,7 +26,11 @@ from __future__ import annotations
 import hashlib
 import math
 import re
-from typing import Any
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .records import ScopeClause
 
 MAX_TERMS = 32
 """Terms kept from a query (a pasted paragraph still searches quickly)."""
@@ -176,14 +178,6 @@ def terms(text: str) -> list[str]:
     return (meaningful or found)[:MAX_TERMS]
 
 
-def fts_query(words: list[str], *, prefix: bool = False) -> str | None:
-    """``{content tags} : ("a" OR "b")`` (term prefixes with ``prefix``); None when there is nothing to search."""
-    if not words:
-        return None
-    star = "*" if prefix else ""
-    return "{content tags} : (" + " OR ".join(f'"{w}"{star}' for w in words) + ")"
-
-
 def score_from_bm25(raw: float) -> float:
     """The (0, 1) score for a BM25 value (see the module docstring)."""
     raw = max(0.0, raw)
@@ -223,32 +217,20 @@ def scope_text(
     return " ".join(tokens)
 
 
-def scope_query(clauses: Any) -> str | None:
-    """The FTS5 condition for a scope's clauses (None: the scope can see nothing)."""
-    parts: list[str] = []
+def scope_tokens(clauses: Iterable[ScopeClause]) -> list[str]:
+    """The tokens a scope's clauses stand for (a record matches a scope when its
+    ``scope`` column holds one of them); empty when the scope can see nothing."""
+    tokens: list[str] = []
     for c in clauses:
         if c.tier == "global" or c.whole_tier:
-            parts.append(f'"0t{c.tier}"')
+            tokens.append(f"0t{c.tier}")
         elif c.tier == "project":
-            parts.append(f'"{_hashed("0p", c.project_id)}"')
+            tokens.append(_hashed("0p", c.project_id or ""))
         elif c.session_id is not None:
-            parts.append(f'"{_hashed("0s", c.session_id)}"')
+            tokens.append(_hashed("0s", c.session_id))
         else:
-            parts.append(f'"{_hashed("0r", c.run_id)}"')
-    if not parts:
-        return None
-    return "scope : (" + " OR ".join(parts) + ")"
-
-
-def full_query(
-    terms_query: str, scope_condition: str | None, *, include_demoted: bool = False
-) -> str:
-    query = f"({terms_query})"
-    if scope_condition is not None:
-        query = f"({query} AND {scope_condition})"
-    if not include_demoted:
-        query = f'{query} NOT scope : "{DEMOTED_TOKEN}"'
-    return query
+            tokens.append(_hashed("0r", c.run_id or ""))
+    return tokens
 
 
 # ---------------------------------------------------------------------- BM25
@@ -262,40 +244,16 @@ def idf(rows: int, containing: int) -> float:
     return math.log(1.0 + (rows - containing + 0.5) / (containing + 0.5))
 
 
-def bm25_function(api: Any, *doc_counts: int) -> float:
-    """FTS5 auxiliary function ``svc_bm25(memory_fts, n_0, n_1, ...)``.
-
-    ``n_i`` is the number of records containing the i-th query term; the
-    terms are the query's first phrases. Runs once per returned row only,
-    because searches order by the built-in rank and stop at their limit.
-    """
-    rows = api.row_count or 1
-    sizes = [api.column_size(c) for c in range(len(COLUMN_WEIGHTS))]
-    totals = [api.column_total_size(c) for c in range(len(COLUMN_WEIGHTS))]
-    length = sum(sizes)
-    average = (sum(totals) / rows) or 1.0
-    norm = K1 * (1.0 - B + B * length / average)
-    score = 0.0
-    for phrase, containing in enumerate(doc_counts):
-        locations = api.phrase_locations(phrase)
-        tf = sum(w * len(locations[c]) for c, w in enumerate(COLUMN_WEIGHTS))
-        if tf:
-            score += idf(rows, min(containing, rows)) * tf * (K1 + 1.0) / (tf + norm)
-    return score
-
-
 __all__ = [
+    "COLUMN_WEIGHTS",
     "DEMOTED_TOKEN",
     "K1",
     "MAX_TERMS",
     "STOPWORDS",
     "B",
-    "bm25_function",
-    "fts_query",
-    "full_query",
     "idf",
-    "scope_query",
     "scope_text",
+    "scope_tokens",
     "score_from_bm25",
     "terms",
 ]

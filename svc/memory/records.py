@@ -34,7 +34,8 @@ class MemoryRecord:
     run_id: str | None = None
     user_id: str = DEFAULT_USER
     kind: str = "note"
-    """``note``, ``fact``, ``solution_capsule``, ``exchange`` (a run's compact memory), ``file`` (an import)."""
+    """``note``, ``fact``, ``solution_capsule``, ``exchange`` (a run's compact memory),
+    ``file`` (an import)."""
     source_type: str = "user"
     """Who wrote it: ``user``, ``agent``, ``exchange``, ``file``, ``promotion``."""
     classification: str = "internal"
@@ -45,7 +46,8 @@ class MemoryRecord:
     visibility: str = "shared"
     demoted: bool = False
     source_key: str | None = None
-    """``import-<hash>/<path>`` for an imported file's chunks, ``exchange/<run>/<tier>`` for exchanges."""
+    """``import-<hash>/<path>`` for an imported file's chunks, ``exchange/<run>/<tier>``
+    for exchanges."""
     chunk_index: int | None = None
 
     @property
@@ -90,7 +92,8 @@ class MemoryRecord:
 
 @attrs.frozen
 class ScopeClause:
-    """One tier of a scope: ``global``; ``project`` of ``project_id``; ``session`` of ``session_id``.
+    """One tier of a scope: ``global``; ``project`` of ``project_id``; ``session`` of
+    ``session_id``.
 
     A session clause without a session id but with a ``run_id`` matches the
     session-tier records of that run (governed writes from runs the engine
@@ -120,6 +123,8 @@ class MemoryScope:
     clauses: tuple[ScopeClause, ...] | None = None
     org_id: str | None = None
     workspace_id: str | None = None
+    classifications: tuple[str, ...] | None = None
+    """Only records of these data classes (an enterprise principal's grants); None: any."""
 
     @classmethod
     def everything(cls) -> MemoryScope:
@@ -153,6 +158,8 @@ class MemoryScope:
         if self.org_id is not None and record.org_id != self.org_id:
             return False
         if self.workspace_id is not None and record.workspace_id != self.workspace_id:
+            return False
+        if self.classifications is not None and record.classification not in self.classifications:
             return False
         if self.clauses is None:
             return True
@@ -237,7 +244,8 @@ class AuditEntry:
 
 @attrs.frozen
 class Exchange:
-    """What one completed run said: the input of its compact exchange records (:mod:`svc.memory.exchanges`)."""
+    """What one completed run said: the input of its compact exchange records
+    (:mod:`svc.memory.exchanges`)."""
 
     session_id: str
     run_id: str

@@ -126,7 +126,8 @@ class ImportSource:
 
 @attrs.frozen
 class ImportBody:
-    """``POST /memory/import``: ``{source: {kind: path, path}, format, tier, ...}`` or ``{path, ...}``."""
+    """``POST /memory/import``: ``{source: {kind: path, path}, format, tier, ...}``
+    or ``{path, ...}``."""
 
     source: ImportSource | None = None
     path: str | None = None

@@ -1,4 +1,5 @@
-"""The agent's memory tools: ``memory_store``, ``memory_search``, ``memory_list``, ``memory_delete``.
+"""The agent's memory tools: ``memory_store``, ``memory_search``, ``memory_list``,
+``memory_delete``.
 
 Inside a session run a tool sees the run's own memory only: its session's
 tier, its project's tier (when the session has a project) and the global
@@ -16,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from ..tools import Tool, ToolCapabilities, ToolContext, ToolFailed, ToolRegistry, ToolResult
 from .exchanges import clip
 from .service import MemoryService
-from .tiers import TIERS
+from .tiers import TIERS, Tier, as_tier
 
 # The record shapes and the argument checks (svc.memory.requests) are imported on first use:
 # start-up registers the tools but never runs one (docs/architecture.md, "Start-up budget").
@@ -35,6 +36,14 @@ _SCOPE_PROPERTIES: dict[str, Any] = {
 }
 _TAGS = {"type": "array", "items": {"type": "string", "maxLength": 64}, "maxItems": 32}
 _TIER = {"type": "string", "enum": list(TIERS)}
+
+
+def _tier(name: Any, *, field: str) -> Tier:
+    """A tier argument (the schema already allows only tiers; this is for the type)."""
+    tier = as_tier(name) if isinstance(name, str) else None
+    if tier is None:
+        raise ToolFailed(f"`{field}` must be one of {', '.join(TIERS)}", field=field)
+    return tier
 
 
 class MemoryTool(Tool):
@@ -69,18 +78,19 @@ class MemoryTool(Tool):
         from .records import MemoryScope, ScopeClause
 
         session_id, project_id = await self.ids(args, ctx)
-        wanted = tuple(tiers) if tiers else TIERS
+        wanted = tuple(_tier(t, field="args.tiers") for t in tiers) if tiers else TIERS
         if ctx.source != "session" and not session_id and not project_id:
-            return MemoryScope(tuple(ScopeClause(t) for t in wanted))  # type: ignore[arg-type]
-        return MemoryScope.for_context(session_id=session_id, project_id=project_id, tiers=wanted)  # type: ignore[arg-type]
+            return MemoryScope(tuple(ScopeClause(t) for t in wanted))
+        return MemoryScope.for_context(session_id=session_id, project_id=project_id, tiers=wanted)
 
 
 class MemoryStoreTool(MemoryTool):
     name = "memory_store"
     description = (
-        "Remember a fact, decision or preference for later runs. `tier` says who will see it: `session` (this "
-        "session only), `project` (every session of this project; the default when the session has a project) "
-        "or `global` (every session; the default otherwise). Keep each memory short and self-contained."
+        "Remember a fact, decision or preference for later runs. `tier` says who will see it: "
+        "`session` (this session only), `project` (every session of this project; the default "
+        "when the session has a project) or `global` (every session; the default otherwise). "
+        "Keep each memory short and self-contained."
     )
     input_schema = {
         "type": "object",
@@ -101,12 +111,12 @@ class MemoryStoreTool(MemoryTool):
 
         text = check_content(args.get("text") or args.get("content"), field="args.text")
         session_id, project_id = await self.ids(args, ctx)
-        tier = args.get("tier") or ("project" if project_id else "global")
+        tier = _tier(args.get("tier") or ("project" if project_id else "global"), field="args.tier")
         if tier == "session" and not session_id:
             raise ToolFailed("tier `session` needs a session", field="tier")
         if tier == "project" and not project_id:
             raise ToolFailed("tier `project` needs a project: this session has none", field="tier")
-        record = await self.memory.write(
+        record = await self.memory.store_record(
             NewRecord(
                 content=text,
                 tier=tier,
@@ -130,8 +140,9 @@ class MemoryStoreTool(MemoryTool):
 class MemorySearchTool(MemoryTool):
     name = "memory_search"
     description = (
-        "Search remembered notes, imported documents and earlier conversations (best matches first, with a "
-        "relevance score between 0 and 1). Use it before asking the user something they may have told you."
+        "Search remembered notes, imported documents and earlier conversations (best matches "
+        "first, with a relevance score between 0 and 1). Use it before asking the user something "
+        "they may have told you."
     )
     input_schema = {
         "type": "object",
@@ -192,7 +203,7 @@ class MemoryListTool(MemoryTool):
 
         scope = await self.scope(args, ctx, [args["tier"]] if args.get("tier") else None)
         limit, offset = int(args.get("limit") or 20), int(args.get("offset") or 0)
-        items, total = await self.memory.list(
+        items, total = await self.memory.page(
             scope,
             text=args.get("query") or None,
             tags=check_tags(list(args.get("tags") or []), field="args.tags"),
@@ -231,7 +242,10 @@ def _line(number: int, record: MemoryRecord, hit: SearchHit | None) -> str:
     tags = f" tags={','.join(record.tags)}" if record.tags else ""
     where = record.metadata.get("path")
     origin = f" from {where}" if isinstance(where, str) else ""
-    return f"{number}. [{record.tier}/{record.kind}] id={record.id}{score}{tags}{origin}\n   {clip(record.content, 400)}"
+    return (
+        f"{number}. [{record.tier}/{record.kind}] id={record.id}{score}{tags}{origin}\n"
+        f"   {clip(record.content, 400)}"
+    )
 
 
 def memory_tools(memory: MemoryService) -> list[Tool]:

@@ -162,3 +162,23 @@ def model_env_names(info: ProviderInfo) -> tuple[str, ...]:
     names = [f"{upper}_MODEL", f"{upper}_DEFAULT_MODEL"]
     names.extend(k.replace("API_KEY", "MODEL") for k in info.key_envs if "API_KEY" in k)
     return tuple(dict.fromkeys(names))
+
+
+def setup_hint(provider_id: str) -> str:
+    """How to configure ``provider_id``: its key variable (or URL variable) or config entry."""
+    info = BY_ID.get(provider_id)
+    if info is None:
+        return f"add `providers.{provider_id}` with a `url` to the config"
+    if info.key_envs:
+        return f"set {' or '.join(info.key_envs)} (or `providers.{provider_id}.api_key`)"
+    if info.url_env:
+        return f"set {info.url_env} (or `providers.{provider_id}.url`)"
+    return f"add `providers.{provider_id}` to the config"
+
+
+def key_hint(provider_id: str) -> str:
+    """The variable (or config field) holding ``provider_id``'s key, for authentication errors."""
+    info = BY_ID.get(provider_id)
+    if info is not None and info.key_envs:
+        return f"{' or '.join(info.key_envs)} (or `providers.{provider_id}.api_key`)"
+    return f"`providers.{provider_id}.api_key`"

@@ -67,7 +67,10 @@ class CohereStream:
         return self._on_event(event) if event is not None else []
 
     def feed_body(self, body: Any) -> list[StreamEvent]:
-        """A non-streaming response: ``{message: {content, tool_plan, tool_calls}, finish_reason, usage}``."""
+        """A non-streaming response.
+
+        ``{message: {content, tool_plan, tool_calls}, finish_reason, usage}``.
+        """
         if not isinstance(body, dict):
             return []
         message = body.get("message") or {}

@@ -37,7 +37,10 @@ def join_url(base_url: str, path: str, params: Mapping[str, str] | None = None) 
 
 
 class HttpProvider:
-    """Shared state of the HTTP providers (the :class:`~svc.providers.types.Provider` attributes)."""
+    """Shared state of the HTTP providers.
+
+    (The :class:`~svc.providers.types.Provider` attributes.)
+    """
 
     def __init__(
         self, endpoint: Endpoint, http: httpx.AsyncClient, *, retry: RetryPolicy | None = None

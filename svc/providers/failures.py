@@ -14,6 +14,7 @@ from typing import Any
 import httpx
 
 from ..logs import REDACTED, scrub
+from .catalog import key_hint
 from .types import (
     AUTHENTICATION_ERROR,
     CONTEXT_LENGTH_EXCEEDED,
@@ -68,7 +69,10 @@ def clean(text: str, secret: str | None = None) -> str:
 
 
 def upstream_message(body: str) -> str:
-    """The human part of an error body: ``error.message``, ``message``, ``detail`` or the raw text."""
+    """The human part of an error body.
+
+    ``error.message``, ``message``, ``detail`` or the raw text.
+    """
     try:
         data: Any = json.loads(body)
     except ValueError:
@@ -129,9 +133,16 @@ def error_for_status(
     return provider_error(
         provider,
         code,
-        f"provider `{provider}` returned HTTP {status}: {detail}",
+        f"provider `{provider}` returned HTTP {status}: {detail}{_fix(provider, code)}",
         upstream_status=status,
     )
+
+
+def _fix(provider: str, code: str) -> str:
+    """What to fix, after the provider's own words: a rejected key names its variable."""
+    if code == AUTHENTICATION_ERROR:
+        return f" (check {key_hint(provider)})"
+    return ""
 
 
 def error_for_transport(
@@ -162,7 +173,10 @@ def stream_interrupted(
 def error_for_event(
     provider: str, error_type: str, message: str, *, secret: str | None = None
 ) -> ProviderError:
-    """An error reported inside a stream (Anthropic ``error`` events, OpenAI ``{"error": ...}`` chunks)."""
+    """An error reported inside a stream.
+
+    Anthropic ``error`` events, OpenAI ``{"error": ...}`` chunks.
+    """
     kind = error_type.lower()
     if "rate_limit" in kind or kind in ("429", "too_many_requests"):
         code = RATE_LIMIT_EXCEEDED
@@ -175,4 +189,6 @@ def error_for_event(
     else:  # overloaded_error, api_error, server_error and anything unknown
         code = PROVIDER_SERVER_ERROR
     detail = clean(f"{error_type}: {message}" if error_type else message, secret)
-    return provider_error(provider, code, f"provider `{provider}` reported an error: {detail}")
+    return provider_error(
+        provider, code, f"provider `{provider}` reported an error: {detail}{_fix(provider, code)}"
+    )

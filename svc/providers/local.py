@@ -44,7 +44,10 @@ def echo_reply(messages: tuple[ChatMessage, ...]) -> str:
 
 
 def split_words(text: str) -> list[str]:
-    """``text`` in streamable pieces (each word with its surrounding spaces); joins back to ``text``."""
+    """``text`` in streamable pieces (each word with its surrounding spaces).
+
+    The pieces join back to ``text``.
+    """
     return _WORDS.findall(text)
 
 

@@ -30,7 +30,10 @@ _REASONING_MODEL = re.compile(r"^(?:o1|o3)(?:-.*)?$|^o4-.*$|^gpt-5.*$", re.IGNOR
 
 
 def is_reasoning_model(model: str) -> bool:
-    """``o1``, ``o3``, ``o1-*``, ``o3-*``, ``o4-*``, ``gpt-5*`` (also behind a ``vendor/`` prefix)."""
+    """``o1``, ``o3``, ``o1-*``, ``o3-*``, ``o4-*``, ``gpt-5*``.
+
+    Also behind a ``vendor/`` prefix.
+    """
     return bool(_REASONING_MODEL.match(model.rsplit("/", 1)[-1]))
 
 

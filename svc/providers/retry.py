@@ -1,4 +1,6 @@
-"""How often and how patiently a provider request is retried (the retrying is :mod:`svc.providers.transport`).
+"""How often and how patiently a provider request is retried.
+
+The retrying itself is :mod:`svc.providers.transport`.
 
 A module of its own because the registry builds its policy at start-up, long
 before the first request needs the transport and the chat types.

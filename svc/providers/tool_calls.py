@@ -22,7 +22,10 @@ _LAST = object()
 
 
 def parse_arguments(raw: str) -> dict[str, Any]:
-    """Arguments JSON as an object; anything unusable becomes ``{}`` (the raw text is kept elsewhere)."""
+    """Arguments JSON as an object.
+
+    Anything unusable becomes ``{}`` (the raw text is kept elsewhere).
+    """
     if not raw.strip():
         return {}
     try:

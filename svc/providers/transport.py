@@ -69,7 +69,10 @@ def _discard(event: StreamEvent) -> None:
 def retry_delay(
     policy: RetryPolicy, attempt: int, headers: Mapping[str, str] | None = None
 ) -> float:
-    """Seconds to wait after failed ``attempt`` (1-based): upstream's hint if any, else linear backoff."""
+    """Seconds to wait after failed ``attempt`` (1-based).
+
+    Upstream's hint if any, else linear backoff.
+    """
     if headers is not None:
         for name, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
             value = headers.get(name)

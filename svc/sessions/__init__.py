@@ -9,6 +9,7 @@ from ..lazy import LazyExports
 # The names mypy sees (re-exports, hence noqa: F401); at run time each loads with its
 # module on first use.
 if TYPE_CHECKING:
+    from .binding import SessionBinding  # noqa: F401
     from .dispatch import ToolDispatcher, ToolOutcome  # noqa: F401
     from .parts import validate_parts  # noqa: F401
     from .permissions import (  # noqa: F401

@@ -149,7 +149,15 @@ class SessionActor(Actor):
                 **({"agentProfile": request.agent} if request.agent else {}),
             },
         )
-        await repo.start_run(run, user_message)
+        slots = self.s.run_slots
+        if slots is not None:
+            slots.acquire()  # raises RunLimitReached (429) before anything is recorded
+        try:
+            await repo.start_run(run, user_message)
+        except BaseException:
+            if slots is not None:
+                slots.release()
+            raise
         execution = RunExecution(
             self.s, self.session, run, request, user_message, on_todos=self._store_todos
         )
@@ -167,6 +175,8 @@ class SessionActor(Actor):
             # state synchronously, so it cannot interleave with a message.
             if self.active is execution:
                 self.active = None
+            if self.s.run_slots is not None:
+                self.s.run_slots.release()
             done.set()
             self.done.pop(execution.run.id, None)
             if self.delete_after_run:

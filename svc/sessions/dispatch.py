@@ -24,6 +24,7 @@ from .permissions import PermissionService
 
 if TYPE_CHECKING:
     # An annotation only: the run requests load with the first run.
+    from ..audit.decisions import DecisionSink, Effect
     from .requests import ToolGate
 
 log = logging.getLogger("svc.tools")
@@ -57,6 +58,28 @@ class ToolDispatcher:
         self.registry = registry
         self.permissions = permissions
         self.exec_timeout_s = exec_timeout_s
+        self.decision_sink: DecisionSink | None = None
+        """Told every allow/deny/approval decision (set by the incident monitor)."""
+
+    def _decided(
+        self,
+        domain: str,
+        effect: Effect,
+        tool: str,
+        ctx: ToolContext,
+        code: str | None = None,
+        approval_id: str | None = None,
+    ) -> None:
+        if self.decision_sink is not None:
+            self.decision_sink(
+                domain=domain,
+                effect=effect,
+                subject=tool,
+                actor_id=ctx.agent_id or ctx.session_id,
+                scope_id=ctx.run_id or ctx.session_id,
+                code=code,
+                approval_id=approval_id,
+            )
 
     async def dispatch(
         self,
@@ -75,6 +98,7 @@ class ToolDispatcher:
             )
         canonical = tool.name
         if view is not None and not view.allows(canonical):
+            self._decided("tool_policy", "deny", canonical, ctx, "TOOL_NOT_ALLOWED")
             return ToolOutcome(
                 canonical,
                 "denied",
@@ -84,11 +108,13 @@ class ToolDispatcher:
         for gate in gates:
             reason = await gate(canonical, args)
             if reason:
+                self._decided("capability_gate", "deny", canonical, ctx, "TOOL_CAPABILITY_DENIED")
                 return ToolOutcome(canonical, "denied", error=reason, code="TOOL_CAPABILITY_DENIED")
 
         request_id: str | None = None
         action = self.permissions.evaluate(tool.permission, session_id=ctx.session_id)
         if action == "deny":
+            self._decided("permission", "deny", canonical, ctx, "TOOL_DISPATCH_DENIED")
             return ToolOutcome(
                 canonical,
                 "denied",
@@ -97,6 +123,7 @@ class ToolDispatcher:
             )
         if action == "ask":
             if not ctx.interactive:
+                self._decided("permission", "deny", canonical, ctx, "TOOL_DISPATCH_DENIED")
                 return ToolOutcome(
                     canonical,
                     "denied",
@@ -116,7 +143,9 @@ class ToolDispatcher:
                 message_id=ctx.message_id,
             )
             request_id = request.id
+            self._decided("permission", "approval_required", canonical, ctx, None, request_id)
             if outcome == "denied":
+                self._decided("permission", "deny", canonical, ctx, "PERMISSION_DENIED", request_id)
                 return ToolOutcome(
                     canonical,
                     "denied",
@@ -134,6 +163,7 @@ class ToolDispatcher:
                     permission_request_id=request_id,
                 )
 
+        self._decided("tool_policy", "allow", canonical, ctx, None, request_id)
         try:
             checked = validate_args(tool.input_schema, tool.prepare_args(args))
         except ValidationFailed as exc:

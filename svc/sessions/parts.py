@@ -2,7 +2,8 @@
 
 A part is ``{type: text, text}`` or ``{type: file, mime, filename, url}`` where
 ``url`` is an http(s) URL, a ``data:`` URL, a ``file://`` URL or a local path.
-Local files must live inside the session workspace (symlinks included).
+Local files must live inside the session workspace (symlinks included); http(s) URLs
+pass the outbound-URL guard (:mod:`svc.net`).
 Images reach vision-capable providers as image content; other files become a
 short text line (and, for text files, their content).
 """
@@ -60,6 +61,8 @@ def validate_parts(
                         f"`{where}.{key}` must be a string", field=f"{where}.{key}"
                     )
             url = url.strip()
+            if urlparse(url).scheme in ("http", "https"):
+                _check_remote_url(url, f"{where}.url")
             local = local_path(url)
             if local is not None:
                 _check_local_file(local, workspace, f"{where}.url")
@@ -89,6 +92,19 @@ def local_path(url: str) -> Path | None:
     if parsed.scheme and len(parsed.scheme) > 1:
         raise ValidationFailed(f"unsupported URL scheme `{parsed.scheme}`", field="url")
     return Path(url)
+
+
+def _check_remote_url(url: str, where: str) -> None:
+    """A file part given as a URL passes the outbound-URL guard's checks of names and
+    IP literals: the engine does not fetch it, but the model server does, and a local
+    one fetches from this host's network (so no loopback, private or metadata address,
+    and no credentials in the URL). Names are not resolved here: the fetcher resolves."""
+    from ..net import UrlPolicy, UrlRefused, check_url_form
+
+    try:
+        check_url_form(url, UrlPolicy(allow_http=True, resolve=False))
+    except UrlRefused as exc:
+        raise exc.for_field(where) from None
 
 
 def _check_local_file(path: Path, workspace: Path, where: str) -> Path:

@@ -24,7 +24,9 @@ from ..clock import Clock
 from ..entities import Ask, Entities, EntityKind, ask_ref
 from ..errors import SvcError, ValidationFailed
 from ..events import EventLog
+from ..limits import Slots
 from ..providers import ProviderRegistry
+from ..roots import check_within_roots
 from ..settings import Settings
 from ..tools import ToolRegistry
 from .dispatch import ToolDispatcher
@@ -67,6 +69,8 @@ class SessionServices:
     settings: Callable[[], Settings]
     http: httpx.AsyncClient | None = None
     """The shared outbound client tools use (``ToolContext.http``)."""
+    run_slots: Slots | None = None
+    """The engine-wide bound on concurrent runs (``max_concurrent_runs``)."""
 
 
 @attrs.frozen
@@ -163,7 +167,7 @@ class SessionService:
         directory = Path(body.directory).expanduser() if body.directory else workspace
         if not directory.is_absolute():
             directory = workspace / directory
-        directory = directory.resolve()
+        directory = check_within_roots(directory, settings.workspace_roots, field="directory")
         if not directory.is_dir():
             raise ValidationFailed(f"`directory` {directory} is not a directory", field="directory")
         if (body.provider_id is None) != (body.model_id is None) and body.model_id is not None:

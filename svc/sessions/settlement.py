@@ -143,6 +143,7 @@ async def settle(
             if outcome.error_code
             else None,
             failureCategory=outcome.failure_category,
+            providerID=run.provider_id,
             usage=usage.to_wire(),
         ),
     )

@@ -97,7 +97,8 @@ class RunToolCalls:
         )
         part["tool"] = outcome.tool
         part["state"] = outcome.state
-        part["result"] = _clip(outcome.output) if outcome.output is not None else None
+        limit = self.s.settings().tool_output_max_chars
+        part["result"] = _clip(outcome.output, limit) if outcome.output is not None else None
         part["error"] = outcome.error
         if outcome.metadata:
             part["metadata"] = _jsonable(outcome.metadata)
@@ -196,10 +197,10 @@ def result_for_model(outcome: ToolOutcome) -> tuple[str, bool]:
     return f"Tool `{outcome.tool}` failed: {outcome.error}", True
 
 
-def _clip(text: str) -> str:
-    if len(text) <= STORED_TOOL_OUTPUT_CHARS:
+def _clip(text: str, limit: int = STORED_TOOL_OUTPUT_CHARS) -> str:
+    if len(text) <= limit:
         return text
-    return text[:STORED_TOOL_OUTPUT_CHARS] + f"\n[truncated: {len(text)} characters in all]"
+    return text[:limit] + f"\n[truncated: {len(text)} characters in all]"
 
 
 def _jsonable(value: Any) -> Any:

@@ -36,6 +36,7 @@ from .errors import SpawnDenied, TeamConfigInvalid
 if TYPE_CHECKING:
     from supervisors import BudgetLimits
 
+    from ..audit.decisions import DecisionSink
     from ..sessions import Session
     from .records import Instance, SpawnRequest
     from .templates import AgentTemplate
@@ -97,6 +98,8 @@ class Spawner:
         self.loader = loader
         self.admission = trio.Lock()
         """Engine-wide: spawn counts are engine-wide (see the module docstring)."""
+        self.decision_sink: DecisionSink | None = None
+        """Told every spawn decision (set by the incident monitor)."""
 
     # ------------------------------------------------------------------ entry points
     async def spawn(self, request: SpawnRequest) -> SpawnResult:
@@ -156,6 +159,16 @@ class Spawner:
             body["approvalID"] = approval.id
             extra["approvalID"] = approval.id
         body.update({k: v for k, v in extra.items() if k not in body})
+        if self.decision_sink is not None:
+            self.decision_sink(
+                domain="spawn_gate",
+                effect="approval_required" if denied.code == APPROVAL_CODE else "deny",
+                subject=f"role:{request.role}",
+                actor_id=request.parent_instance_id,
+                scope_id=request.mission_id,
+                code=denied.code,
+                approval_id=body.get("approvalID"),
+            )
         self.publish_request(
             ev.SPAWN_DENIED,
             request,
@@ -176,6 +189,14 @@ class Spawner:
             # Ended already (its first task could not start): its record says how.
             record = await self.repo.get_instance(instance.id) or instance
             run_id, status = record.run_id, record.status
+        if self.decision_sink is not None:
+            self.decision_sink(
+                domain="spawn_gate",
+                effect="allow",
+                subject=f"role:{instance.role}",
+                actor_id=instance.parent_instance_id,
+                scope_id=instance.mission_id,
+            )
         body = {
             "ok": True,
             "missionID": instance.mission_id,

@@ -1,12 +1,12 @@
-"""One bounded HTTP GET: a deadline, a byte cap and a redirect cap.
+"""One bounded HTTP GET through the outbound-URL guard: a deadline, a byte cap, a redirect cap.
 
-Redirects are followed by hand so that each hop is counted and checked (only
-http and https, wherever the chain leads).
+The guard (:mod:`svc.net`) checks the URL and every redirect hop (scheme, credentials,
+private and loopback addresses after DNS) and pins the connection to the checked
+address; loopback and private networks are refused unless the operator opts in with
+``webfetch_allow_private``.
 """
 
 from __future__ import annotations
-
-from urllib.parse import urljoin, urlsplit
 
 import attrs
 import httpx
@@ -14,9 +14,9 @@ import trio
 
 from .._version import __version__
 from ..errors import ValidationFailed
+from ..net import UrlPolicy, UrlRefused, check_url_form, guarded_stream
 from .types import ToolFailed
 
-REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
 USER_AGENT = f"svc-engine/{__version__} (+webfetch)"
 ACCEPT = "text/html,application/xhtml+xml,text/plain;q=0.9,*/*;q=0.8"
 
@@ -32,23 +32,43 @@ class FetchResult:
     encoding: str | None
 
 
-def check_web_url(url: str, *, field: str = "args.url") -> None:
-    parts = urlsplit(url)
-    if parts.scheme.lower() not in ("http", "https") or not parts.netloc:
-        raise ValidationFailed(f"{field} must be an http:// or https:// URL", field=field)
+def web_policy(*, allow_private: bool, max_redirects: int) -> UrlPolicy:
+    """What a web tool may fetch: http(s) on public addresses unless private is opted in."""
+    return UrlPolicy(allow_http=True, allow_private=allow_private, max_redirects=max_redirects)
+
+
+def check_web_url(url: str, *, field: str = "args.url", allow_private: bool = False) -> None:
+    """The checks that need no DNS, for arguments validated before a fetch."""
+    try:
+        check_url_form(url, web_policy(allow_private=allow_private, max_redirects=0))
+    except UrlRefused as exc:
+        raise exc.for_field(field) from None
 
 
 async def fetch_url(
-    client: httpx.AsyncClient, url: str, *, max_bytes: int, max_redirects: int, time_limit: float
+    client: httpx.AsyncClient,
+    url: str,
+    *,
+    max_bytes: int,
+    max_redirects: int,
+    time_limit: float,
+    allow_private: bool = False,
 ) -> FetchResult:
     """GET ``url`` within ``time_limit`` seconds (redirects included).
 
-    Raises :class:`ToolFailed` on timeout, network errors and too many redirects.
+    Raises :class:`UrlRefused` (naming ``args.url``) for a URL or hop the guard refuses,
+    :class:`ToolFailed` on timeout, network errors and too many redirects.
     """
-    check_web_url(url)
+    policy = web_policy(allow_private=allow_private, max_redirects=max_redirects)
     with trio.move_on_after(time_limit):
         try:
-            return await _follow(client, url, max_bytes=max_bytes, max_redirects=max_redirects)
+            return await _fetch(client, url, policy, max_bytes=max_bytes)
+        except UrlRefused as exc:
+            if exc.reason == "redirect":
+                raise ToolFailed(
+                    f"too many redirects fetching {url} (more than {max_redirects})", url=url
+                ) from None
+            raise exc.for_field("args.url") from None
         except httpx.InvalidURL as exc:
             raise ValidationFailed(
                 f"args.url is not a valid URL: {exc}", field="args.url"
@@ -60,35 +80,22 @@ async def fetch_url(
     )
 
 
-async def _follow(
-    client: httpx.AsyncClient, url: str, *, max_bytes: int, max_redirects: int
+async def _fetch(
+    client: httpx.AsyncClient, url: str, policy: UrlPolicy, *, max_bytes: int
 ) -> FetchResult:
-    current = url
     headers = {"User-Agent": USER_AGENT, "Accept": ACCEPT}
-    for _hop in range(max_redirects + 1):
-        # httpx's own timeouts are off: the whole fetch runs under one trio deadline.
-        request = client.build_request("GET", current, headers=headers, timeout=None)
-        response = await client.send(request, stream=True, follow_redirects=False)
-        try:
-            location = response.headers.get("location")
-            if response.status_code in REDIRECT_STATUSES and location:
-                current = urljoin(str(response.url), location)
-                if urlsplit(current).scheme.lower() not in ("http", "https"):
-                    raise ToolFailed(f"{url} redirected to a non-http URL: {current}", url=url)
-                continue
-            body, truncated = await _read_capped(response, max_bytes)
-            return FetchResult(
-                url=url,
-                final_url=str(response.url),
-                status=response.status_code,
-                content_type=response.headers.get("content-type", ""),
-                body=body,
-                truncated=truncated,
-                encoding=response.charset_encoding,
-            )
-        finally:
-            await response.aclose()
-    raise ToolFailed(f"too many redirects fetching {url} (more than {max_redirects})", url=url)
+    # httpx's own timeouts are off: the whole fetch runs under one trio deadline.
+    async with guarded_stream(client, "GET", url, policy, headers=headers, timeout=None) as reply:
+        body, truncated = await _read_capped(reply, max_bytes)
+        return FetchResult(
+            url=url,
+            final_url=str(reply.url),
+            status=reply.status_code,
+            content_type=reply.headers.get("content-type", ""),
+            body=body,
+            truncated=truncated,
+            encoding=reply.charset_encoding,
+        )
 
 
 async def _read_capped(response: httpx.Response, max_bytes: int) -> tuple[bytes, bool]:
@@ -114,4 +121,4 @@ async def _read_capped(response: httpx.Response, max_bytes: int) -> tuple[bytes,
     return b"".join(chunks), truncated
 
 
-__all__ = ["FetchResult", "check_web_url", "fetch_url"]
+__all__ = ["FetchResult", "check_web_url", "fetch_url", "web_policy"]

@@ -48,13 +48,9 @@ if TYPE_CHECKING:
     from .loading import LoadResult, LoadSource, load_registry  # noqa: F401
     from .materialize import plan_to_automation  # noqa: F401
     from .plan_import import plan_from_import, preview_import, validate_bundle  # noqa: F401
-    from .plan_package import (  # noqa: F401
-        compare_replay,
-        compile_package,
-        export_bundle,
-        scope_snapshot,
-        validate_package,
-    )
+    from .plan_package import compile_package, export_bundle, scope_snapshot  # noqa: F401
+    from .plan_package_replay import compare_replay  # noqa: F401
+    from .plan_package_validation import validate_package  # noqa: F401
     from .planner import Planner  # noqa: F401
     from .planner_requests import (  # noqa: F401
         ApplyRequest,
@@ -145,10 +141,14 @@ _exports = LazyExports(
             "validate_bundle",
         ],
         ".plan_package": [
-            "compare_replay",
             "compile_package",
             "export_bundle",
             "scope_snapshot",
+        ],
+        ".plan_package_replay": [
+            "compare_replay",
+        ],
+        ".plan_package_validation": [
             "validate_package",
         ],
         ".planner": [

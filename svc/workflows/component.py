@@ -41,9 +41,11 @@ class WorkflowsComponent(Component):
         service = self.require()
         children = [
             ChildSpec(id="workflow-runner", start=service.runner.run, restart=Restart.PERMANENT),
-            ChildSpec(id="workflow-hooks", start=service.run_dispatcher, restart=Restart.PERMANENT),
             ChildSpec(
-                id="workflow-gate-expiry", start=service.run_gate_expiry, restart=Restart.PERMANENT
+                id="workflow-hooks", start=service.hook_dispatcher.run, restart=Restart.PERMANENT
+            ),
+            ChildSpec(
+                id="workflow-gate-expiry", start=service.gates.run_expiry, restart=Restart.PERMANENT
             ),
         ]
         if migration_available(engine):

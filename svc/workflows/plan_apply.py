@@ -59,7 +59,8 @@ async def apply_plan(
 
 
 async def _draft_for_apply(planner: PlannerService, request: ApplyRequest) -> PlanDraft:
-    from .plans import PlanContext, normalize_plan, parse_plan_body
+    from .plan_bodies import parse_plan_body
+    from .plan_normalization import PlanContext, normalize_plan
 
     if request.plan_id is not None and request.plan_id.strip():
         return await planner.require_draft(request.plan_id)
@@ -108,7 +109,8 @@ async def _apply(
 ) -> dict[str, Any]:
     from .materialize import plan_to_automation
     from .overlap import analyze_overlap
-    from .plan_package import export_bundle, validate_package
+    from .plan_package import export_bundle
+    from .plan_package_validation import validate_package
     from .schedule import is_manual
     from .studio import migrate_studio_workflow
 

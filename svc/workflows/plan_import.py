@@ -14,6 +14,7 @@ from typing import Any
 
 import attrs
 
+from .plan_normalization import clip, normalize_prompt, slug
 from .plan_package import (
     BUNDLE_VERSION,
     IMPORTABLE_LIFECYCLES,
@@ -21,12 +22,11 @@ from .plan_package import (
     credential_envelopes,
     digest,
     output_roots,
-    package_issues,
-    replay_report,
     scope_snapshot,
-    shape_issues,
 )
-from .plans import PLANNER_VERSION, InputRef, PlanStep, WorkflowPlan, clip, normalize_prompt, slug
+from .plan_package_replay import replay_report
+from .plan_package_validation import package_issues, shape_issues
+from .plans import PLANNER_VERSION, InputRef, PlanStep, WorkflowPlan
 from .schedule import manual_schedule, normalize_schedule
 
 _ROLE_BY_KIND = {

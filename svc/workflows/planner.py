@@ -24,7 +24,8 @@ from .errors import PlanInvalid
 
 if TYPE_CHECKING:
     from ..engine import Engine
-    from .plans import PlanContext, WorkflowPlan
+    from .plan_normalization import PlanContext
+    from .plans import WorkflowPlan
 
 # The plan model and the chat types are imported by the first draft or revision: start-up builds the
 # planner but never plans (docs/architecture.md, "Start-up budget").
@@ -142,7 +143,8 @@ class Planner:
 
     # ------------------------------------------------------------ drafting
     async def draft(self, ctx: PlanContext) -> DraftResult:
-        from .plans import normalize_plan, parse_plan_body
+        from .plan_bodies import parse_plan_body
+        from .plan_normalization import normalize_plan
 
         system = (
             "You are the workflow planner of an agent automation runtime. You turn an operator's "
@@ -215,7 +217,7 @@ class Planner:
         *,
         field: Any = None,
     ) -> DraftResult:
-        from .plans import fallback_plan
+        from .plan_normalization import fallback_plan
 
         log.info(
             "planner fell back to a one-step draft", extra={"reason": reason, "detail": detail}
@@ -244,7 +246,8 @@ class Planner:
         *,
         max_steps: int,
     ) -> RevisionResult:
-        from .plans import PlanContext, normalize_plan, parse_plan_body
+        from .plan_bodies import parse_plan_body
+        from .plan_normalization import PlanContext, normalize_plan
 
         ctx = PlanContext(
             plan_id=plan.plan_id,

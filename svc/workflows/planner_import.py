@@ -43,8 +43,8 @@ def _import_view(
     request: ImportRequest, report: dict[str, Any], workspace: str
 ) -> tuple[dict[str, Any], WorkflowPlan, Any]:
     from .plan_import import import_summary, plan_from_import, preview_import
-    from .plan_package import validate_package
-    from .plans import clip
+    from .plan_normalization import clip
+    from .plan_package_validation import validate_package
 
     preview = preview_import(
         request.bundle,

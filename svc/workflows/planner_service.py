@@ -16,15 +16,15 @@ import attrs
 from actors import SerialByKey
 
 from .errors import PlanInvalid, PlannerSessionNotFound, PlanNotFound
-from .executor import TOPIC
 from .planner import Planner
 from .planner_records import ChatMessage, PlanDraft, PlannerSession
 from .planner_repository import PlannerRepository
 from .planner_requests import ApplyRequest, ImportRequest, PlanRequest, absolute_workspace
+from .run_events import TOPIC
 
 if TYPE_CHECKING:
     from ..engine import Engine
-    from .plans import PlanContext
+    from .plan_normalization import PlanContext
 
 # The plan model, packages, overlap analysis, imports and materialization are imported on
 # first use: start-up builds the planner service but never plans, applies or imports
@@ -84,7 +84,9 @@ class PlannerService:
         self, draft: PlanDraft, *, replay: bool = False, conversation: bool = False
     ) -> dict[str, Any]:
         from .overlap import analyze_overlap
-        from .plan_package import compare_replay, compile_package, export_bundle, validate_package
+        from .plan_package import compile_package, export_bundle
+        from .plan_package_replay import compare_replay
+        from .plan_package_validation import validate_package
 
         package = self.package_of(draft)
         view: dict[str, Any] = {
@@ -119,7 +121,7 @@ class PlannerService:
 
     # ------------------------------------------------------------ drafting
     def context(self, request: PlanRequest) -> PlanContext:
-        from .plans import PlanContext
+        from .plan_normalization import PlanContext
         from .schedule import normalize_schedule
 
         if not request.prompt.strip():

@@ -1,60 +1,45 @@
 """The workflows facade: the registry of definitions, hooks, runs and approval gates.
 
-Routes and other domains call :class:`WorkflowService`; it owns the loaded
-registry (reloaded when a definition file changes), persists hook overrides,
-starts runs on the :class:`~svc.workflows.runner.WorkflowRunner`, and
-dispatches hooks from the engine's event log.
+Routes and other domains call :class:`WorkflowService`. It starts, cancels and recovers
+runs on the :class:`~svc.workflows.runner.WorkflowRunner`, and delegates the loaded
+definitions to :class:`~svc.workflows.catalog.WorkflowCatalog`, approval decisions to
+:class:`~svc.workflows.gates.ApprovalGates` and hook dispatch from the engine's event log to
+:class:`~svc.workflows.hook_dispatch.HookDispatcher`.
 """
 
 from __future__ import annotations
 
-import logging
-import math
 import uuid
-from collections import OrderedDict
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 import attrs
-import trio
 
-from ..events import Event, EventFilter, EventStream, StreamEnded
+from ..events import Event
+from .catalog import WorkflowCatalog
 from .context_stream import ContextRuns
 from .definitions import ValidationMessage, WorkflowHook, WorkflowRegistry, WorkflowSpec
 from .errors import (
     AutomationsUnavailable,
-    GateExpired,
-    GateInvalidDecision,
-    GateReplayed,
-    GateRequiresHuman,
-    RunNotAwaitingApproval,
     WorkflowDisabled,
-    WorkflowHookNotFound,
     WorkflowNotFound,
     WorkflowRunNotActive,
     WorkflowRunNotFound,
 )
-from .executor import TOPIC, WorkflowExecutor
-from .loading import LoadSource, load_registry, source_files
+from .executor import WorkflowExecutor
+from .gates import ApprovalGates
+from .hook_dispatch import HookDispatcher, hook_chain
 from .repository import WorkflowRepository
 from .runner import WorkflowRunner
-from .simulation import HookIndex, Simulation, simulate
+from .simulation import Simulation
 
 if TYPE_CHECKING:
     from ..engine import Engine
     from .requester import Requester
-    from .runs import ActionRun, GateDecision, WorkflowRun
+    from .runs import ActionRun, WorkflowRun
 
-# The run records, the registry validation and the automation preview are imported on first
-# use: start-up on a fresh store starts, reads and validates no run (docs/architecture.md,
-# "Start-up budget").
-
-log = logging.getLogger("svc.workflows")
-
-MAX_HOOK_CHAIN = 8
-"""Hook runs triggering hook runs stop at this depth (a guard against event loops)."""
-
-DEDUPE_WINDOW = 4096
+# The run records are imported on first use: start-up on a fresh store starts no run
+# (docs/architecture.md, "Start-up budget").
 
 
 class WorkflowService:
@@ -65,118 +50,43 @@ class WorkflowService:
         limit = engine.settings.workflow_max_concurrent_runs
         self.runner = WorkflowRunner(self.executor, self.repo, limit=limit)
         self.context_runs = ContextRuns(engine, self.repo)
-        self._gates_changed = trio.Event()
-        self.executor.on_gate = lambda _gate: self._gates_changed.set()
-        self.registry = WorkflowRegistry()
-        self.load_messages: tuple[ValidationMessage, ...] = ()
-        self.index = HookIndex(())
-        self._overrides: dict[str, bool] = {}
-        self._fingerprint: list[tuple[str, int, int]] | None = None
-        self._reload_lock = trio.Lock()
-        self._dispatched: OrderedDict[str, None] = OrderedDict()
-        self._index_changed = trio.Event()
-        self._stream_scope: trio.CancelScope | None = None
+        self.gates = ApprovalGates(engine, self.repo, self.executor, self.runner)
+        self.hook_dispatcher = HookDispatcher(engine.events, self.start_hook_run)
+        self.catalog = WorkflowCatalog(engine, self.repo, on_install=self.hook_dispatcher.install)
 
     # ------------------------------------------------------------ registry
-    def sources(self) -> list[LoadSource]:
-        return [
-            LoadSource(
-                self.engine.state_dir / "builtin_workflows", "built_in", top_level_files=True
-            ),
-            LoadSource(self.engine.workspace / ".svc", "workspace"),
-        ]
+    @property
+    def registry(self) -> WorkflowRegistry:
+        return self.catalog.registry
 
     async def load(self) -> None:
         """At start-up: hook overrides from the store, then every definition file."""
-        self._overrides = await self.repo.hook_overrides()
-        await self.reload(announce=False)
+        await self.catalog.load()
 
     async def reload(self, *, announce: bool = True) -> tuple[ValidationMessage, ...]:
-        async with self._reload_lock:
-            sources = self.sources()
-            # The fingerprint is taken first: an edit racing the load only
-            # causes one more reload later, never a missed one.
-            fingerprint = await trio.to_thread.run_sync(source_files, sources)
-            result = await trio.to_thread.run_sync(load_registry, sources)
-            self._fingerprint = fingerprint
-            self.load_messages = result.messages
-            self._install(result.registry.with_hook_overrides(self._overrides))
-        if announce:
-            self.engine.events.publish(
-                "workflow.registry.reloaded",
-                {
-                    "workflowCount": len(self.registry.workflows),
-                    "hookCount": len(self.registry.hooks),
-                    "errorCount": sum(1 for m in self.load_messages if m.severity == "error"),
-                },
-                topic=TOPIC,
-            )
-        return self.load_messages
-
-    async def ensure_fresh(self) -> None:
-        """Reload when a definition file was added, changed or removed since the last load."""
-        current = await trio.to_thread.run_sync(source_files, self.sources())
-        if current != self._fingerprint:
-            await self.reload()
-
-    def _install(self, registry: WorkflowRegistry) -> None:
-        self.registry = registry
-        self.index = HookIndex(registry.hooks, registry)
-        if not self.index and self._stream_scope is not None:
-            # No active hook left: the dispatcher drops its subscription.
-            self._stream_scope.cancel()
-        changed, self._index_changed = self._index_changed, trio.Event()
-        changed.set()
+        return await self.catalog.reload(announce=announce)
 
     async def list_workflows(self) -> list[WorkflowSpec]:
-        await self.ensure_fresh()
-        return self.registry.sorted_workflows()
+        return await self.catalog.list_workflows()
 
     async def get_workflow(self, workflow_id: str) -> WorkflowSpec:
-        await self.ensure_fresh()
-        spec = self.registry.workflows.get(workflow_id)
-        if spec is None:
-            raise WorkflowNotFound(f"workflow `{workflow_id}` not found", workflowID=workflow_id)
-        return spec
+        return await self.catalog.get_workflow(workflow_id)
 
     def automation_preview(self, spec: WorkflowSpec) -> dict[str, Any]:
-        from .automation_spec import workflow_automation_preview
-
-        return workflow_automation_preview(spec, workspace_root=str(self.engine.workspace))
+        return self.catalog.automation_preview(spec)
 
     async def validate(self, *, reload: bool = True) -> list[ValidationMessage]:
-        from .validation import validate_registry
-
-        if reload:
-            await self.reload()
-        return [*self.load_messages, *validate_registry(self.registry, self.engine.tools)]
+        return await self.catalog.validate(reload=reload)
 
     async def simulate(self, event_type: str) -> Simulation:
-        await self.ensure_fresh()
-        return simulate(self.registry, event_type)
+        return await self.catalog.simulate(event_type)
 
     # ------------------------------------------------------------ hooks
     async def hooks(self, workflow_id: str | None = None) -> list[WorkflowHook]:
-        await self.ensure_fresh()
-        return self.registry.hooks_for(workflow_id)
+        return await self.catalog.hooks(workflow_id)
 
     async def set_hook_enabled(self, binding_id: str, enabled: bool) -> WorkflowHook:
-        await self.ensure_fresh()
-        if self.registry.hook(binding_id) is None:
-            raise WorkflowHookNotFound(
-                f"workflow hook `{binding_id}` not found", bindingID=binding_id
-            )
-        await self.repo.set_hook_override(binding_id, enabled, now_ms=self.engine.clock.now_ms())
-        self._overrides[binding_id] = enabled
-        self._install(self.registry.with_hook_overrides(self._overrides))
-        hook = self.registry.hook(binding_id)
-        assert hook is not None
-        self.engine.events.publish(
-            "workflow.hook.updated",
-            {"bindingID": binding_id, "workflowID": hook.workflow_id, "enabled": enabled},
-            topic=TOPIC,
-        )
-        return hook
+        return await self.catalog.set_hook_enabled(binding_id, enabled)
 
     # ------------------------------------------------------------ runs
     async def start_run(
@@ -285,7 +195,7 @@ class WorkflowService:
         actions = tuple(
             ActionRun(f"action_{i + 1}", a.action, a.with_) for i, a in enumerate(hook.actions)
         )
-        chain = (*_chain(event.properties), hook.binding_id)
+        chain = (*hook_chain(event.properties), hook.binding_id)
         return await self._start(
             spec,
             actions,
@@ -343,73 +253,11 @@ class WorkflowService:
         self.executor.publish("workflow.run.cancelled", cancelled, reason=reason or "cancelled")
         return cancelled
 
+    # ------------------------------------------------------------ approval gates
     async def decide_gate(
         self, run_id: str, decision: str, *, reason: str | None, requester: Requester
     ) -> WorkflowRun:
-        from .runs import GateDecision
-
-        run = await self.get_run(run_id)
-        if not requester.is_human:
-            raise GateRequiresHuman(runID=run_id, requester=requester.to_wire())
-        gate = run.awaiting_gate
-        if run.status != "awaiting_approval" or gate is None:
-            last = run.gate_history[-1].to_wire() if run.gate_history else None
-            raise RunNotAwaitingApproval(runID=run_id, currentStatus=run.status, decidedGate=last)
-        decision = decision.strip().lower()
-        if decision not in gate.decisions:
-            raise GateInvalidDecision(
-                f"decision must be one of {', '.join(gate.decisions)}",
-                field="decision",
-                decisions=list(gate.decisions),
-            )
-        now = self.engine.clock.now_ms()
-        if now >= gate.expires_at_ms:
-            await self._expire_gate(run)
-            raise GateExpired(runID=run_id, expiresAtMs=gate.expires_at_ms)
-        record = GateDecision(
-            action_id=gate.action_id,
-            decision=decision,
-            decided_at_ms=now,
-            nonce=gate.nonce,
-            reason=reason,
-            decided_by=requester.to_wire(),
-        )
-        updated = _apply_decision(run, record, gate.rework_targets, now)
-        if not await self.repo.replace_run_if(
-            updated, status="awaiting_approval", nonce=gate.nonce
-        ):
-            raise GateReplayed(runID=run_id)
-        self.executor.publish(
-            "workflow.gate.decided",
-            updated,
-            actionID=gate.action_id,
-            decision=decision,
-            reason=reason,
-            decidedBy=requester.to_wire(),
-        )
-        if updated.status == "cancelled":
-            self.executor.publish(
-                "workflow.run.cancelled", updated, reason=reason or "gate cancelled"
-            )
-        else:
-            self.executor.publish(
-                "workflow.run.resumed", updated, actionID=gate.action_id, decision=decision
-            )
-            self.runner.submit(updated)
-        return updated
-
-    async def _expire_gate(self, run: WorkflowRun) -> None:
-        now = self.engine.clock.now_ms()
-        expired = attrs.evolve(
-            run,
-            status="cancelled",
-            finished_at_ms=now,
-            updated_at_ms=now,
-            awaiting_gate=None,
-            detail="the approval gate expired before a decision",
-        )
-        if await self.repo.replace_run_if(expired, status="awaiting_approval"):
-            self.executor.publish("workflow.run.cancelled", expired, reason="gate_expired")
+        return await self.gates.decide(run_id, decision, reason=reason, requester=requester)
 
     async def recover(self) -> int:
         """At start-up: runs the previous process left queued or running end as failed."""
@@ -431,91 +279,6 @@ class WorkflowService:
                 settled += 1
         return settled
 
-    async def run_gate_expiry(
-        self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED
-    ) -> None:
-        """Cancel runs whose approval gate expired undecided (a long-running child of the engine).
-
-        It sleeps until the earliest pending expiry, or until a new gate opens.
-        """
-        task_status.started()
-        clock = self.engine.clock
-        while True:
-            changed = self._gates_changed = trio.Event()
-            waiting = await self.repo.list_runs(status="awaiting_approval", limit=100_000)
-            now = clock.now_ms()
-            upcoming = []
-            for run in waiting:
-                gate = run.awaiting_gate
-                if gate is None:
-                    continue
-                if now >= gate.expires_at_ms:
-                    await self._expire_gate(run)
-                else:
-                    upcoming.append(gate.expires_at_ms)
-            deadline = clock.to_trio_time(min(upcoming)) if upcoming else math.inf
-            with trio.move_on_at(deadline):
-                await changed.wait()
-
-    # ------------------------------------------------------------ hook dispatch
-    def _might_trigger(self, event: Event) -> bool:
-        return bool(self.index.match(event.type))
-
-    async def run_dispatcher(
-        self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED
-    ) -> None:
-        """Run the hooks every new event matches (a long-running child of the engine).
-
-        The dispatcher reads the event log only while at least one hook is
-        active: an engine without hooks holds no subscription at all.
-        """
-        task_status.started()
-        while True:
-            if not self.index:
-                await self._index_changed.wait()
-                continue
-            with trio.CancelScope() as scope:
-                self._stream_scope = scope
-                with EventStream(
-                    self.engine.events, EventFilter(predicate=self._might_trigger)
-                ) as stream:
-                    while True:
-                        try:
-                            batch = await stream.receive()
-                        except StreamEnded:
-                            # The log is shutting down; wait for the cancellation that follows.
-                            await trio.sleep_forever()
-                        for event in batch:
-                            await self.dispatch(event)
-            self._stream_scope = None
-
-    async def dispatch(self, event: Event) -> list[WorkflowRun]:
-        """Start a run for each active hook ``event`` matches (once per hook and event)."""
-        started = []
-        chain = _chain(event.properties)
-        for hook in self.index.match(event.type):
-            if hook.binding_id in chain:
-                continue  # a hook never fires on the events of its own run
-            if len(chain) >= MAX_HOOK_CHAIN:
-                log.warning("hook %s not run: hook chain %s is too deep", hook.binding_id, chain)
-                continue
-            key = f"{hook.binding_id}::{event.event_id}"
-            if key in self._dispatched:
-                continue
-            self._dispatched[key] = None
-            while len(self._dispatched) > DEDUPE_WINDOW:
-                self._dispatched.popitem(last=False)
-            try:
-                started.append(await self.start_hook_run(hook, event))
-            except Exception:
-                log.exception("hook %s could not start a run for %s", hook.binding_id, event.type)
-        return started
-
-
-def _chain(properties: Mapping[str, Any]) -> list[str]:
-    chain = properties.get("hookChain")
-    return [c for c in chain if isinstance(c, str)] if isinstance(chain, list) else []
-
 
 def _task_id(properties: Mapping[str, Any]) -> str | None:
     for key in ("task_id", "taskID", "step_id", "stepID"):
@@ -525,68 +288,4 @@ def _task_id(properties: Mapping[str, Any]) -> str | None:
     return None
 
 
-def _apply_decision(
-    run: WorkflowRun, record: GateDecision, targets: tuple[str, ...], now: int
-) -> WorkflowRun:
-    history = (*run.gate_history, record)
-    if record.decision == "approve":
-        actions = tuple(
-            attrs.evolve(
-                a,
-                status="completed",
-                detail="gate approved",
-                output={"decision": "approve", "reason": record.reason},
-                updated_at_ms=now,
-            )
-            if a.action_id == record.action_id
-            else a
-            for a in run.actions
-        )
-        return attrs.evolve(
-            run,
-            status="running",
-            awaiting_gate=None,
-            gate_history=history,
-            actions=actions,
-            updated_at_ms=now,
-        )
-    if record.decision == "rework":
-        actions = tuple(
-            attrs.evolve(
-                a,
-                status="pending",
-                detail="re-queued by gate rework",
-                output=None,
-                updated_at_ms=now,
-            )
-            if a.action_id in targets
-            else a
-            for a in run.actions
-        )
-        return attrs.evolve(
-            run,
-            status="running",
-            awaiting_gate=None,
-            gate_history=history,
-            actions=actions,
-            updated_at_ms=now,
-        )
-    actions = tuple(
-        attrs.evolve(a, status="skipped", detail="gate cancelled", updated_at_ms=now)
-        if a.status in ("pending", "running")
-        else a
-        for a in run.actions
-    )
-    return attrs.evolve(
-        run,
-        status="cancelled",
-        awaiting_gate=None,
-        gate_history=history,
-        actions=actions,
-        finished_at_ms=now,
-        updated_at_ms=now,
-        detail="cancelled at the approval gate",
-    )
-
-
-__all__ = ["MAX_HOOK_CHAIN", "WorkflowService"]
+__all__ = ["WorkflowService"]

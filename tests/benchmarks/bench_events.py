@@ -112,11 +112,13 @@ async def main() -> None:
         complete = sum(1 for r in received if r == BURST)
         print(
             f"fan-out of {BURST:,} events to {SUBSCRIBERS} SSE clients: {elapsed:.2f} s; "
-            f"{complete}/{SUBSCRIBERS} clients received all {BURST:,} (none lost: {complete == SUBSCRIBERS})"
+            f"{complete}/{SUBSCRIBERS} clients received all {BURST:,} "
+            f"(none lost: {complete == SUBSCRIBERS})"
         )
         print(
             f"baseline, the same burst to 1 SSE client: {single:.2f} s "
-            f"({SUBSCRIBERS} clients cost {elapsed / single:.1f}x one client, {elapsed / single / SUBSCRIBERS:.2f}x per client)"
+            f"({SUBSCRIBERS} clients cost {elapsed / single:.1f}x one client, "
+            f"{elapsed / single / SUBSCRIBERS:.2f}x per client)"
         )
 
 

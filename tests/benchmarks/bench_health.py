@@ -52,10 +52,12 @@ def main() -> None:
             stop(engine)
     b, e = max(bare_rps), max(engine_rps)
     print(
-        f"bare quart-trio app: {b:,.0f} req/s   (rounds: {', '.join(f'{x:,.0f}' for x in bare_rps)})"
+        f"bare quart-trio app: {b:,.0f} req/s   (rounds: "
+        f"{', '.join(f'{x:,.0f}' for x in bare_rps)})"
     )
     print(
-        f"engine:              {e:,.0f} req/s   (rounds: {', '.join(f'{x:,.0f}' for x in engine_rps)})"
+        f"engine:              {e:,.0f} req/s   (rounds: "
+        f"{', '.join(f'{x:,.0f}' for x in engine_rps)})"
     )
     print(f"ratio engine/bare = {e / b:.2f}   (target >= 0.8)")
 

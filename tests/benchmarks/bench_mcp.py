@@ -135,7 +135,8 @@ async def main(json_response: bool) -> None:
             label = "wall" if axis == 0 else "cpu "
             print(
                 f"  {name:9s} {kind:10s} {label} {count:4d} calls: {min(series) * 1000:8.1f} ms"
-                f"  = {best[(name, kind, axis)] * 1e6:7.0f} µs/call ({statistics.median(series) * 1000:.1f} ms)"
+                f"  = {best[(name, kind, axis)] * 1e6:7.0f} µs/call "
+                f"({statistics.median(series) * 1000:.1f} ms)"
             )
     for kind in ("concurrent", "sequential"):
         for axis, label in ((0, "wall"), (1, "cpu ")):

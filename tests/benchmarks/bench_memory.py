@@ -6,7 +6,7 @@ Search: a real engine database (apsw, WAL, the engine's reader threads) holds
 100,000 records of English-like text (a Zipf vocabulary whose most frequent
 words are function words), spread over the three tiers: 10% global, 40% in 20
 projects, 50% in 500 sessions. Queries are two or three words taken from a
-random record, so every query has hits. Measured through ``MemoryStore.search``
+random record, so every query has hits. Measured through ``RecordRepository.search``
 (one worker-thread round trip, BM25 scoring, scope filtering), p50 and p95:
   (a) the operator's unscoped search, limit 8;
   (b) a run's scoped search (its session, its project, global), limit 8.
@@ -40,8 +40,9 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2]))
 import trio
 
 from svc.memory import Importer, ImportRequest, MemoryScope, MemoryStore, NewRecord
-from svc.memory.query import STOPWORDS, fts_query, terms
-from svc.memory.store import build_record
+from svc.memory.factory import build_record
+from svc.memory.query import STOPWORDS, terms
+from svc.memory.sqlite_fts_repository import fts_query
 from svc.store import open_sqlite_store
 
 SEED = 8
@@ -108,10 +109,10 @@ async def fill(
         )
         made.append((content, session, project_id))
         if len(batch) == 5_000:
-            await store.insert(batch)
+            await store.records.insert(batch)
             batch = []
     if batch:
-        await store.insert(batch)
+        await store.records.insert(batch)
     return made
 
 
@@ -151,20 +152,20 @@ async def bench_search(root: pathlib.Path, records: int) -> bool:
             await db.read(
                 lambda conn: list(
                     conn.execute(
-                        "SELECT rowid FROM memory_fts WHERE memory_fts MATCH ? AND rank MATCH 'bm25(1.0, 0.5, 0.0)' "
-                        "ORDER BY rank LIMIT 8",
+                        "SELECT rowid FROM memory_fts WHERE memory_fts MATCH ? "
+                        "AND rank MATCH 'bm25(1.0, 0.5, 0.0)' ORDER BY rank LIMIT 8",
                         (match,),
                     )
                 )
             )
 
         async def unscoped(item: tuple[str, str | None, str | None]) -> None:
-            hits = await store.search(item[0], everything, limit=8)
+            hits = await store.records.search(item[0], everything, limit=8)
             assert hits, item
 
         async def scoped(item: tuple[str, str | None, str | None]) -> None:
             scope = MemoryScope.for_context(session_id=item[1], project_id=item[2])
-            await store.search(item[0], scope, limit=8)
+            await store.records.search(item[0], scope, limit=8)
 
         for fn in (floor, sqlite_rank, unscoped, scoped):  # warm the page cache and the threads
             await timed(fn, queries[:50])
@@ -192,7 +193,8 @@ async def bench_search(root: pathlib.Path, records: int) -> bool:
     worst = max(statistics.median(results["a"]), statistics.median(results["b"]))
     ok = worst <= 5.0
     print(
-        f"target: search p50 <= 5 ms over {records:,} records: {'PASS' if ok else 'FAIL'} ({worst:.3f} ms)"
+        f"target: search p50 <= 5 ms over {records:,} records: "
+        f"{'PASS' if ok else 'FAIL'} ({worst:.3f} ms)"
     )
     return ok
 
@@ -241,7 +243,8 @@ async def bench_import(root: pathlib.Path, files: int) -> bool:
     )
     ok = import_s <= 10.0 and first.indexed_files == files and second.skipped_files == files
     print(
-        f"target: importing {files:,} Markdown files <= 10 s: {'PASS' if ok else 'FAIL'} ({import_s:.2f} s)"
+        f"target: importing {files:,} Markdown files <= 10 s: "
+        f"{'PASS' if ok else 'FAIL'} ({import_s:.2f} s)"
     )
     return ok
 

@@ -83,7 +83,8 @@ def main(rounds: int = ROUNDS) -> None:
     ec, bc = statistics.median(engine_cpu), statistics.median(bare_cpu)
     em, bm = statistics.median(engine_rss), statistics.median(bare_rss)
     print(
-        f"start-up to healthy: engine {er:.2f} s, bare app {br:.2f} s (ratio {er / br:.2f}; target <= 1.0 s)"
+        f"start-up to healthy: engine {er:.2f} s, bare app {br:.2f} s (ratio {er / br:.2f}; "
+        "target <= 1.0 s)"
     )
     print(
         f"  best of {rounds}: engine {min(engine_ready):.2f} s, bare app {min(bare_ready):.2f} s; "
@@ -91,10 +92,12 @@ def main(rounds: int = ROUNDS) -> None:
     )
     print(f"CPU time to healthy: engine {ec:.2f} s, bare app {bc:.2f} s (ratio {ec / bc:.2f})")
     print(
-        f"idle RSS: engine {em:.0f} MB, bare app {bm:.0f} MB (ratio {em / bm:.2f}; target <= 120 MB)"
+        f"idle RSS: engine {em:.0f} MB, bare app {bm:.0f} MB (ratio {em / bm:.2f}; target <= 120 "
+        "MB)"
     )
     print(
-        f"machine speed probe (2M-step loop): {probe_before:.3f} s before, {speed_probe():.3f} s after"
+        f"machine speed probe (2M-step loop): {probe_before:.3f} s before, {speed_probe():.3f} s "
+        "after"
     )
 
 

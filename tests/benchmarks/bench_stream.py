@@ -106,16 +106,20 @@ async def main() -> None:
     )
     print(f"{DELTAS} deltas, best of {ROUNDS} (median in parentheses)")
     print(
-        f"  (a) raw httpx aiter_lines:     {raw * 1000:8.1f} ms ({statistics.median(raw_times) * 1000:.1f})"
+        f"  (a) raw httpx aiter_lines:     {raw * 1000:8.1f} ms "
+        f"({statistics.median(raw_times) * 1000:.1f})"
     )
     print(
-        f"  (a2) raw + json.loads:         {decoded * 1000:8.1f} ms ({statistics.median(json_times) * 1000:.1f})"
+        f"  (a2) raw + json.loads:         {decoded * 1000:8.1f} ms "
+        f"({statistics.median(json_times) * 1000:.1f})"
     )
     print(
-        f"  (b) OpenAICompatProvider.chat: {prov * 1000:8.1f} ms ({statistics.median(provider_times) * 1000:.1f})"
+        f"  (b) OpenAICompatProvider.chat: {prov * 1000:8.1f} ms "
+        f"({statistics.median(provider_times) * 1000:.1f})"
     )
     print(
-        f"  (c) parser only, no I/O:       {parse * 1000:8.1f} ms ({parse / DELTAS * 1e6:.2f} µs/delta)"
+        f"  (c) parser only, no I/O:       {parse * 1000:8.1f} ms ({parse / DELTAS * 1e6:.2f} "
+        "µs/delta)"
     )
     print(f"  ratio (b)/(a): {prov / raw:.2f}   (b)/(a2): {prov / decoded:.2f}")
 

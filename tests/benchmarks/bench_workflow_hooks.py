@@ -73,7 +73,9 @@ async def burst(engine: svc.Engine) -> float:
 
 
 async def overhead(tmp: pathlib.Path) -> tuple[float, float]:
-    """Best burst time without hooks and with them; the engines alternate so warm-up favours neither."""
+    """Best burst time without hooks and with them.
+
+    The engines alternate so warm-up favours neither."""
     hooked_settings = settings_for(tmp, "hooked")
     write_hooks(
         hooked_settings.resolved_workspace, [f"bench.other.{i}" for i in range(UNRELATED_HOOKS)]
@@ -112,11 +114,13 @@ async def main() -> None:
         baseline, hooked = await overhead(tmp)
         print(
             f"{BURST:,} events committed: {baseline * 1000:.0f} ms without hooks (baseline), "
-            f"{hooked * 1000:.0f} ms with {UNRELATED_HOOKS} unrelated hooks active ({hooked / baseline:.2f}x)"
+            f"{hooked * 1000:.0f} ms with {UNRELATED_HOOKS} unrelated hooks active "
+            f"({hooked / baseline:.2f}x)"
         )
         elapsed = await dispatch(tmp)
         print(
-            f"{DISPATCHED:,} matching events -> {DISPATCHED:,} completed hook runs in {elapsed:.2f} s "
+            f"{DISPATCHED:,} matching events -> {DISPATCHED:,} completed hook runs "
+            f"in {elapsed:.2f} s "
             f"({DISPATCHED / elapsed:,.0f} runs/s)"
         )
 

@@ -26,10 +26,16 @@ async def test_token_generate_prints_a_fresh_token(run_cli: Callable) -> None:
     assert first != second
 
 
-async def test_providers_lists_the_twelve_ids(run_cli: Callable) -> None:
-    out = (await run_cli("providers")).stdout.decode().splitlines()
-    assert out[0] == "Supported providers:"
-    assert [line.strip(" -") for line in out[1:]] == [
+async def test_providers_lists_local_then_the_twelve_ids_marking_configured_ones(
+    run_cli: Callable,
+) -> None:
+    result = await run_cli("providers", env={"GROQ_API_KEY": "gsk-test-1234"})
+    assert result.returncode == 0, result.stderr
+    out = result.stdout.decode().splitlines()
+    assert out[0] == "Supported providers (* configured):"
+    rows = [(line[0], line[2:].split()[0]) for line in out[1:14]]
+    assert [pid for _, pid in rows] == [
+        "local",
         "openai",
         "openrouter",
         "anthropic",
@@ -43,12 +49,20 @@ async def test_providers_lists_the_twelve_ids(run_cli: Callable) -> None:
         "copilot",
         "cohere",
     ]
+    assert {pid for mark, pid in rows if mark == "*"} == {"local", "groq"}
+    assert "offline echo model" in out[1]
+    assert "set OPENAI_API_KEY" in out[2] and "set OLLAMA_URL" in out[5]
+    assert out[-1] == "Default: groq/llama-3.1-8b-instant (the first configured provider)"
 
 
-async def test_chat_is_planned(run_cli: Callable) -> None:
-    result = await run_cli("chat")
-    assert result.returncode == 0
-    assert "planned" in result.stdout.decode()
+async def test_providers_with_nothing_configured_says_the_echo_model_answers(
+    run_cli: Callable,
+) -> None:
+    result = await run_cli("providers")
+    assert result.stdout.decode().splitlines()[-1] == (
+        "Default: local/echo-1 (no provider configured)"
+    )
+    assert "no model provider is configured" in result.stderr.decode()
 
 
 async def test_status_fails_when_the_engine_is_down(run_cli: Callable) -> None:
@@ -61,6 +75,29 @@ async def test_serve_refuses_a_public_bind_without_a_token(run_cli: Callable) ->
     result = await run_cli("serve", "--hostname", "0.0.0.0", "--port", "0")
     assert result.returncode == 2
     assert "without an API token" in result.stderr.decode()
+
+
+async def test_serve_says_once_that_the_echo_model_answers(served: Callable) -> None:
+    server = await served()
+    text = "\n".join(server.stderr_lines)
+    assert "svc-engine default model: local/echo-1 (no provider configured)" in text
+    assert text.count("no model provider is configured") == 1
+    assert "OPENAI_API_KEY" in text and "OLLAMA_URL=" in text
+    async with httpx.AsyncClient(base_url=server.url, timeout=30) as client:
+        effective = (await client.get("/config/providers")).json()["effective"]
+    assert effective["provider"] == "local" and effective["reason"] == "fallback"
+    assert effective["model"] == "echo-1" and "OPENAI_API_KEY" in effective["notice"]
+
+
+async def test_serve_names_the_configured_default_and_quiet_says_nothing(
+    served: Callable,
+) -> None:
+    server = await served("--quiet", env={"OPENAI_API_KEY": "sk-serve-1234"})
+    assert not any("default model" in line for line in server.stderr_lines)
+    loud = await served(env={"OPENAI_API_KEY": "sk-serve-1234"})
+    text = "\n".join(loud.stderr_lines)
+    assert "default model: openai/gpt-5.2 (the first configured provider)" in text
+    assert "no model provider is configured" not in text
 
 
 async def test_serve_then_status_then_sigterm_exits_zero(

@@ -1,4 +1,7 @@
-"""The collector policy of the console script (cli.heap): paused while starting, then frozen and resumed."""
+"""The collector policy of the console script (cli.heap).
+
+Paused while starting, then frozen and resumed.
+"""
 
 from __future__ import annotations
 
@@ -41,7 +44,8 @@ def test_the_entry_point_imports_nothing_before_pausing() -> None:
     # imported there would be built with the collector still running.
     probe = (
         "import sys, cli, cli.main; "
-        "print(sorted({m.split('.')[0] for m in sys.modules} & {'svc', 'asyncclick', 'trio', 'httpx'}))"
+        "print(sorted({m.split('.')[0] for m in sys.modules}"
+        " & {'svc', 'asyncclick', 'trio', 'httpx'}))"
     )
     out = subprocess.run(
         [sys.executable, "-c", probe],

@@ -37,17 +37,25 @@ def summary(result: Any) -> dict[str, Any]:
 async def test_import_prints_a_json_summary_and_skips_unchanged_files(
     run_cli: Callable, notes: Path
 ) -> None:
-    first = summary(await run_cli("memory", "import", "--path", str(notes)))
+    first = summary(await run_cli("memory", "import", "--json", "--path", str(notes)))
     assert first["ok"] is True and first["format"] == "directory" and first["tier"] == "global"
     assert (first["discovered_files"], first["indexed_files"], first["chunks_created"]) == (2, 2, 2)
-    second = summary(await run_cli("memory", "import", "--path", str(notes)))
+    second = summary(await run_cli("memory", "import", "--json", "--path", str(notes)))
     assert (second["indexed_files"], second["skipped_files"]) == (0, 2)
 
 
 async def test_sync_deletes_removes_vanished_files(run_cli: Callable, notes: Path) -> None:
     summary(
         await run_cli(
-            "memory", "import", "--path", str(notes), "--tier", "project", "--project-id", "ops"
+            "memory",
+            "import",
+            "--json",
+            "--path",
+            str(notes),
+            "--tier",
+            "project",
+            "--project-id",
+            "ops",
         )
     )
     (notes / "billing.txt").unlink()
@@ -55,6 +63,7 @@ async def test_sync_deletes_removes_vanished_files(run_cli: Callable, notes: Pat
         await run_cli(
             "memory",
             "import",
+            "--json",
             "--path",
             str(notes),
             "--tier",
@@ -81,6 +90,7 @@ async def test_openclaw_format(run_cli: Callable, tmp_path: Path) -> None:
         await run_cli(
             "memory",
             "import",
+            "--json",
             "--path",
             str(root),
             "--format",
@@ -99,14 +109,14 @@ async def test_openclaw_format(run_cli: Callable, tmp_path: Path) -> None:
     [
         (("--tier", "project"), "--project-id is required with --tier project"),
         (("--tier", "session"), "--session-id is required with --tier session"),
-        (("--format", "zip"), "unsupported memory import format `zip`"),
-        (("--tier", "team"), "unsupported memory tier `team`"),
+        (("--format", "zip"), "'zip' is not one of 'directory', 'openclaw'"),
+        (("--tier", "team"), "'team' is not one of 'global', 'project', 'session'"),
     ],
 )
 async def test_bad_flags_exit_2_with_a_clear_error(
     run_cli: Callable, notes: Path, args: tuple[str, ...], message: str
 ) -> None:
-    result = await run_cli("memory", "import", "--path", str(notes), *args)
+    result = await run_cli("memory", "import", "--json", "--path", str(notes), *args)
     assert result.returncode == 2
     assert message in result.stderr.decode() and result.stdout == b""
 
@@ -114,21 +124,32 @@ async def test_bad_flags_exit_2_with_a_clear_error(
 async def test_a_missing_directory_and_an_empty_one_fail_clearly(
     run_cli: Callable, tmp_path: Path
 ) -> None:
-    missing = await run_cli("memory", "import", "--path", str(tmp_path / "nope"))
+    missing = await run_cli("memory", "import", "--json", "--path", str(tmp_path / "nope"))
     assert missing.returncode == 2 and "is not a directory" in missing.stderr.decode()
     (tmp_path / "empty").mkdir()
-    empty = await run_cli("memory", "import", "--path", str(tmp_path / "empty"))
+    empty = await run_cli("memory", "import", "--json", "--path", str(tmp_path / "empty"))
     assert (
         empty.returncode == 1
         and "no importable files found for format=directory" in empty.stderr.decode()
     )
 
 
-async def test_no_progress_bar_when_stderr_is_not_a_terminal(
+async def test_progress_lines_and_a_readable_summary_when_not_on_a_terminal(
     run_cli: Callable, notes: Path
 ) -> None:
     result = await run_cli("memory", "import", "--path", str(notes))
-    assert result.returncode == 0 and result.stderr == b""
+    assert result.returncode == 0, result.stderr
+    assert result.stderr.decode().splitlines()[-1].startswith("importing: 2/2 files")
+    assert "\r" not in result.stderr.decode()
+    assert result.stdout.decode() == (
+        "imported 2 files into the global tier: indexed 2, skipped 0 unchanged; 2 chunks created\n"
+    )
+
+
+async def test_import_help_lists_the_choices(run_cli: Callable) -> None:
+    text = (await run_cli("memory", "import", "--help")).stdout.decode()
+    assert "[directory|openclaw]" in text and "[global|project|session]" in text
+    assert "Example:" in text
 
 
 async def test_a_progress_bar_on_a_terminal_and_clean_json_on_stdout(
@@ -142,7 +163,7 @@ async def test_a_progress_bar_on_a_terminal_and_clean_json_on_stdout(
     try:
         with trio.fail_after(120):
             result = await trio.run_process(
-                [SCRIPT, "memory", "import", "--path", str(notes)],
+                [SCRIPT, "memory", "import", "--json", "--path", str(notes)],
                 env=cli_env,
                 capture_stdout=True,
                 stderr=slave,
@@ -177,7 +198,15 @@ async def test_an_import_next_to_a_running_engine_is_searchable_there(
     server = await served()
     body = summary(
         await run_cli(
-            "memory", "import", "--path", str(notes), "--tier", "project", "--project-id", "ops"
+            "memory",
+            "import",
+            "--json",
+            "--path",
+            str(notes),
+            "--tier",
+            "project",
+            "--project-id",
+            "ops",
         )
     )
     assert body["indexed_files"] == 2
@@ -196,15 +225,19 @@ async def test_state_dir_flag_picks_the_database(
 ) -> None:
     elsewhere = tmp_path / "elsewhere"
     first = summary(
-        await run_cli("memory", "import", "--path", str(notes), "--state-dir", str(elsewhere))
+        await run_cli(
+            "memory", "import", "--json", "--path", str(notes), "--state-dir", str(elsewhere)
+        )
     )
     assert first["indexed_files"] == 2
     assert (elsewhere / "svc.db").is_file() and not (tmp_path / "state" / "svc.db").exists()
     again = summary(
-        await run_cli("memory", "import", "--path", str(notes), "--state-dir", str(elsewhere))
+        await run_cli(
+            "memory", "import", "--json", "--path", str(notes), "--state-dir", str(elsewhere)
+        )
     )
     assert (again["indexed_files"], again["skipped_files"]) == (0, 2)
     fresh = summary(
-        await run_cli("memory", "import", "--path", str(notes))
+        await run_cli("memory", "import", "--json", "--path", str(notes))
     )  # the environment's state dir
     assert fresh["indexed_files"] == 2

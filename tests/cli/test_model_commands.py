@@ -48,17 +48,67 @@ async def test_unknown_provider_fails_fast_listing_configured_ones(
     run_cli: Callable, model_config: Path, fake_model: Any
 ) -> None:
     result = await run_cli("run", "hi", "--provider", "groq")
-    assert result.returncode != 0
-    assert (
-        "provider `groq` is not configured. configured providers: openai" in result.stderr.decode()
+    assert result.returncode == 2
+    assert result.stderr.decode() == (
+        "error: provider `groq` is not configured: set GROQ_API_KEY (or "
+        "`providers.groq.api_key`). configured providers: local (offline echo model), openai\n"
     )
     assert fake_model.requests == []
 
 
-async def test_run_works_offline_with_the_local_model(run_cli: Callable) -> None:
+async def test_an_unknown_provider_names_the_valid_ids(run_cli: Callable) -> None:
+    result = await run_cli("run", "hi", "--provider", "nope")
+    assert result.returncode == 2 and result.stdout == b""
+    error = result.stderr.decode()
+    assert error.startswith("error: unknown provider `nope`. valid ids: local, openai, ")
+    assert "cohere (or a custom id with a `url` in the config)" in error
+    assert error.rstrip().endswith("configured providers: local (offline echo model)")
+
+
+async def test_a_rejected_key_fails_with_the_providers_error_and_the_variable_to_fix(
+    run_cli: Callable, model_config: Path, fake_model: Any
+) -> None:
+    fake_model.enqueue(Turn.failure(401, "Incorrect API key provided"))
+    result = await run_cli("run", "hi", env={"OPENAI_API_KEY": "sk-wrong-key-1"})
+    assert result.returncode == 1 and result.stdout == b""
+    assert result.stderr.decode() == (
+        "error: provider `openai` returned HTTP 401: Incorrect API key provided "
+        "(check OPENAI_API_KEY (or `providers.openai.api_key`))\n"
+    )
+
+
+async def test_run_works_offline_with_the_local_model_and_says_so_on_stderr(
+    run_cli: Callable,
+) -> None:
     result = await run_cli("run", "echo me")
     assert result.returncode == 0, result.stderr
-    assert result.stdout.decode().strip() == "echo me"
+    assert result.stdout.decode() == "echo me\n"
+    notice = result.stderr.decode()
+    assert notice.startswith("note: no model provider is configured: the offline echo model")
+    assert "OPENAI_API_KEY" in notice and "OLLAMA_URL" in notice and "--quiet" in notice
+
+
+async def test_quiet_silences_the_notice(run_cli: Callable, tmp_path: Path) -> None:
+    result = await run_cli("run", "echo me", "--quiet", "--state-dir", str(tmp_path / "st"))
+    assert (result.returncode, result.stdout, result.stderr) == (0, b"echo me\n", b"")
+    named = await run_cli("run", "echo me", "--provider", "local")
+    assert (named.stdout, named.stderr) == (b"echo me\n", b"")
+
+
+async def test_no_notice_when_a_provider_is_configured(
+    run_cli: Callable, model_config: Path, fake_model: Any
+) -> None:
+    result = await run_cli("run", "hi", env={"OPENAI_API_KEY": "sk-cli-test-2"})
+    assert (result.returncode, result.stderr) == (0, b"")
+
+
+async def test_parallel_notice_goes_to_stderr_only(run_cli: Callable) -> None:
+    result = await run_cli("parallel", "--json", '["a", "b"]')
+    assert result.returncode == 0
+    assert [r["output"] for r in json.loads(result.stdout)["results"]] == ["a", "b"]
+    assert result.stderr.decode().count("no model provider is configured") == 1
+    quiet = await run_cli("parallel", "--json", '["a"]', "--quiet")
+    assert quiet.stderr == b""
 
 
 async def test_parallel_summary_and_exit_code(
@@ -92,7 +142,7 @@ async def test_parallel_summary_and_exit_code(
     }
     assert (
         summary["results"][2]["status"] == "error"
-        and "not configured" in summary["results"][2]["error"]
+        and "unknown provider `nope`" in summary["results"][2]["error"]
     )
     assert "1 failed task" in result.stderr.decode()
 

@@ -230,7 +230,9 @@ class FakeMcpServer:
 async def open_mcp_server(
     server: Server[Any] | MCPServer, *, json_response: bool = False
 ) -> AsyncIterator[FakeMcpServer]:
-    """Serve ``server`` on a free loopback port until the block exits (``fake.url`` ends in ``/mcp``)."""
+    """Serve ``server`` on a free loopback port until the block exits.
+
+    ``fake.url`` ends in ``/mcp``."""
     fake = FakeMcpServer(server, json_response=json_response)
     async with trio.open_nursery() as nursery:
         fake._nursery = nursery
@@ -357,7 +359,9 @@ STRICT_TASK_SCHEMA: dict[str, Any] = {
 
 
 def strict_server() -> Server[Any]:
-    """``create_task`` forbids additional properties; ``note_task`` allows them. Both echo their args."""
+    """``create_task`` forbids additional properties; ``note_task`` allows them.
+
+    Both echo their args."""
     loose = {**STRICT_TASK_SCHEMA}
     loose.pop("additionalProperties")
     tools = [

@@ -99,7 +99,9 @@ class Turn:
     delay: float = 0.0
     """Seconds (real time) slept before each content chunk."""
     drop_after: int | None = None
-    """Abort the connection after this many content chunks (text chunks, then tool-call fragments)."""
+    """Abort the connection after this many content chunks.
+
+    Text chunks count first, then tool-call fragments."""
     gate: trio.Event | None = None
     """Hold the response after ``gate_after`` content chunks until the event is set."""
     gate_after: int = 0

@@ -1,9 +1,9 @@
 """A real loopback HTTP server for tests: hypercorn around a tiny raw ASGI app.
 
 Routes map a path to a :class:`Reply` (or a function of the :class:`Request`
-returning one, possibly async, e.g. to hold a response until the test says so). Every request is recorded, so a test can check what a client
-really sent. The server binds ``127.0.0.1:0`` and is shut down when the
-context manager exits.
+returning one, possibly async, e.g. to hold a response until the test says so).
+Every request is recorded, so a test can check what a client really sent. The
+server binds ``127.0.0.1:0`` and is shut down when the context manager exits.
 """
 
 from __future__ import annotations

@@ -40,8 +40,11 @@ DEFERRED_LIBRARIES = [
     "pathspec",  # the first ignore file of a listing or an import
     "yaml",  # the first team or workflow file
     "markdownify",  # the first fetched HTML page
+    "psycopg",  # a PostgreSQL store URL
+    "psycopg_pool",
+    "trio_websocket",  # the browser sidecar (own process); the first Discord gateway connection
+    "prometheus_client",  # only an engine with metrics_enabled
     "slack_sdk",  # the first Slack event (its signature verifier)
-    "trio_websocket",  # the first Discord gateway connection
     "pytest",
     "trio.testing",  # (it imports pytest)
 ]
@@ -58,6 +61,7 @@ DEFERRED_MODULES = [
     "svc.sessions.recovery",  # only when a crash left a run active
     "svc.sessions.context",
     "svc.goals.actor",
+    "svc.goals.messages",
     "svc.goals.control",
     "svc.goals.actions",
     "svc.mcp.connector",
@@ -68,9 +72,20 @@ DEFERRED_MODULES = [
     "svc.sessions.requests",
     "svc.goals.orchestration",
     "svc.goals.projection",
+    "svc.goals.projection_graph",
+    "svc.goals.projection_actions",
+    "svc.goals.kernel",
+    "svc.goals.completion",
+    "svc.goals.handoff_decisions",
     "svc.goals.requests",
     "svc.goals.start",
     "svc.workflows.plans",
+    "svc.workflows.plan_bodies",
+    "svc.workflows.plan_normalization",
+    "svc.workflows.plan_package",
+    "svc.workflows.plan_package_validation",
+    "svc.workflows.plan_package_replay",
+    "svc.workflows.definition_parser",
     "svc.workflows.plan_import",
     "svc.workflows.materialize",
     "svc.automations.routines.bodies",
@@ -81,8 +96,15 @@ DEFERRED_MODULES = [
     "svc.workflows.plan_apply",
     "svc.workflows.planner_import",
     "svc.memory.importer",
+    "svc.memory.import_plan",
+    "svc.memory.import_repository",
+    "svc.memory.import_runs",
+    "svc.memory.writes",
+    "svc.memory.searches",
+    "svc.memory.promotion",
     # executors: the first run
     "svc.workflows.actions",
+    "svc.workflows.action_performer",
     "svc.automations.routines.execution",
     "svc.automations.session_runs",
     "svc.automations.v2.executor",
@@ -108,6 +130,14 @@ DEFERRED_MODULES = [
     "svc.tools.fetch",
     "svc.memory.scrub",
     "svc.identity.presets",
+    # the browser: its sidecar actor, client and actions start with the first browser call
+    "svc.browser.actor",
+    "svc.browser.client",
+    "svc.browser.sidecar_process",
+    "svc.browser.actions",
+    "svc.browser.artifacts",
+    "svc.browser.wait_args",
+    "svc.browser.sidecar.cdp",
     # channels: the first configured channel
     "svc.channels.config",
     "svc.channels.chats",

@@ -20,7 +20,13 @@ async def health() -> Any:
 
 @bp.get("/config/providers")
 async def config_providers() -> Any:
-    return engine().settings.redacted_providers()
+    eng = engine()
+    # `effective`: the default in effect and why, so a client can tell the offline
+    # echo model answered (and how to configure a real provider).
+    return {
+        **eng.settings.redacted_providers(),
+        "effective": eng.providers.default_route().to_wire(),
+    }
 
 
 @bp.post("/admin/reload-config")

@@ -78,7 +78,7 @@ async def list_memory() -> Any:
         session_id=session_id, project_id=project_id, tiers=[tier] if tier else None, field="tier"
     )
     kind = query_str("kind")
-    items, total = await service.list(
+    items, total = await service.page(
         scope,
         text=query_str("q", "query"),
         tags=_tags(),

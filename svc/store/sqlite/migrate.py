@@ -1,6 +1,7 @@
 """Numbered SQLite migrations, each applied in one transaction at start-up.
 
-Migrations are per backend: SQLite's live in ``svc/store/migrations/sqlite/NNN_name.sql``. The applied ones are
+Migrations are per backend: SQLite's live in
+``svc/store/migrations/sqlite/NNN_name.sql``. The applied ones are
 recorded in ``schema_migrations``; a file is never edited once released: a
 change is a new file with the next number.
 """

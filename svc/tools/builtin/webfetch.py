@@ -25,7 +25,11 @@ MAX_REDIRECTS = 20
 _TEXTUAL_TYPES = ("json", "xml", "javascript", "ecmascript", "yaml", "toml", "csv", "markdown")
 
 _FETCH_PROPERTIES: dict[str, Any] = {
-    "url": {"type": "string", "minLength": 1, "description": "http:// or https:// URL to fetch."},
+    "url": {
+        "type": "string",
+        "minLength": 1,
+        "description": "http:// or https:// URL of a public site to fetch.",
+    },
     "max_bytes": {
         "type": "integer",
         "minimum": 1,
@@ -75,6 +79,7 @@ async def fetch_for(args: dict[str, Any], ctx: ToolContext) -> FetchResult:
             max_bytes=int(args.get("max_bytes", DEFAULT_MAX_BYTES)),
             max_redirects=int(args.get("max_redirects", DEFAULT_MAX_REDIRECTS)),
             time_limit=int(args.get("timeout_ms", DEFAULT_TIMEOUT_MS)) / 1000,
+            allow_private=ctx.settings is not None and ctx.settings.webfetch_allow_private,
         )
     if result.status >= 400:
         raise ToolFailed(
@@ -116,7 +121,8 @@ class WebFetchTool(BuiltinTool):
         "Fetch a web page over http(s) and return it as Markdown (scripts and styles removed). "
         "`return` chooses `markdown` (default), `html`, or `both`; non-HTML text is returned "
         "as is. "
-        "Redirects, size and time are capped by `max_redirects`, `max_bytes` and `timeout_ms`."
+        "Redirects, size and time are capped by `max_redirects`, `max_bytes` and `timeout_ms`. "
+        "Loopback and private network addresses are refused."
     )
     input_schema = {
         "type": "object",

@@ -11,7 +11,6 @@ import trio
 import svc
 from svc.memory import MemoryScope, clip, compact_exchange
 from svc.memory.exchanges import CURSOR_KEY
-from svc.memory.store import state_put_sync
 from tests.fakes.turns import FakeToolCall, Turn
 from tests.helpers import text_prompt, wait_for_event
 
@@ -35,7 +34,7 @@ async def run(
 
 
 async def exchanges(engine: svc.Engine) -> list[svc.memory.MemoryRecord]:
-    items, _ = await engine.memory.list(MemoryScope.everything(), kinds=["exchange"])
+    items, _ = await engine.memory.page(MemoryScope.everything(), kinds=["exchange"])
     return items
 
 
@@ -133,7 +132,7 @@ async def test_deleting_a_session_forgets_its_session_memory_but_not_the_project
     assert (await client.delete(f"/session/{sid}")).json()["deleted"] is True
     deleted = await wait_for_event(engine, "session.deleted", session_id=sid)
     await engine.memory.exchanges.wait_for(deleted.seq)
-    items, _ = await engine.memory.list(MemoryScope.everything())
+    items, _ = await engine.memory.page(MemoryScope.everything())
     assert [(r.tier, r.kind) for r in items] == [("project", "exchange")]
 
 
@@ -160,7 +159,7 @@ async def test_reprocessing_after_a_lost_cursor_stores_nothing_twice(
         finished = await run(client, engine, sid, "The answer?")
         assert len(await exchanges(engine)) == 1
         # As if the engine had crashed before committing its cursor.
-        await engine.store.write(state_put_sync, CURSOR_KEY, 0, engine.clock.now_ms())
+        await engine.memory.store.state.put(CURSOR_KEY, 0, now_ms=engine.clock.now_ms())
     async with svc.open_engine(settings) as engine:
         with trio.fail_after(30):
             await engine.memory.exchanges.wait_for(finished.seq)

@@ -18,7 +18,7 @@ from svc.memory import (
     discover,
     import_key,
 )
-from svc.memory.importer import MAX_FILE_BYTES
+from svc.memory.import_plan import MAX_FILE_BYTES
 
 ALL = MemoryScope.everything()
 
@@ -78,7 +78,7 @@ async def test_import_indexes_chunks_that_search_finds(store: MemoryStore, notes
     summary = await importer(store).run(ImportRequest(notes, tier="project", project_id="p1"))
     assert (summary.discovered_files, summary.indexed_files, summary.skipped_files) == (4, 4, 0)
     assert summary.files_processed == 4 and summary.chunks_created == 4 and summary.errors == ()
-    hit = (await store.search("deploy key", ALL))[0].record
+    hit = (await store.records.search("deploy key", ALL))[0].record
     assert (
         hit.tier == "project"
         and hit.project_id == "p1"
@@ -111,9 +111,11 @@ async def test_unchanged_files_are_skipped_and_changed_ones_replaced(
     os.utime(runbook, ns=(runbook.stat().st_atime_ns, runbook.stat().st_mtime_ns + 10_000_000_000))
     changed = await run.run(ImportRequest(notes))
     assert (changed.indexed_files, changed.skipped_files, changed.chunks_created) == (1, 3, 1)
-    contents = [h.record.content for h in await store.search("rotate deploy", ALL, limit=10)]
+    contents = [
+        h.record.content for h in await store.records.search("rotate deploy", ALL, limit=10)
+    ]
     assert contents == ["# Deploy\n\nRotate the deploy key weekly now."]
-    assert await store.count() == 4
+    assert await store.records.count() == 4
 
 
 async def test_sync_deletes_removes_records_of_vanished_files(
@@ -123,10 +125,10 @@ async def test_sync_deletes_removes_records_of_vanished_files(
     await run.run(ImportRequest(notes))
     (notes / "ideas.txt").unlink()
     kept = await run.run(ImportRequest(notes))
-    assert kept.deleted_files == 0 and await store.count() == 4
+    assert kept.deleted_files == 0 and await store.records.count() == 4
     synced = await run.run(ImportRequest(notes, sync_deletes=True))
-    assert synced.deleted_files == 1 and await store.count() == 3
-    assert await store.search("zeppelin", ALL) == []
+    assert synced.deleted_files == 1 and await store.records.count() == 3
+    assert await store.records.search("zeppelin", ALL) == []
 
 
 async def test_sync_deletes_of_an_emptied_folder_clears_it(
@@ -140,15 +142,17 @@ async def test_sync_deletes_of_an_emptied_folder_clears_it(
         await run.run(ImportRequest(tmp_path))
     cleared = await run.run(ImportRequest(tmp_path, sync_deletes=True))
     assert (cleared.discovered_files, cleared.deleted_files) == (0, 1)
-    assert await store.count() == 0
+    assert await store.records.count() == 0
 
 
 async def test_the_same_folder_in_two_tiers_is_two_sources(store: MemoryStore, notes: Path) -> None:
     run = importer(store)
     await run.run(ImportRequest(notes, tier="session", session_id="s1"))
     second = await run.run(ImportRequest(notes, tier="session", session_id="s2"))
-    assert second.indexed_files == 4 and await store.count() == 8
-    hits = await store.search("zeppelin", MemoryScope.for_context(session_id="s2", project_id=None))
+    assert second.indexed_files == 4 and await store.records.count() == 8
+    hits = await store.records.search(
+        "zeppelin", MemoryScope.for_context(session_id="s2", project_id=None)
+    )
     assert [h.record.session_id for h in hits] == ["s2"]
 
 
@@ -160,7 +164,7 @@ async def test_large_files_are_chunked(store: MemoryStore, tmp_path: Path) -> No
     )
     summary = await importer(store).run(ImportRequest(tmp_path))
     assert summary.chunks_created == 5
-    items, _ = await store.list(ALL)
+    items, _ = await store.records.page(ALL)
     assert sorted(r.chunk_index for r in items) == [0, 1, 2, 3, 4]
     assert {r.metadata["chunk_count"] for r in items} == {5}
 
@@ -182,7 +186,7 @@ async def test_invalid_utf8_is_imported_with_replacement(
     (tmp_path / "latin.txt").write_bytes("caf\xe9 menu".encode("latin-1"))
     summary = await importer(store).run(ImportRequest(tmp_path))
     assert summary.indexed_files == 1
-    assert (await store.search("menu", ALL))[0].record.content == "caf\ufffd menu"
+    assert (await store.records.search("menu", ALL))[0].record.content == "caf\ufffd menu"
 
 
 async def test_unreadable_files_are_reported_not_fatal(store: MemoryStore, tmp_path: Path) -> None:

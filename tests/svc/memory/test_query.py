@@ -3,15 +3,8 @@
 from __future__ import annotations
 
 from svc.memory import ScopeClause
-from svc.memory.query import (
-    MAX_TERMS,
-    fts_query,
-    idf,
-    scope_query,
-    scope_text,
-    score_from_bm25,
-    terms,
-)
+from svc.memory.query import MAX_TERMS, idf, scope_text, score_from_bm25, terms
+from svc.memory.sqlite_fts_repository import fts_query, scope_query
 
 
 def test_terms_split_like_the_index_tokenizer_and_drop_function_words() -> None:

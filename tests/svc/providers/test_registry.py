@@ -45,7 +45,10 @@ async def test_nothing_configured_means_local_echo(
     with pytest.raises(ProviderError) as info:
         reg.get("openai")
     error = info.value
-    assert error.message == "provider `openai` is not configured. configured providers: none"
+    assert error.message == (
+        "provider `openai` is not configured: set OPENAI_API_KEY (or "
+        "`providers.openai.api_key`). configured providers: local (offline echo model)"
+    )
     assert (error.code, error.status, error.retryable) == (PROVIDER_NOT_CONFIGURED, 400, False)
 
 
@@ -69,10 +72,54 @@ async def test_configured_ids_follow_selection_order_then_sorted_custom_ids(
     assert reg.default_provider_id() == "ollama"
     with pytest.raises(
         ProviderError,
-        match=r"^provider `groq` is not configured\. configured providers: "
-        r"ollama, openai, anthropic, cohere, alpha, zeta$",
+        match=r"^provider `groq` is not configured: set GROQ_API_KEY .*\. configured providers: "
+        r"local \(offline echo model\), ollama, openai, anthropic, cohere, alpha, zeta$",
     ):
         reg.get("groq")
+
+
+async def test_an_unknown_id_names_the_valid_ones(
+    make_settings: MakeSettings, http: httpx.AsyncClient
+) -> None:
+    reg = registry(make_settings(), http)
+    with pytest.raises(ProviderError) as info:
+        reg.get("nope")
+    assert info.value.message.startswith(
+        "unknown provider `nope`. valid ids: local, openai, openrouter, anthropic, ollama, "
+    )
+    assert info.value.message.endswith("configured providers: local (offline echo model)")
+
+
+@pytest.mark.parametrize(
+    ("overrides", "env", "expected"),
+    [
+        ({}, {}, ("local", "echo-1", "fallback", None)),
+        ({}, {"GROQ_API_KEY": "gsk-1"}, ("groq", "llama-3.1-8b-instant", "first_configured", None)),
+        (
+            {},
+            {"GROQ_API_KEY": "gsk-1", "OPENAI_API_KEY": "sk-1", "SVC_DEFAULT_PROVIDER": "openai"},
+            ("openai", "gpt-5.2", "config", None),
+        ),
+        (
+            {"provider": "openai", "model": "gpt-x"},
+            {"OPENAI_API_KEY": "sk-1"},
+            ("openai", "gpt-x", "flag", None),
+        ),
+        ({}, {"SVC_DEFAULT_PROVIDER": "groq"}, ("local", "echo-1", "fallback", "groq")),
+    ],
+)
+def test_default_route_says_why(
+    overrides: dict[str, Any], env: dict[str, str], expected: tuple[Any, ...], tmp_path: Any
+) -> None:
+    from svc.providers.registry import FALLBACK_NOTICE, default_route
+
+    settings = Settings.load(
+        {"global_config": tmp_path / "none.json", "workspace": tmp_path, **overrides}, environ=env
+    )
+    route = default_route(settings)
+    assert (route.provider, route.model, route.reason, route.ignored) == expected
+    wire = route.to_wire()
+    assert (wire.get("notice") == FALLBACK_NOTICE) is (route.reason == "fallback")
 
 
 async def test_wires_and_capabilities(make_settings: MakeSettings, http: httpx.AsyncClient) -> None:
@@ -203,7 +250,7 @@ async def test_rebuild_replaces_providers(
         make_settings(providers={"cohere": {"api_key": "co-9999"}}, default_provider="cohere")
     )
     assert reg.configured_ids() == ["cohere"] and reg.default_provider_id() == "cohere"
-    with pytest.raises(ProviderError, match=r"configured providers: cohere$"):
+    with pytest.raises(ProviderError, match=r"configured providers: local .*, cohere$"):
         reg.get("openai")
 
 

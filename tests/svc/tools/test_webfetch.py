@@ -1,18 +1,42 @@
-"""webfetch and webfetch_html against a real loopback HTTP server."""
+"""webfetch and webfetch_html against a real loopback HTTP server.
+
+The fake servers listen on loopback, which webfetch refuses by default; the tests of
+fetching behaviour opt in explicitly (``webfetch_allow_private``), and the tests of
+the default (at the end) do not.
+"""
 
 from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
 
 import httpx
 import pytest
 import trio
 
+import svc
+from svc import Settings
 from svc.errors import ValidationFailed
+from svc.net import UrlRefused
 from svc.tools import ToolContext, ToolFailed
 from svc.tools.builtin import WebFetchHtmlTool, WebFetchTool
+from tests.fakes.internet import InternetTransport
 from tests.fakes.web_server import Reply, Request, html, open_web_server, redirect, text
 
 webfetch = WebFetchTool()
 webfetch_html = WebFetchHtmlTool()
+
+
+@pytest.fixture
+def ctx(workspace: Path, make_settings: Callable[..., Settings]) -> ToolContext:
+    """A context whose settings let webfetch reach the loopback fake servers."""
+    return ToolContext(workspace=workspace, settings=make_settings(webfetch_allow_private=True))
+
+
+@pytest.fixture
+def default_ctx(workspace: Path, make_settings: Callable[..., Settings]) -> ToolContext:
+    return ToolContext(workspace=workspace, settings=make_settings())
+
 
 PAGE = """<!doctype html>
 <html><head><title>Fake page</title>
@@ -115,8 +139,10 @@ async def test_redirect_loop_hits_the_default_cap(ctx: ToolContext) -> None:
 
 async def test_redirect_to_another_scheme_is_refused(ctx: ToolContext) -> None:
     async with open_web_server({"/r": redirect("file:///etc/passwd")}) as server:
-        with pytest.raises(ToolFailed, match="non-http URL"):
+        with pytest.raises(UrlRefused) as info:
             await webfetch.execute({"url": f"{server.url}/r"}, ctx)
+    assert info.value.reason == "scheme"
+    assert info.value.extra["field"] == "args.url"
 
 
 async def test_size_cap_truncates_and_says_so(ctx: ToolContext) -> None:
@@ -184,13 +210,89 @@ async def test_connection_refused_is_a_tool_failure(ctx: ToolContext) -> None:
         await webfetch.execute({"url": f"{url}/after-shutdown"}, ctx)
 
 
-async def test_uses_the_engine_http_client_when_there_is_one(workspace: object) -> None:
+async def test_uses_the_engine_http_client_when_there_is_one(ctx: ToolContext) -> None:
     async with (
         open_web_server({"/p": text("hi")}) as server,
         httpx.AsyncClient(headers={"X-Client": "engine"}) as client,
     ):
-        ctx = ToolContext(workspace=workspace, http=client)
+        ctx = ToolContext(workspace=ctx.workspace, http=client, settings=ctx.settings)
         result = await webfetch.execute({"url": f"{server.url}/p"}, ctx)
         assert not client.is_closed  # borrowed, not closed
     assert result.output == "hi"
     assert server.requests[0].headers["x-client"] == "engine"
+
+
+# --- the default: loopback and private networks are refused (issue: 15 of 19 spellings
+# used to reach loopback)
+
+LOOPBACK_FORMS = [
+    "http://127.0.0.1:{port}/",
+    "http://127.1:{port}/",
+    "http://2130706433:{port}/",
+    "http://0x7f000001:{port}/",
+    "http://0.0.0.0:{port}/",
+    "http://[::ffff:127.0.0.1]:{port}/",
+    "http://[::1]:{port}/",
+    "http://localhost:{port}/",
+    "http://[64:ff9b::7f00:1]:{port}/",
+    "http://169.254.169.254/latest/meta-data/",
+    "http://10.0.0.1/",
+    "http://100.64.0.1/",
+]
+
+
+@pytest.mark.parametrize("form", LOOPBACK_FORMS)
+async def test_loopback_and_private_forms_are_refused_by_default(
+    default_ctx: ToolContext, form: str
+) -> None:
+    async with open_web_server({"/": text("secret")}) as server:
+        url = form.format(port=httpx.URL(server.url).port)
+        for tool in (webfetch, webfetch_html):
+            with pytest.raises(UrlRefused) as info:
+                await tool.execute({"url": url}, default_ctx)
+            assert info.value.reason == "private_address"
+            assert info.value.extra["field"] == "args.url"
+    assert server.requests == []
+
+
+async def test_credentials_in_the_url_are_refused(ctx: ToolContext) -> None:
+    async with open_web_server({"/": text("secret")}) as server:
+        url = server.url.replace("http://", "http://user:pass@")
+        with pytest.raises(UrlRefused) as info:
+            await webfetch.execute({"url": url}, ctx)
+    assert info.value.reason == "credentials"
+    assert server.requests == []
+
+
+@pytest.mark.parametrize("status", [302, 307])
+async def test_redirect_from_a_public_site_to_loopback_is_refused(
+    default_ctx: ToolContext, status: int
+) -> None:
+    public_ip = "93.184.216.34"
+    async with open_web_server({"/": text("secret")}) as private:
+        routes = {"/go": redirect(f"{private.url}/", status), "/ok": html("<p>public</p>")}
+        async with open_web_server(routes) as public:
+            internet = InternetTransport({public_ip: public.url})
+            async with httpx.AsyncClient(transport=internet) as client:
+                ctx = ToolContext(
+                    workspace=default_ctx.workspace, http=client, settings=default_ctx.settings
+                )
+                ok = await webfetch.execute({"url": f"http://{public_ip}/ok"}, ctx)
+                with pytest.raises(UrlRefused) as info:
+                    await webfetch.execute({"url": f"http://{public_ip}/go"}, ctx)
+    assert ok.output == "public"
+    assert info.value.reason == "private_address"
+    assert private.requests == []
+
+
+async def test_the_engines_own_health_route_is_refused(settings: Settings) -> None:
+    async with (
+        svc.open_engine(settings, serve_http=True) as engine,
+        httpx.AsyncClient(base_url=engine.url or "") as client,
+    ):
+        health = f"{engine.url}/global/health"
+        reply = await client.post(
+            "/tool/execute", json={"tool": "webfetch", "args": {"url": health}}
+        )
+    assert reply.status_code == 400
+    assert reply.json()["code"] == "URL_NOT_ALLOWED"

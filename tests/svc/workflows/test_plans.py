@@ -10,15 +10,12 @@ import pytest
 from svc.workflows.errors import PlanInvalid
 from svc.workflows.materialize import plan_to_automation
 from svc.workflows.overlap import analyze_overlap
+from svc.workflows.plan_bodies import parse_plan_body
 from svc.workflows.plan_import import plan_from_import, preview_import, validate_bundle
-from svc.workflows.plan_package import (
-    compare_replay,
-    compile_package,
-    export_bundle,
-    scope_snapshot,
-    validate_package,
-)
-from svc.workflows.plans import PlanContext, normalize_plan, parse_plan_body
+from svc.workflows.plan_normalization import PlanContext, normalize_plan
+from svc.workflows.plan_package import compile_package, export_bundle, scope_snapshot
+from svc.workflows.plan_package_replay import compare_replay
+from svc.workflows.plan_package_validation import validate_package
 from svc.workflows.schedule import normalize_schedule
 
 CTX = PlanContext(

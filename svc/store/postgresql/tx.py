@@ -1,0 +1,141 @@
+"""The PostgreSQL unit of work: :class:`svc.store.Tx` over one psycopg connection.
+
+Statements arrive with the seam's placeholders and are translated to psycopg's
+(:mod:`.placeholders`). The connection's cursors bind parameters on the client
+(``psycopg.ClientCursor``): values become literals, so PostgreSQL infers their
+types from the statement the way SQLite accepts any value anywhere (a server-side
+``$1 IS NULL`` with an untyped parameter is an error, for one).
+
+In a write transaction every statement that changes rows runs under a
+savepoint: PostgreSQL aborts the whole transaction at the first error, while
+SQLite fails only the statement. With the savepoint, a unit of work that
+catches :class:`IntegrityError` (an idempotent insert that lost a race) carries
+on exactly as on SQLite.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+import psycopg
+
+from ..dialect import POSTGRESQL, Dialect
+from ..errors import IntegrityError
+from ..protocol import Params, Row
+from .placeholders import translate
+
+_LEADING = re.compile(r"\s*(?:(?:--[^\n]*\n|/\*.*?\*/)\s*)*([A-Za-z]+)", re.DOTALL)
+_READ_ONLY = frozenset({"select", "values", "show", "explain"})
+
+
+@functools.lru_cache(maxsize=2048)
+def _changes_rows(sql: str) -> bool:
+    """Whether a statement may change rows (and so may break a constraint)."""
+    match = _LEADING.match(sql)
+    return match is None or match.group(1).lower() not in _READ_ONLY
+
+
+class PgRows:
+    """The rows of one statement (none for a statement that returns none)."""
+
+    __slots__ = ("_cursor",)
+
+    def __init__(self, cursor: psycopg.Cursor[Row]) -> None:
+        self._cursor = cursor
+
+    def __iter__(self) -> Iterator[Row]:
+        return self
+
+    def __next__(self) -> Row:
+        row = self.fetchone()
+        if row is None:
+            raise StopIteration
+        return row
+
+    def fetchone(self) -> Row | None:
+        if self._cursor.description is None:
+            return None
+        return self._cursor.fetchone()
+
+    def fetchall(self) -> list[Row]:
+        if self._cursor.description is None:
+            return []
+        return self._cursor.fetchall()
+
+    def scalar(self, default: Any = None) -> Any:
+        row = self.fetchone()
+        return default if row is None else row[0]
+
+    def mappings(self) -> list[dict[str, Any]]:
+        description = self._cursor.description
+        if description is None:
+            return []
+        names = [d.name for d in description]
+        return [dict(zip(names, row, strict=True)) for row in self._cursor.fetchall()]
+
+
+class PgTx:
+    __slots__ = ("_changes", "_conn", "_write")
+
+    def __init__(self, conn: psycopg.Connection[Row], *, write: bool) -> None:
+        self._conn = conn
+        self._write = write
+        self._changes = 0
+
+    @property
+    def dialect(self) -> Dialect:
+        return POSTGRESQL
+
+    @property
+    def connection(self) -> psycopg.Connection[Row]:
+        """The driver's connection, for PostgreSQL-only pieces behind their own
+        interface (the memory search index). Never for ordinary SQL."""
+        return self._conn
+
+    def execute(self, sql: str, params: Params = ()) -> PgRows:
+        cursor = self._conn.cursor()
+        self._guarded(sql, lambda: cursor.execute(translate(sql), params))
+        self._changes = max(cursor.rowcount, 0)
+        return PgRows(cursor)
+
+    def executemany(self, sql: str, rows: Iterable[Params]) -> None:
+        cursor = self._conn.cursor()
+        self._guarded(sql, lambda: cursor.executemany(translate(sql), rows))
+        self._changes = max(cursor.rowcount, 0)
+
+    def script(self, sql: str) -> None:
+        # No parameters: psycopg sends the text as it is (a literal % stays one).
+        self._conn.execute(sql)
+
+    def changes(self) -> int:
+        return self._changes
+
+    def _guarded(self, sql: str, run: Any) -> None:
+        if not (self._write and _changes_rows(sql)):
+            try:
+                run()
+            except psycopg.IntegrityError as exc:
+                raise IntegrityError(f"constraint failed: {_describe(exc)}") from exc
+            return
+        # The savepoint confines a failure to this statement (see the module docstring).
+        self._conn.execute("SAVEPOINT svc_statement")
+        try:
+            run()
+        except psycopg.Error as exc:
+            self._conn.execute("ROLLBACK TO SAVEPOINT svc_statement")
+            self._conn.execute("RELEASE SAVEPOINT svc_statement")
+            if isinstance(exc, psycopg.IntegrityError):
+                raise IntegrityError(f"constraint failed: {_describe(exc)}") from exc
+            raise
+        self._conn.execute("RELEASE SAVEPOINT svc_statement")
+
+
+def _describe(exc: psycopg.Error) -> str:
+    diag = exc.diag
+    return diag.constraint_name or diag.message_primary or type(exc).__name__
+
+
+__all__ = ["PgRows", "PgTx"]

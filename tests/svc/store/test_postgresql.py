@@ -1,0 +1,173 @@
+"""What is particular to the PostgreSQL store: migrations, schema, URLs, failures."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from pathlib import Path
+
+import psycopg
+import pytest
+import trio
+
+from svc.errors import ConfigError, PersistenceFailed
+from svc.store import Store, Tx, open_store
+from svc.store.postgresql import PgStore, apply_migrations, available_migrations
+from svc.store.postgresql.url import redacted
+from tests.pg import PgCluster
+
+REPLICAS = 4
+
+
+def _applied(tx: Tx) -> list[tuple[int, str]]:
+    return [(r[0], r[1]) for r in tx.execute("SELECT version, name FROM schema_migrations")]
+
+
+async def test_replicas_starting_together_apply_each_migration_once(
+    pg_empty_url: str, tmp_path: Path
+) -> None:
+    expected = sorted((v, name) for v, name, _ in available_migrations())
+    applied_by_each: list[list[int]] = []
+    barrier = threading.Barrier(REPLICAS)
+
+    def migrate() -> None:
+        with psycopg.connect(pg_empty_url, autocommit=True) as conn:
+            barrier.wait(30)  # every replica connected: all start at the same moment
+            applied_by_each.append(apply_migrations(conn))
+
+    async with trio.open_nursery() as nursery:
+        for _ in range(REPLICAS):
+            nursery.start_soon(trio.to_thread.run_sync, migrate)
+    together = sorted(v for done in applied_by_each for v in done)
+    assert together == [v for v, _ in expected]  # each applied once, by one replica
+
+    # Engines opening stores on it at once find nothing left to do.
+    stores: list[Store] = []
+
+    async def open_one() -> None:
+        async with open_store(pg_empty_url, state_dir=tmp_path) as store:
+            stores.append(store)
+            assert sorted(await store.read(_applied)) == expected
+
+    async with trio.open_nursery() as nursery:
+        for _ in range(REPLICAS):
+            nursery.start_soon(open_one)
+    assert len(stores) == REPLICAS
+
+
+async def test_stores_opened_together_on_a_fresh_database_migrate_it_once(
+    pg_empty_url: str, tmp_path: Path
+) -> None:
+    async def open_one() -> None:
+        async with open_store(pg_empty_url, state_dir=tmp_path) as store:
+            assert store.kind == "postgresql"
+
+    async with trio.open_nursery() as nursery:
+        for _ in range(REPLICAS):
+            nursery.start_soon(open_one)
+    with psycopg.connect(pg_empty_url) as conn:
+        rows = conn.execute("SELECT version FROM schema_migrations ORDER BY version").fetchall()
+    assert [r[0] for r in rows] == [v for v, _, _ in available_migrations()]
+
+
+def test_each_sqlite_migration_has_a_postgresql_twin() -> None:
+    from svc.store.sqlite import available_migrations as sqlite_migrations
+
+    twins = {(v, n) for v, n, _ in available_migrations()}
+    assert {(v, n) for v, n, _ in sqlite_migrations()} <= twins
+
+
+async def test_an_identity_key_follows_explicit_values(pg_url: str, tmp_path: Path) -> None:
+    def unit(tx: Tx) -> list[int]:
+        insert = "INSERT INTO automations_fire_journal({}kind, fired_at_ms, decisions) VALUES "
+        tx.execute(insert.format("seq, ") + "(?, 'v2', 1, '[]')", (100,))
+        return [
+            tx.execute(insert.format("") + "('v2', 1, '[]') RETURNING seq").scalar()
+            for _ in range(2)
+        ]
+
+    async with open_store(pg_url, state_dir=tmp_path) as store:
+        assert await store.write(unit) == [101, 102]
+
+
+async def test_memory_records_are_searchable_by_stem_and_scope(pg_url: str, tmp_path: Path) -> None:
+    def unit(tx: Tx) -> list[tuple[str, ...]]:
+        for rid, content, scope in [
+            ("a", "The deployment failed twice", "0tglobal"),
+            ("b", "deploys are on Fridays", "0tproject 0pabc 0xdemoted"),
+            ("c", "lunch menu", "0tglobal"),
+        ]:
+            tx.execute(
+                "INSERT INTO memory_records(id, tier, content, content_hash, scope,"
+                " created_at_ms, updated_at_ms) VALUES (?, 'global', ?, 'h', ?, 1, 1)",
+                (rid, content, scope),
+            )
+        query = "websearch_to_tsquery('english', ?)"
+        return [
+            tuple(
+                r[0]
+                for r in tx.execute(
+                    f"SELECT id FROM memory_records WHERE search_vector @@ {query}"
+                    f" AND scope_vector @@ ?::tsquery"
+                    f" ORDER BY ts_rank_cd(search_vector, {query}) DESC, id",
+                    (text, scope, text),
+                )
+            )
+            for text, scope in [("deploying", "0tglobal | 0tproject"), ("deploy", "0pabc")]
+        ]
+
+    async with open_store(pg_url, state_dir=tmp_path) as store:
+        assert await store.write(unit) == [("a", "b"), ("b",)]
+
+
+async def test_sums_of_integers_read_as_numbers(pg_url: str, tmp_path: Path) -> None:
+    def unit(tx: Tx) -> tuple[object, ...]:
+        tx.executemany(
+            "INSERT INTO kv(key, value, updated_at_ms) VALUES (?, '1', ?)", [("a", 1), ("b", 2)]
+        )
+        return tx.execute("SELECT sum(updated_at_ms), avg(updated_at_ms) FROM kv").fetchone()
+
+    async with open_store(pg_url, state_dir=tmp_path) as store:
+        total, mean = await store.write(unit)
+    assert (total, mean) == (3, 1.5) and type(total) is int and type(mean) is float
+
+
+def test_urls_are_shown_without_their_password() -> None:
+    assert redacted("postgresql://u:s3cret@h:5432/db?sslmode=require") == (
+        "postgresql://u:***@h:5432/db?sslmode=require"
+    )
+    assert redacted("postgres://h/db?user=u&password=s3cret") == (
+        "postgres://h/db?user=u&password=***"
+    )
+    assert redacted("postgresql:///db") == "postgresql:///db"
+
+
+async def test_postgres_scheme_opens_the_postgresql_store(
+    pg_cluster: PgCluster, pg_url: str, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    url = pg_url.replace("postgresql://", "postgres://") + "?sslmode=disable"
+    with caplog.at_level(logging.DEBUG):
+        async with open_store(url, state_dir=tmp_path) as store:
+            assert isinstance(store, PgStore) and store.kind == "postgresql"
+            assert pg_cluster.password not in store.url
+            with pytest.raises(PersistenceFailed):
+                await store.write(lambda tx: tx.execute("SELECT * FROM no_such_table"))
+    assert pg_cluster.password not in caplog.text
+    assert not (tmp_path / "svc.db").exists()
+
+
+async def test_an_unreachable_server_fails_without_showing_the_password(
+    pg_cluster: PgCluster, tmp_path: Path
+) -> None:
+    wrong = pg_cluster.url().replace(pg_cluster.password, "not-the-password-x1")
+    with pytest.raises(PersistenceFailed) as failure:
+        async with open_store(wrong, state_dir=tmp_path):
+            pass
+    assert "not-the-password-x1" not in str(failure.value)
+    assert "***" in str(failure.value)
+
+
+async def test_an_unknown_scheme_is_a_configuration_error(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError):
+        async with open_store("mysql://h/db", state_dir=tmp_path):
+            pass
