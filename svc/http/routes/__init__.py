@@ -7,6 +7,7 @@ from . import (
     automations,
     automations_v2,
     browser,
+    channels,
     coder,
     enterprise,
     events,
@@ -48,4 +49,5 @@ BLUEPRINTS: list[Blueprint] = [
     coder.bp,
     incidents_security.bp,
     metrics.bp,
+    channels.bp,
 ]
