@@ -52,6 +52,7 @@ def default_components() -> list[Component]:
     # Identity and memory depend only on the core services (sessions).
     from .automations import AutomationsComponent
     from .browser import BrowserComponent
+    from .channels import ChannelsComponent
     from .coder import CoderComponent
     from .enterprise import EnterpriseComponent
     from .goals import GoalsComponent
@@ -74,4 +75,5 @@ def default_components() -> list[Component]:
         BrowserComponent(),
         EnterpriseComponent(),
         CoderComponent(),
+        ChannelsComponent(),
     ]

@@ -27,6 +27,11 @@ PUBLIC_ROUTES = frozenset(
         "/doc/doc.js",
     )
     for method in ("GET", "HEAD")
+) | frozenset(
+    {
+        # Authenticated by Slack's request signature instead (svc/http/routes/channels.py).
+        ("POST", "/channels/slack/events"),
+    }
 )
 
 # The incident monitor's scoped intake keys reach one route, with no engine token (the

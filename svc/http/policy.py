@@ -29,7 +29,7 @@ class Auth(enum.Enum):
     """A project's intake key (``x-svc-incident-monitor-intake-key`` or a bearer credential),
     checked by the route: the gate asks no engine token here, and the engine token is no key."""
     SIGNED_WEBHOOK = "signed_webhook"
-    """No token: an HMAC signature over the raw body (``x-svc-signature``)."""
+    """No token: an HMAC signature over the raw body (Slack's ``X-Slack-Signature``)."""
 
 
 PUBLIC = Auth.PUBLIC
@@ -104,6 +104,15 @@ ROUTE_POLICY: dict[tuple[str, str], Auth] = {
     ("POST", "/browser/install"): Auth.LOOPBACK_HOST_EFFECT,
     ("POST", "/browser/smoke-test"): Auth.LOOPBACK_HOST_EFFECT,
     ("GET", "/browser/status"): TOKEN,
+    # channels
+    ("DELETE", "/channels/<name>"): TOKEN,
+    ("PUT", "/channels/<name>"): TOKEN,
+    ("GET", "/channels/<name>/tool-preferences"): TOKEN,
+    ("PUT", "/channels/<name>/tool-preferences"): TOKEN,
+    ("POST", "/channels/<name>/verify"): TOKEN,
+    ("GET", "/channels/config"): TOKEN,
+    ("POST", "/channels/slack/events"): Auth.SIGNED_WEBHOOK,
+    ("GET", "/channels/status"): TOKEN,
     # coder
     ("GET", "/coder/projects/<project_id>/bindings"): TOKEN,
     ("PUT", "/coder/projects/<project_id>/bindings"): TOKEN,

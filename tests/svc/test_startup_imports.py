@@ -42,8 +42,9 @@ DEFERRED_LIBRARIES = [
     "markdownify",  # the first fetched HTML page
     "psycopg",  # a PostgreSQL store URL
     "psycopg_pool",
-    "trio_websocket",  # only the browser sidecar (its own process) speaks DevTools
+    "trio_websocket",  # the browser sidecar (own process); the first Discord gateway connection
     "prometheus_client",  # only an engine with metrics_enabled
+    "slack_sdk",  # the first Slack event (its signature verifier)
     "pytest",
     "trio.testing",  # (it imports pytest)
 ]
@@ -142,6 +143,14 @@ DEFERRED_MODULES = [
     "svc.http.openapi.build",
     "svc.http.openapi.schema",
     "svc.http.policy",
+    # channels: the first configured channel
+    "svc.channels.config",
+    "svc.channels.chats",
+    "svc.channels.streaming",
+    "svc.channels.listener",
+    "svc.channels.telegram",
+    "svc.channels.discord",
+    "svc.channels.slack",
 ]
 
 

@@ -7,6 +7,7 @@ from . import (
     automations,
     automations_v2,
     browser,
+    channels,
     coder,
     docs,
     enterprise,
@@ -49,5 +50,6 @@ BLUEPRINTS: list[Blueprint] = [
     coder.bp,
     incidents_security.bp,
     metrics.bp,
+    channels.bp,
     docs.bp,
 ]

@@ -238,8 +238,13 @@ async def prompt_async(session_id: str) -> Any:
 
 @_routes("/session/<session_id>/prompt_sync", methods=["POST"])
 async def prompt_sync(session_id: str) -> Any:
+    from ...channels import prompt_refusal
+
     eng = engine()
     session = await eng.sessions.get(session_id)
+    refusal = prompt_refusal(eng, session)  # a channel user past the per-user limit
+    if refusal is not None:
+        return refusal.to_body(), refusal.status, {"Retry-After": str(refusal.retry_after_s)}
     run_request = await _run_request(session)
     if "text/event-stream" in request.headers.get("Accept", ""):
         cursor = eng.events.committed_seq

@@ -1,0 +1,85 @@
+"""Files sent to the bot: fetched with a size cap, stored under ``channel_uploads/``.
+
+Stored as ``<state_dir>/channel_uploads/<channel>/<conversation>/<name>``, so
+``GET /global/storage/files`` lists them. Names are sanitized (no path
+separators, no leading dots, a safe character set) and never overwrite an
+earlier upload.
+"""
+
+from __future__ import annotations
+
+import mimetypes
+import re
+from pathlib import Path
+
+import httpx
+import trio
+
+from ..errors import PayloadTooLarge
+from .platform import Upload
+
+UPLOADS_DIR = "channel_uploads"
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+class UploadTooLarge(PayloadTooLarge):
+    """The file is larger than this channel accepts"""
+
+    code = "CHANNEL_UPLOAD_TOO_LARGE"
+
+
+def sanitize(name: str, *, default: str = "file", max_chars: int = 100) -> str:
+    base = name.replace("\\", "/").rsplit("/", 1)[-1]
+    cleaned = _UNSAFE.sub("_", base).lstrip("._-")[:max_chars]
+    return cleaned or default
+
+
+async def fetch_capped(http: httpx.AsyncClient, url: str, *, max_bytes: int) -> bytes:
+    """The body at ``url``, refused as soon as it passes ``max_bytes``."""
+    async with http.stream("GET", url, timeout=60.0) as response:
+        response.raise_for_status()
+        declared = response.headers.get("content-length")
+        if declared is not None and declared.isdigit() and int(declared) > max_bytes:
+            raise UploadTooLarge(limitBytes=max_bytes)
+        data = bytearray()
+        async for chunk in response.aiter_bytes():
+            data += chunk
+            if len(data) > max_bytes:
+                raise UploadTooLarge(limitBytes=max_bytes)
+    return bytes(data)
+
+
+async def store_upload(
+    state_dir: Path,
+    channel: str,
+    conversation: str,
+    filename: str,
+    data: bytes,
+    *,
+    mime: str | None = None,
+) -> Upload:
+    folder = state_dir / UPLOADS_DIR / channel / sanitize(conversation, default="conversation")
+    name = sanitize(filename)
+
+    def write() -> Path:
+        folder.mkdir(parents=True, exist_ok=True)
+        stem, dot, suffix = name.rpartition(".")
+        if not dot:
+            stem, suffix = name, ""
+        for attempt in range(1000):
+            candidate = name if attempt == 0 else f"{stem}-{attempt}{dot}{suffix}"
+            path = folder / candidate
+            try:
+                with path.open("xb") as handle:  # exclusive: never overwrite an upload
+                    handle.write(data)
+                return path
+            except FileExistsError:
+                continue
+        raise FileExistsError(f"too many uploads named {name}")
+
+    path = await trio.to_thread.run_sync(write)
+    guessed = mime or mimetypes.guess_type(path.name)[0] or "application/octet-stream"
+    return Upload(path=str(path), filename=path.name, mime=guessed, size=len(data))
+
+
+__all__ = ["UPLOADS_DIR", "UploadTooLarge", "fetch_capped", "sanitize", "store_upload"]
