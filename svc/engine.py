@@ -43,6 +43,7 @@ from supervisors import (
 
 from ._version import __version__
 from .clock import Clock, SystemClock
+from .cluster import Cluster, open_cluster
 from .component import Component, default_components
 from .entities import Entities
 from .errors import ConfigError
@@ -90,6 +91,8 @@ class Engine:
     actors: ActorSystem
     kv: KeyValueRepository
     started_at_ms: int
+    cluster: Cluster = attrs.field(default=None)
+    """This replica among those sharing the store (svc/cluster); alone on SQLite."""
     ready: bool = False
     url: str | None = None
     """Base URL of the HTTP API when it is served (the real port when bound to 0)."""
@@ -202,7 +205,11 @@ class Engine:
             ),
             self.actors,
         )
-        await self.sessions.recover()
+        if not self.cluster.shared:
+            # Replicas sharing a store: another replica may be running those runs.
+            # Each session settles its own orphans when its actor is activated here,
+            # which the lease allows only once their owner is gone (svc/cluster).
+            await self.sessions.recover()
         for component in self.components:
             await component.setup(self)
 
@@ -343,6 +350,7 @@ async def open_engine(
         # store_url: None (SQLite in the state dir) until Settings declares it.
         open_store(getattr(settings, "store_url", None), state_dir=state_dir) as store,
         open_event_log(store, clock) as events,
+        open_cluster(store, clock, settings) as cluster,
         open_actor_system() as system,
         outbound_client() as http,
     ):
@@ -355,6 +363,7 @@ async def open_engine(
             actors=system,
             kv=KeyValueRepository(store),
             started_at_ms=clock.now_ms(),
+            cluster=cluster,
             http=http,
             components=components if components is not None else default_components(),
         )
@@ -388,6 +397,9 @@ async def open_engine(
             children, strategy=Strategy.ONE_FOR_ONE, max_restarts=3, max_seconds=60.0, name="engine"
         ):
             engine._install_actor_factories()
+            if cluster.shared:  # replicas: leases checked on every entity ask
+                engine.entities.ownership = cluster
+                cluster.advertise(settings.replica_url or engine.url)
             engine.ready = True
             for component in engine.components:
                 await component.started(engine)

@@ -32,7 +32,8 @@ def _wait(conn: psycopg.Connection[Any], stop: threading.Event) -> list[str]:
     """Payloads that arrive within :data:`WAIT_S` (the thread's side)."""
     if stop.is_set():
         return []
-    return [n.payload for n in conn.notifies(timeout=WAIT_S)]
+    # stop_after=1: back as soon as one arrives (with any that came in the same packet).
+    return [n.payload for n in conn.notifies(timeout=WAIT_S, stop_after=1)]
 
 
 async def listen(

@@ -108,6 +108,19 @@ class PgStore:
             self._conninfo, channel, on_notify, on_reconnect=on_reconnect, task_status=task_status
         )
 
+    async def lead(
+        self,
+        key: int,
+        body: Callable[[], Awaitable[object]],
+        *,
+        poll_s: float,
+        on_lead: Callable[[bool], None] = lambda leading: None,
+    ) -> None:
+        """Run ``body()`` only while holding advisory lock ``key`` (:func:`.advisory.lead`)."""
+        from .advisory import lead
+
+        await lead(self._conninfo, key, body, poll_s=poll_s, on_lead=on_lead)
+
     def _check_open(self) -> None:
         if self.closed:
             raise PersistenceFailed("the store is closed")
