@@ -19,13 +19,14 @@ from typing import Any
 
 import httpx
 import trio
-from quart import Quart, Response, current_app, request
+from quart import Quart, current_app, request
 from werkzeug.datastructures import Headers
 
 from ..cluster import FORWARDED_HEADER, OwnedElsewhere
 from ..errors import SvcError
 from .errors import error_response
 from .request import engine
+from .responses import Response
 
 log = logging.getLogger("svc.http")
 
