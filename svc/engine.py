@@ -397,9 +397,8 @@ async def open_engine(
             children, strategy=Strategy.ONE_FOR_ONE, max_restarts=3, max_seconds=60.0, name="engine"
         ):
             engine._install_actor_factories()
-            if cluster.shared:  # replicas: leases checked on every entity ask
-                engine.entities.ownership = cluster
-                cluster.advertise(settings.replica_url or engine.url)
+            # Replicas on one store: leases checked on every entity ask (svc/cluster).
+            cluster.attach(engine.entities, engine.actors, url=settings.replica_url or engine.url)
             engine.ready = True
             for component in engine.components:
                 await component.started(engine)

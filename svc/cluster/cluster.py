@@ -40,6 +40,9 @@ from ..store import Store
 from .repository import ClusterRepository, Owner
 
 if TYPE_CHECKING:
+    from actors import ActorSystem
+
+    from ..entities import Entities
     from ..store.postgresql import PgStore
 
 log = logging.getLogger("svc.cluster")
@@ -83,8 +86,8 @@ class LocalCluster:
     def __init__(self, kind: str) -> None:
         self.kind = kind
 
-    def advertise(self, url: str | None) -> None:
-        """Nothing to tell: no other replica."""
+    def attach(self, entities: Entities, actors: ActorSystem, *, url: str | None) -> None:
+        """Nothing to check: every entity is ours."""
 
     async def live_replicas(self) -> int:
         return 1
@@ -117,13 +120,17 @@ class SharedCluster:
         self.lease_ms = lease_ms
         self.replica_id = replica_id
         self.url: str | None = None
+        self._actors: ActorSystem | None = None
         self.leading = False
         self._beat_now = trio.Event()
         self._owned: dict[tuple[str, str], int] = {}
         """Leases held, with when (engine clock) this replica stops trusting its own copy."""
 
-    def advertise(self, url: str | None) -> None:
-        """The internal URL other replicas forward to (sent with the next heartbeat)."""
+    def attach(self, entities: Entities, actors: ActorSystem, *, url: str | None) -> None:
+        """Check leases on every entity ask from now on, and advertise ``url``, the
+        internal URL the other replicas forward to (sent at once)."""
+        entities.ownership = self
+        self._actors = actors
         self.url = url
         self._beat_now.set()  # the others may forward here as soon as possible
 
@@ -152,7 +159,13 @@ class SharedCluster:
         held = await self._repo.heartbeat(self.replica_id, self.url, self.lease_ms)
         lost = set(self._owned) - held
         if lost:
+            # Another replica took them over (this one was late renewing): their
+            # actors here hold state that is no longer the truth; they stop, and
+            # requests for them go to the new owner.
             log.warning("leases lost to other replicas", extra={"count": len(lost)})
+            for prefix, entity_id in lost:
+                if self._actors is not None:
+                    self._actors.stop(prefix + entity_id)
         self._owned = {key: now + self.lease_ms // 2 for key in held}
 
     async def run_heartbeats(
@@ -223,7 +236,7 @@ async def open_cluster(store: Store, clock: Clock, settings: Any) -> AsyncIterat
     cluster = SharedCluster(
         store, clock, lease_ms=settings.cluster_lease_ms, replica_id=new_replica_id()
     )
-    cluster.advertise(settings.replica_url)
+    cluster.url = settings.replica_url
     async with trio.open_nursery() as nursery:
         await nursery.start(cluster.run_heartbeats)
         try:

@@ -12,7 +12,7 @@ package, a temporary directory, a free port), then:
    published on A, one at a time; the delay until B's subscriber has each.
    Target p50 < 20 ms.
 3. Run streaming overhead: the same run (the offline echo model streaming a
-   2,000-word answer, one delta per word) on an engine on SQLite and on one on
+   20,000-word answer, one delta per word) on an engine on SQLite and on one on
    PostgreSQL, best of 5 each. Target: PostgreSQL at most 1.3x SQLite.
 4. Takeover: a replica process owning a session is killed with SIGKILL; the
    time until a prompt to that session through the other replica has been
@@ -44,7 +44,7 @@ from tests.pg import TEMPLATE, PgCluster, find_bin_dir
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 BURST = 10_000
 FANOUT_SAMPLES = 300
-ANSWER_WORDS = 2000
+ANSWER_WORDS = 20_000
 LEASE_MS = 2000
 
 

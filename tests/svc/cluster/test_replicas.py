@@ -12,6 +12,7 @@ import trio
 
 import svc
 from svc.cluster import SharedCluster
+from svc.store import Tx
 from tests.helpers import text_prompt, wait_for_event
 
 LEASE_MS = 1500
@@ -157,3 +158,31 @@ async def test_one_replica_leads_and_another_takes_over_when_it_stops(
             await began["b"].wait()
         assert running == ["b"] and b.cluster.leading and not a.cluster.leading
         nursery.cancel_scope.cancel()
+
+
+async def test_a_lease_taken_over_stops_the_actor_here_and_the_next_ask_goes_to_the_owner(
+    make_settings: Callable[..., svc.Settings], pg_url: str, tmp_path: Path
+) -> None:
+    async with replica(make_settings, pg_url, tmp_path, "a") as (a, client):
+        sid = (await client.post("/session", json={})).json()["id"]
+        ran = await client.post(f"/session/{sid}/prompt_sync", json=text_prompt("mine"))
+        assert ran.json()["status"] == "completed"
+        ref = a.actors.lookup("session/" + sid)
+        assert ref is not None
+        # Another replica took the lease over (this one was late renewing it).
+
+        def steal(tx: Tx) -> None:
+            tx.execute(
+                "UPDATE cluster_leases SET replica_id = 'other', expires_at_ms = ? "
+                "WHERE entity_id = ?",
+                (2**62, sid),
+            )
+
+        await a.store.write(steal)
+        assert isinstance(a.cluster, SharedCluster)
+        await a.cluster.heartbeat()
+        with trio.fail_after(10):
+            await ref.wait_stopped()
+        refused = await client.post(f"/session/{sid}/prompt_sync", json=text_prompt("again"))
+        assert refused.status_code == 503
+        assert refused.json()["code"] == "ENTITY_OWNED_ELSEWHERE"  # 'other' has no URL
