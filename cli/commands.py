@@ -26,6 +26,7 @@ COMMANDS = {
     "providers": ".basic:providers",
     "chat": ".chat:chat",
     "memory": ".memory:memory",
+    "browser": ".browser:browser",
 }
 
 

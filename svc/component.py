@@ -51,8 +51,12 @@ def default_components() -> list[Component]:
     # MCP comes first: later domains' tool policies name the tools of connected servers.
     # Identity and memory depend only on the core services (sessions).
     from .automations import AutomationsComponent
+    from .browser import BrowserComponent
+    from .coder import CoderComponent
+    from .enterprise import EnterpriseComponent
     from .goals import GoalsComponent
     from .identity import IdentityComponent
+    from .incidents import IncidentsComponent
     from .mcp import McpComponent
     from .memory import MemoryComponent
     from .teams import TeamsComponent
@@ -66,4 +70,8 @@ def default_components() -> list[Component]:
         AutomationsComponent(),
         WorkflowsComponent(),
         GoalsComponent(),
+        IncidentsComponent(),
+        BrowserComponent(),
+        EnterpriseComponent(),
+        CoderComponent(),
     ]

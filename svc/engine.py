@@ -66,8 +66,10 @@ from .tools.builtin import register_builtins
 if TYPE_CHECKING:
     # Only for types: each domain's service module loads with its component.
     from .automations.service import AutomationService
+    from .browser.service import BrowserService
     from .goals.service import GoalService
     from .identity.service import IdentityService
+    from .incidents.service import IncidentService
     from .mcp.service import McpService
     from .memory.service import MemoryService
     from .teams.service import TeamsService
@@ -114,6 +116,8 @@ class Engine:
     teams: TeamsService = attrs.field(default=None)
     automations: AutomationService = attrs.field(default=None)
     goals: GoalService = attrs.field(default=None)
+    incidents: IncidentService = attrs.field(default=None)
+    browser: BrowserService = attrs.field(default=None)
     components: list[Component] = attrs.field(factory=list)
     version: str = __version__
     _background: trio.Nursery | None = None

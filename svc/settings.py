@@ -62,6 +62,109 @@ class ProviderConfig(BaseModel):
     default_model: str | None = None
 
 
+class BrowserViewport(BaseModel):
+    width: int = Field(default=1280, ge=1, le=10_000)
+    height: int = Field(default=800, ge=1, le=10_000)
+
+
+class BrowserSettings(BaseModel):
+    """The ``browser`` block (``SVC_BROWSER_*`` variables; see docs/browser.md)."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    enabled: bool = False
+    sidecar_path: str | None = None
+    executable_path: str | None = None
+    user_data_root: str | None = None
+    headless_default: bool = True
+    allow_no_sandbox: bool = False
+    """Chromium's sandbox cannot run as root in a container; this must then be true."""
+    allowed_hosts: list[str] = Field(default_factory=list)
+    """Hosts (and their subdomains) sessions may visit; empty denies every URL."""
+    max_sessions: int = Field(default=2, ge=1, le=1_000)
+    """Browser sessions open at once across the engine."""
+    idle_timeout_ms: int = Field(default=600_000, ge=1_000)
+    """A session unused this long is closed (its browser ends)."""
+    default_viewport: BrowserViewport = Field(default_factory=BrowserViewport)
+
+    @field_validator("allowed_hosts", mode="before")
+    @classmethod
+    def _hosts(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            return [item.strip() for item in value.split(",") if item.strip()]
+        return value
+
+
+# SVC_BROWSER_<suffix> (or AGENT_BROWSER_<suffix>) -> field of the browser block.
+_BROWSER_ENV = {
+    "ENABLED": "enabled",
+    "SIDECAR": "sidecar_path",
+    "EXECUTABLE": "executable_path",
+    "USER_DATA_ROOT": "user_data_root",
+    "HEADLESS": "headless_default",
+    "ALLOW_NO_SANDBOX": "allow_no_sandbox",
+    "ALLOWED_HOSTS": "allowed_hosts",
+    "MAX_SESSIONS": "max_sessions",
+    "IDLE_TIMEOUT_MS": "idle_timeout_ms",
+}
+_BROWSER_BOOLS = {"enabled", "headless_default", "allow_no_sandbox"}
+_TRUE, _FALSE = {"1", "true", "yes", "on"}, {"0", "false", "no", "off"}
+
+
+def _browser_env_layer(env: Mapping[str, str]) -> dict[str, Any]:
+    """Browser variables; bool-like values other than 1/true/yes/on/0/false/no/off, blank
+    values and an allowlist that parses to nothing are ignored (as in the reference)."""
+    block: dict[str, Any] = {}
+    for suffix, field in _BROWSER_ENV.items():
+        raw = next(
+            (
+                env[p + "BROWSER_" + suffix]
+                for p in ENV_PREFIXES
+                if env.get(p + "BROWSER_" + suffix)
+            ),
+            None,
+        )
+        if raw is None or not raw.strip():
+            continue
+        if field in _BROWSER_BOOLS:
+            lowered = raw.strip().lower()
+            if lowered in _TRUE or lowered in _FALSE:
+                block[field] = lowered in _TRUE
+        elif field == "allowed_hosts":
+            hosts = [item.strip() for item in raw.split(",") if item.strip()]
+            if hosts:
+                block[field] = hosts
+        else:
+            block[field] = raw.strip()
+    return block
+
+
+class LocalDirectorySettings(BaseModel):
+    """``enterprise.local_directory``: the ``local_directory`` connector provider."""
+
+    allowed_roots: list[Path] = Field(default_factory=list)
+    """Absolute folders a ``local_directory`` source binding may read (symlinks resolved);
+    empty: the provider can ingest nothing."""
+
+    @field_validator("allowed_roots")
+    @classmethod
+    def _absolute(cls, value: list[Path]) -> list[Path]:
+        for root in value:
+            if not root.is_absolute():
+                raise ValueError(f"`{root}` is not an absolute path")
+        return value
+
+
+class EnterpriseSettings(BaseModel):
+    """``enterprise``: onboarding, connectors and source bindings."""
+
+    local_directory: LocalDirectorySettings = Field(default_factory=LocalDirectorySettings)
+    trust_tenant_headers: bool = False
+    """Take the tenant and a verified principal from ``x-svc-org-id``, ``x-svc-workspace-id``,
+    ``x-svc-deployment-id``, ``x-svc-actor-id`` and ``x-svc-actor-roles`` (a trusted proxy in
+    front of the engine, and tests); otherwise every request is tenant ``local/local``."""
+
+
 class Settings(BaseSettings):
     """Everything the engine reads from its configuration layers."""
 
@@ -128,7 +231,7 @@ class Settings(BaseSettings):
     search_timeout_ms: int = _env("SEARCH_TIMEOUT_MS", default=10_000, ge=100)
 
     # --- subsystems configured by their own blocks
-    browser: dict[str, Any] = Field(default_factory=dict)
+    browser: BrowserSettings = Field(default_factory=BrowserSettings)
     channels: dict[str, Any] = Field(default_factory=dict)
 
     # --- automations
@@ -199,6 +302,9 @@ class Settings(BaseSettings):
     goals_trust_tenant_headers: bool = _env("GOALS_TRUST_TENANT_HEADERS", default=False)
     """Trust ``x-svc-org-id``/``x-svc-workspace-id``/``x-svc-actor-*`` headers (test and
     trusted-proxy mode)."""
+
+    # --- enterprise
+    enterprise: EnterpriseSettings = Field(default_factory=EnterpriseSettings)
 
     @field_validator("allowed_hosts", "allowed_origins", mode="before")
     @classmethod
@@ -363,6 +469,8 @@ def env_layer_from(env: Mapping[str, str]) -> dict[str, Any]:
         providers[info.id] = entry
     if providers:
         layer["providers"] = providers
+    if browser := _browser_env_layer(env):
+        layer["browser"] = browser
     return layer
 
 
@@ -446,4 +554,4 @@ def known_provider(provider_id: str) -> bool:
     return provider_id in BY_ID
 
 
-__all__ = ["ProviderConfig", "Settings", "deep_merge", "env_layer_from"]
+__all__ = ["BrowserSettings", "ProviderConfig", "Settings", "deep_merge", "env_layer_from"]

@@ -9,12 +9,10 @@ are written in the order they were queued, so the last save of a record wins.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import Any, Generic, TypeVar
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Generic, TypeVar
 
 import trio
-
-from ..store import Store, Tx
 
 T = TypeVar("T")
 
@@ -26,9 +24,10 @@ class _Batch:
 
 
 class GroupWriter(Generic[T]):
-    def __init__(self, db: Store, apply: Callable[[Tx, Sequence[T]], Any]) -> None:
-        self.db = db
-        self.apply = apply
+    def __init__(self, flush: Callable[[Sequence[T]], Awaitable[object]]) -> None:
+        """``flush(items)`` writes ``items`` in one shielded transaction (a repository's
+        ``Store.write``): a batch that started always lands."""
+        self.flush = flush
         self._pending: list[T] = []
         self._batch = _Batch()
         self._writing = False
@@ -45,9 +44,9 @@ class GroupWriter(Generic[T]):
                     items, self._pending = self._pending, []
                     current, self._batch = self._batch, _Batch()
                     try:
-                        # Store.write is shielded: a batch that started always lands,
-                        # whoever of its callers is cancelled.
-                        await self.db.write(self.apply, items)
+                        # flush is one shielded Store.write: a batch that started
+                        # always lands, whoever of its callers is cancelled.
+                        await self.flush(items)
                         self.transactions += 1
                     except Exception as exc:
                         # Reported to this batch's callers; the items queued meanwhile

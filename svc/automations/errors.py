@@ -60,7 +60,7 @@ class GovernanceDenied(SvcError):
     status = 403
 
 
-class MissionNotFound(NotFound):
+class WorkMissionNotFound(NotFound):
     """Mission not found"""
 
     code = "MISSION_NOT_FOUND"
@@ -71,10 +71,10 @@ __all__ = [
     "AutomationV2NotFound",
     "AutomationV2RunNotFound",
     "GovernanceDenied",
-    "MissionNotFound",
     "RoutineNotFound",
     "RoutinePolicyBlocked",
     "RoutineRequiresHuman",
     "RoutineRunNotFound",
     "RunStateConflict",
+    "WorkMissionNotFound",
 ]

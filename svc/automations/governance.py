@@ -1,14 +1,7 @@
-"""Who is asking, and what agents may do with automations (SPEC 5.5).
+"""What agents may do with automations v2 (SPEC 5.5).
 
-The actor of a request comes from two headers: ``x-svc-agent-id`` names an
-agent (and wins over any source); ``x-svc-request-source`` says where the call
-comes from. ``control_panel`` (and the other interactive sources) is a human;
-agent-like sources (``agent``, ``tool_call``, ``orchestrator_runtime``, ...)
-are agents. A request with neither is the operator's and counts as human.
-
-Routines are for humans only: an agent creating or running one gets 403
-``ROUTINE_REQUIRES_HUMAN`` (agents use automations v2). Agent-created
-automations v2 are governed by the ``AUTOMATION_V2_AGENT_*`` and
+Who is asking is the request's :class:`~svc.automations.principal.Principal`.
+Agent-created automations v2 are governed by the ``AUTOMATION_V2_AGENT_*`` and
 ``AUTOMATION_V2_CAPABILITY_ESCALATION_*`` checks below; humans bypass them.
 The per-agent state humans set (creation paused, last review, quota override,
 capability grants) lives in ``automations_agent_governance``.
@@ -17,123 +10,28 @@ capability grants) lives in ``automations_agent_governance``.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
 from ..clock import Clock
 from ..settings import Settings
-from ..store import Store, Tx, dumps, loads
-from .errors import GovernanceDenied, RoutineRequiresHuman
+from .agent_state import AgentState
+from .errors import GovernanceDenied
+from .governance_repository import GovernanceRepository
+from .principal import Principal
 
 if TYPE_CHECKING:
     from .v2.records import AutomationV2
     from .v2.repository import V2Repository
 
-ActorKind = Literal["human", "agent", "system"]
-
-HUMAN_SOURCES = frozenset(
-    {
-        "control_panel",
-        "local_control_panel",
-        "desktop",
-        "cli",
-        "human",
-        "user",
-        "ui",
-        "ui_action",
-        "web_ui",
-        "admin",
-        "operator",
-    }
-)
-AGENT_SOURCES = frozenset(
-    {"tool_call", "orchestrator_runtime", "spawn", "llm", "model", "workflow_planner"}
-)
-AGENT_SOURCE_PREFIXES = ("agent", "tool", "automation", "orchestrator", "mcp", "session")
 CAPABILITY_KEYS = ("creates_agents", "modifies_grants")
 DAY_MS = 86_400_000
 WEEK_MS = 7 * DAY_MS
 
 
-@attrs.frozen
-class Actor:
-    kind: ActorKind
-    agent_id: str | None = None
-    source: str | None = None
-    lineage: tuple[str, ...] = ()
-    """Ancestor agent ids (``x-svc-agent-ancestor-ids``), oldest first."""
-
-    @property
-    def is_agent(self) -> bool:
-        return self.kind == "agent"
-
-    @property
-    def depth(self) -> int:
-        return len(self.lineage) + 1 if self.is_agent else 0
-
-    def provenance(self) -> dict[str, Any]:
-        return {
-            "kind": self.kind,
-            "agent_id": self.agent_id,
-            "source": self.source,
-            "lineage": list(self.lineage),
-            "depth": self.depth,
-        }
-
-
-HUMAN = Actor("human", source="operator")
-
-
-def resolve_actor(
-    agent_id: str | None, request_source: str | None, ancestor_ids: str | None = None
-) -> Actor:
-    lineage = tuple(a.strip() for a in (ancestor_ids or "").split(",") if a.strip())
-    source = (request_source or "").strip().lower() or None
-    agent = (agent_id or "").strip() or None
-    if agent is not None:
-        return Actor("agent", agent, source, lineage)
-    if source is None or source in HUMAN_SOURCES:
-        return Actor("human", None, source or "operator")
-    if source in AGENT_SOURCES or source.startswith(AGENT_SOURCE_PREFIXES):
-        return Actor("agent", None, source, lineage)
-    return Actor("system", None, source)
-
-
-def require_human(actor: Actor, action: str) -> None:
-    """Routines are created, run and decided by humans only."""
-    if actor.is_agent:
-        raise RoutineRequiresHuman(
-            f"Routine {action} requires a human actor; agents must use automations v2",
-            agentID=actor.agent_id,
-            requestSource=actor.source,
-        )
-
-
 def denied(code: str, message: str, *, status: int = 403, **extra: Any) -> GovernanceDenied:
     return GovernanceDenied(message, code=code, status=status, **extra)
-
-
-@attrs.frozen
-class AgentState:
-    agent_id: str
-    creation_paused: bool = False
-    paused_reason: str | None = None
-    reviewed_creations: int = 0
-    quota_override_until_ms: int | None = None
-    capability_grants: Mapping[str, int | None] = attrs.field(factory=dict)
-    updated_at_ms: int = 0
-
-    def to_wire(self) -> dict[str, Any]:
-        return {
-            "agent_id": self.agent_id,
-            "creation_paused": self.creation_paused,
-            "paused_reason": self.paused_reason,
-            "reviewed_creations": self.reviewed_creations,
-            "quota_override_until_ms": self.quota_override_until_ms,
-            "capability_grants": dict(self.capability_grants),
-            "updated_at_ms": self.updated_at_ms,
-        }
 
 
 CapabilityCheck = Callable[[str, str], Awaitable[bool]]
@@ -151,29 +49,29 @@ def declared_capabilities(spec: Mapping[str, Any]) -> set[str]:
 class Governance:
     def __init__(
         self,
-        db: Store,
+        states: GovernanceRepository,
         repo: V2Repository,
         clock: Clock,
         settings: Callable[[], Settings],
         *,
         external_capability_check: CapabilityCheck | None = None,
     ) -> None:
-        self.db = db
+        self.states = states
         self.repo = repo
         self.clock = clock
         self.settings = settings
         self.external_capability_check = external_capability_check
 
     # ------------------------------------------------------------------ checks
-    async def authorize_create(self, actor: Actor, spec: Mapping[str, Any]) -> None:
-        if not actor.is_agent:
+    async def authorize_create(self, principal: Principal, spec: Mapping[str, Any]) -> None:
+        if not principal.is_agent:
             return
         settings = self.settings()
         if not settings.agent_automation_creation_enabled:
             raise denied(
                 "AUTOMATION_V2_CREATION_DISABLED", "agent creation of automations is disabled"
             )
-        agent_id = self._agent_id(actor)
+        agent_id = self._agent_id(principal)
         state = await self.state(agent_id)
         now = self.clock.now_ms()
         if state.creation_paused:
@@ -201,19 +99,19 @@ class Governance:
         if threshold and total - state.reviewed_creations >= threshold:
             raise denied(
                 "AUTOMATION_V2_AGENT_REVIEW_REQUIRED",
-                f"agent `{agent_id}` created {total - state.reviewed_creations} automations since its last "
-                "review; a human must review them first",
+                f"agent `{agent_id}` created {total - state.reviewed_creations} automations since "
+                "its last review; a human must review them first",
                 status=429,
                 agentID=agent_id,
             )
-        await self._check_escalation(actor, agent_id, declared_capabilities(spec), set())
-        if actor.depth > settings.agent_automation_depth_limit:
+        await self._check_escalation(principal, agent_id, declared_capabilities(spec), set())
+        if principal.depth > settings.agent_automation_depth_limit:
             raise denied(
                 "AUTOMATION_V2_LINEAGE_DEPTH_EXCEEDED",
-                f"agent lineage depth {actor.depth} exceeds the limit "
+                f"agent lineage depth {principal.depth} exceeds the limit "
                 f"{settings.agent_automation_depth_limit}",
                 agentID=agent_id,
-                depth=actor.depth,
+                depth=principal.depth,
             )
         if recent >= settings.agent_automation_creation_daily_limit and not override:
             raise denied(
@@ -234,15 +132,15 @@ class Governance:
 
     async def authorize_mutation(
         self,
-        actor: Actor,
+        principal: Principal,
         automation: AutomationV2,
         *,
         delete: bool = False,
         new_spec: Mapping[str, Any] | None = None,
     ) -> None:
-        if not actor.is_agent:
+        if not principal.is_agent:
             return
-        agent_id = self._agent_id(actor)
+        agent_id = self._agent_id(principal)
         now = self.clock.now_ms()
         if automation.status == "retired":
             raise denied(
@@ -285,21 +183,21 @@ class Governance:
             )
         if new_spec is not None:
             await self._check_escalation(
-                actor,
+                principal,
                 agent_id,
                 declared_capabilities(new_spec),
                 declared_capabilities(automation.spec),
             )
 
     async def _check_escalation(
-        self, actor: Actor, agent_id: str, wanted: set[str], had: set[str]
+        self, principal: Principal, agent_id: str, wanted: set[str], had: set[str]
     ) -> None:
         for key in sorted(wanted - had):
             if not await self.capability_approved(agent_id, key):
                 raise denied(
                     "AUTOMATION_V2_CAPABILITY_ESCALATION_FORBIDDEN",
-                    f"agent `{agent_id}` declares capability `{key}` without an approved, unexpired "
-                    "capability request",
+                    f"agent `{agent_id}` declares capability `{key}` without an approved, "
+                    "unexpired capability request",
                     agentID=agent_id,
                     capability=key,
                 )
@@ -314,51 +212,23 @@ class Governance:
             return bool(await self.external_capability_check(agent_id, key))
         return False
 
-    def _agent_id(self, actor: Actor) -> str:
-        if not actor.agent_id:
+    def _agent_id(self, principal: Principal) -> str:
+        if not principal.agent_id:
             raise denied(
                 "AUTOMATION_V2_AGENT_ID_REQUIRED",
                 "an agent request must name its agent in the x-svc-agent-id header",
             )
-        return actor.agent_id
+        return principal.agent_id
 
     # ------------------------------------------------------------------ human-set state
     async def state(self, agent_id: str) -> AgentState:
-        def q(tx: Tx) -> AgentState:
-            for row in tx.execute(
-                "SELECT creation_paused, paused_reason, reviewed_creations, quota_override_until_ms, "
-                "capability_grants, updated_at_ms FROM automations_agent_governance WHERE agent_id = ?",
-                (agent_id,),
-            ):
-                return AgentState(
-                    agent_id, bool(row[0]), row[1], int(row[2]), row[3], loads(row[4], {}), row[5]
-                )
-            return AgentState(agent_id)
-
-        return await self.db.read(q)
+        return await self.states.state(agent_id)
 
     async def update(self, agent_id: str, **changes: Any) -> AgentState:
         state = attrs.evolve(
             await self.state(agent_id), updated_at_ms=self.clock.now_ms(), **changes
         )
-
-        def q(tx: Tx) -> None:
-            tx.execute(
-                "INSERT OR REPLACE INTO automations_agent_governance(agent_id, creation_paused, paused_reason, "
-                "reviewed_creations, quota_override_until_ms, capability_grants, updated_at_ms) "
-                "VALUES (?,?,?,?,?,?,?)",
-                (
-                    agent_id,
-                    int(state.creation_paused),
-                    state.paused_reason,
-                    state.reviewed_creations,
-                    state.quota_override_until_ms,
-                    dumps(dict(state.capability_grants)),
-                    state.updated_at_ms,
-                ),
-            )
-
-        await self.db.write(q)
+        await self.states.save(state)
         return state
 
     async def summary(self, agent_id: str) -> dict[str, Any]:
@@ -396,16 +266,10 @@ class Governance:
 
 
 __all__ = [
-    "AGENT_SOURCES",
     "CAPABILITY_KEYS",
-    "HUMAN",
-    "HUMAN_SOURCES",
-    "Actor",
     "AgentState",
     "CapabilityCheck",
     "Governance",
     "declared_capabilities",
     "denied",
-    "require_human",
-    "resolve_actor",
 ]

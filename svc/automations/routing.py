@@ -26,7 +26,8 @@ class ModelChoice:
     provider_id: str
     model_id: str
     source: str
-    """Where the choice came from (``args.model_policy.role_models.orchestrator``, ``config.default_provider``)."""
+    """Where the choice came from (``args.model_policy.role_models.orchestrator``,
+    ``config.default_provider``)."""
 
     def to_wire(self) -> dict[str, str]:
         return {"provider_id": self.provider_id, "model_id": self.model_id, "source": self.source}
@@ -96,7 +97,7 @@ def route_model(
     orchestrated: bool,
     prefix: str = "args.model_policy",
 ) -> ModelChoice:
-    """The model a run uses (see the module docstring). Raises the provider error if none resolves."""
+    """The model a run uses (see the module docstring); the provider error if none resolves."""
     candidates: list[tuple[Mapping[str, Any] | None, str]] = []
     if policy:
         if orchestrated:

@@ -3,7 +3,7 @@
 Routes and other domains (goals, workflows, teams) use this object; the work
 is done by the services it holds: :class:`~svc.automations.v2.V2Service` for
 automations v2, the routine service for routines (automations v1), the
-mission service for missions, :class:`~svc.automations.governance.Governance`
+work mission service for work missions, :class:`~svc.automations.governance.Governance`
 for agent governance, the :class:`~svc.automations.scheduler.Scheduler`
 that fires both kinds of schedule, and the
 :class:`~svc.automations.scheduler.journal.FireJournal` that turns its
@@ -12,7 +12,8 @@ decisions into runs.
 The interface other domains build on::
 
     automation = await engine.automations.create_v2(spec)
-    run = await engine.automations.create_v2_run(automation.automation_id, context={"objective": "..."})
+    run = await engine.automations.create_v2_run(automation.automation_id, context={"objective":
+    "..."})
     run = await engine.automations.get_v2_run(run.run_id)      # .status, .node_outputs, .usage
     await engine.automations.cancel_v2_run(run.run_id, "no longer needed")
     engine.automations.definition_hash(automation)              # "sha256:<hex>"
@@ -24,14 +25,17 @@ import inspect
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from .governance import Actor, Governance, resolve_actor
-from .missions import MissionRepository, MissionService
+from .governance import Governance
+from .governance_repository import GovernanceRepository
 from .pool import RunPool
+from .principal import Principal, resolve_principal
 from .routines import RoutineRepository, RoutineService
 from .scheduler.journal import FireJournal
+from .scheduler.journal_repository import JournalRepository
 from .scheduler.scheduler import Scheduler
 from .scheduler.signal import ScheduleSignal
 from .v2 import V2Repository, V2Service
+from .work_missions import WorkMissionRepository, WorkMissionService
 
 if TYPE_CHECKING:
     from ..engine import Engine
@@ -49,7 +53,7 @@ class AutomationService:
         self.v2_pool = RunPool("automations-v2", settings.automation_v2_max_concurrent_runs)
         self.v2_repo = V2Repository(engine.store)
         self.governance = Governance(
-            engine.store,
+            GovernanceRepository(engine.store),
             self.v2_repo,
             engine.clock,
             lambda: engine.settings,
@@ -60,9 +64,9 @@ class AutomationService:
         self.routines = RoutineService(
             engine, RoutineRepository(engine.store), self.routine_pool, self.signal
         )
-        self.missions = MissionService(engine, MissionRepository(engine.store))
-        targets = {"routine": self.routines, "v2": self.v2}
-        self.journal = FireJournal(engine.store, targets)
+        self.work_missions = WorkMissionService(engine, WorkMissionRepository(engine.store))
+        targets: dict[str, RoutineService | V2Service] = {"routine": self.routines, "v2": self.v2}
+        self.journal = FireJournal(JournalRepository(engine.store), targets)
         self.scheduler = Scheduler(
             engine.clock,
             targets,
@@ -107,7 +111,8 @@ class AutomationService:
             result = await result
         return bool(result)
 
-    # ------------------------------------------------------------------ automation v2 (the shared interface)
+    # ------------------------------------------------------------------ automation v2 (the shared
+    # interface)
     async def create_v2(
         self,
         spec: Mapping[str, Any],
@@ -115,8 +120,8 @@ class AutomationService:
         agent_id: str | None = None,
         request_source: str | None = None,
     ) -> AutomationV2:
-        """Validate and store an automation v2; raises ValidationFailed naming the field (and node)."""
-        return await self.v2.create(spec, actor=resolve_actor(agent_id, request_source))
+        """Validate and store an automation v2; ValidationFailed names the field (and node)."""
+        return await self.v2.create(spec, principal=resolve_principal(agent_id, request_source))
 
     async def get_v2(self, automation_id: str) -> AutomationV2 | None:
         return await self.v2.get(automation_id)
@@ -157,10 +162,10 @@ class AutomationService:
 
     # ------------------------------------------------------------------ helpers for routes
     @staticmethod
-    def actor(
+    def principal(
         agent_id: str | None, request_source: str | None, ancestor_ids: str | None = None
-    ) -> Actor:
-        return resolve_actor(agent_id, request_source, ancestor_ids)
+    ) -> Principal:
+        return resolve_principal(agent_id, request_source, ancestor_ids)
 
 
 __all__ = ["AutomationService"]

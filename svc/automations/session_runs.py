@@ -60,7 +60,7 @@ class StepResult:
 async def run_step(
     engine: Engine, step: StepRequest, *, on_session: OnSession | None = None
 ) -> StepResult:
-    """Create the session, start the run, wait for its end. Cancelling the caller cancels the run."""
+    """Create the session, start the run, wait for its end; cancelling the caller cancels it."""
     session = await engine.sessions.create(
         CreateSession(
             title=step.title,

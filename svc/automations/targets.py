@@ -71,7 +71,8 @@ def relative_path(target: str, *, field: str, code: str) -> PurePosixPath:
 def resolve_target(
     target: str, workspace: Path, *, field: str = "output_targets", code: str = "VALIDATION_FAILED"
 ) -> Path:
-    """The absolute path ``target`` names; refused if it (or a symlink on the way) leaves ``workspace``."""
+    """The absolute path ``target`` names; refused if it (or a symlink on the way) leaves
+    ``workspace``."""
     relative = relative_path(target, field=field, code=code)
     root = workspace.resolve()
     resolved = (root / Path(*relative.parts)).resolve()

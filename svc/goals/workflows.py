@@ -107,7 +107,7 @@ class Workflows:
         """Every automation this runtime defines (legacy envelopes naming none of them are
         foreign)."""
         service = getattr(self._automations, "v2", None)
-        listing = getattr(service, "list", None)
+        listing = getattr(service, "all_automations", None)
         return {a.automation_id for a in listing()} if listing is not None else set()
 
     def hash_of(self, spec: Mapping[str, Any]) -> str:

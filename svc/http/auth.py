@@ -17,6 +17,12 @@ TOKEN_HEADERS = ("x-agent-token", "x-svc-token")
 
 PUBLIC_ROUTES = frozenset({("GET", "/global/health"), ("HEAD", "/global/health")})
 
+# The incident monitor's scoped intake keys reach one route, with no engine token (the
+# route checks the key itself), and are refused everywhere else.
+INTAKE_KEY_HEADER = "x-svc-incident-monitor-intake-key"
+INTAKE_KEY_PREFIX = "tim_intake_"
+INTAKE_ROUTES = frozenset({("POST", "/incident-monitor/intake/report")})
+
 
 class HeaderLookup(Protocol):
     """Case-insensitive header access: a werkzeug ``Headers`` or a plain dict."""
@@ -44,6 +50,19 @@ def token_matches(presented: str | None, expected: str) -> bool:
     a = hashlib.sha256(presented.encode()).digest()
     b = hashlib.sha256(expected.encode()).digest()
     return hmac.compare_digest(a, b)
+
+
+def is_intake_route(method: str, path: str) -> bool:
+    return (method, path.rstrip("/") or "/") in INTAKE_ROUTES
+
+
+def presents_intake_key(headers: HeaderLookup) -> bool:
+    """The request carries an intake key (its header, or a bearer credential shaped like one)."""
+    if headers.get(INTAKE_KEY_HEADER):
+        return True
+    auth = (headers.get("authorization") or "").strip()
+    scheme, _, credential = auth.partition(" ")
+    return scheme.lower() == "bearer" and credential.strip().startswith(INTAKE_KEY_PREFIX)
 
 
 def is_public(method: str, path: str) -> bool:

@@ -16,7 +16,13 @@ from quart.typing import ResponseTypes
 
 from ..errors import AuthRequired, EngineStarting, Forbidden, PayloadTooLarge
 from .access import AccessPolicy
-from .auth import is_public, presented_token, token_matches
+from .auth import (
+    is_intake_route,
+    is_public,
+    presented_token,
+    presents_intake_key,
+    token_matches,
+)
 from .errors import error_response
 from .responses import Response, no_content
 
@@ -50,6 +56,12 @@ class OriginNotAllowed(Forbidden):
     """Requests from this web page are not allowed."""
 
     code = "ORIGIN_NOT_ALLOWED"
+
+
+class IntakeKeyRefused(Forbidden):
+    """An incident-monitor intake key may only report (POST /incident-monitor/intake/report)."""
+
+    code = "INCIDENT_MONITOR_INTAKE_KEY_FORBIDDEN"
 
 
 def install_gate(app: Quart, engine: Engine, *, max_body_bytes: int) -> None:
@@ -87,9 +99,14 @@ def install_gate(app: Quart, engine: Engine, *, max_body_bytes: int) -> None:
                 return _preflight_response(origin)
         if is_public(request.method, request.path):
             return None
-        token = engine.settings.token
-        if token is not None and not token_matches(presented_token(request.headers), token):
-            return error_response(AuthRequired())
+        if is_intake_route(request.method, request.path):
+            pass  # an intake key, not the engine token, authorizes this route (it checks the key)
+        elif presents_intake_key(request.headers):
+            return error_response(IntakeKeyRefused())
+        else:
+            token = engine.settings.token
+            if token is not None and not token_matches(presented_token(request.headers), token):
+                return error_response(AuthRequired())
         if not engine.ready:
             return error_response(EngineStarting("Engine starting"))
         # Refuse an oversized body before reading it (chunked bodies are capped

@@ -57,6 +57,13 @@ class ImportRequest:
     session_id: str | None = None
     sync_deletes: bool = False
     source_binding_id: str | None = None
+    classification: str = "internal"
+    """The data class every imported record carries (an enterprise binding's)."""
+    org_id: str = "local"
+    workspace_id: str = "local"
+    skip: frozenset[str] = frozenset()
+    """Relative paths left out as if absent (files an enterprise binding holds in
+    quarantine); with ``sync_deletes`` their earlier records are removed."""
 
 
 @attrs.frozen

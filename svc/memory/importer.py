@@ -80,6 +80,8 @@ class Importer:
         root, fmt, tier = validate(request)
         key = import_key(root, fmt, tier, request.session_id, request.project_id)
         entries = await trio.to_thread.run_sync(discover, root, fmt)
+        if request.skip:
+            entries = [e for e in entries if e.relative not in request.skip]
         summary = ImportSummary(
             path=str(root),
             format=fmt,
@@ -206,8 +208,11 @@ def _records(
                 updated_at_ms=now_ms,
                 project_id=request.project_id if ctx.tier in ("project", "session") else None,
                 session_id=request.session_id if ctx.tier == "session" else None,
+                org_id=request.org_id,
+                workspace_id=request.workspace_id,
                 kind="file",
                 source_type="file",
+                classification=request.classification,
                 metadata=metadata,
                 provenance={"source": "import", "path": str(entry.path)},
                 source_key=source_key,

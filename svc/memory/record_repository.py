@@ -125,6 +125,7 @@ def _scope_sql(scope: MemoryScope) -> tuple[list[str], list[Any]]:
     if scope.workspace_id is not None:
         clauses.append("r.workspace_id = ?")
         params.append(scope.workspace_id)
+    clauses.extend(_classification_sql(scope, params))
     if scope.clauses is not None:
         alternatives: list[str] = []
         for c in scope.clauses:
@@ -145,6 +146,16 @@ def _scope_sql(scope: MemoryScope) -> tuple[list[str], list[Any]]:
         # No clause at all: the scope sees nothing (never "everything").
         clauses.append("(" + " OR ".join(alternatives) + ")" if alternatives else "FALSE")
     return clauses, params
+
+
+def _classification_sql(scope: MemoryScope, params: list[Any]) -> list[str]:
+    """The condition limiting ``r`` to the scope's data classes (none: no condition)."""
+    if scope.classifications is None:
+        return []
+    if not scope.classifications:
+        return ["FALSE"]
+    params.extend(scope.classifications)
+    return [f"r.classification IN ({','.join('?' * len(scope.classifications))})"]
 
 
 def _filter_sql(tags: Sequence[str], kinds: Sequence[str]) -> tuple[list[str], list[Any]]:
@@ -357,14 +368,15 @@ class RecordRepository:
             return []
         clauses: list[str] = []
         params: list[Any] = []
-        # The index confines matches to the scope's clauses; the partition, tags
-        # and kinds are checked on the record rows.
+        # The index confines matches to the scope's clauses; the partition, data
+        # classes, tags and kinds are checked on the record rows.
         if scope.org_id is not None:
             clauses.append("r.org_id = ?")
             params.append(scope.org_id)
         if scope.workspace_id is not None:
             clauses.append("r.workspace_id = ?")
             params.append(scope.workspace_id)
+        clauses.extend(_classification_sql(scope, params))
         more, more_params = _filter_sql(normalize_tags(tags), kinds)
         check = (
             RowCheck(" AND ".join(clauses + more), (*params, *more_params))

@@ -123,6 +123,8 @@ class MemoryScope:
     clauses: tuple[ScopeClause, ...] | None = None
     org_id: str | None = None
     workspace_id: str | None = None
+    classifications: tuple[str, ...] | None = None
+    """Only records of these data classes (an enterprise principal's grants); None: any."""
 
     @classmethod
     def everything(cls) -> MemoryScope:
@@ -156,6 +158,8 @@ class MemoryScope:
         if self.org_id is not None and record.org_id != self.org_id:
             return False
         if self.workspace_id is not None and record.workspace_id != self.workspace_id:
+            return False
+        if self.classifications is not None and record.classification not in self.classifications:
             return False
         if self.clauses is None:
             return True

@@ -32,7 +32,7 @@ SAVED_EVENTS = frozenset({"automation.v2.created", "automation.v2.updated"})
 
 def _v2(engine: Engine) -> Any | None:
     v2 = getattr(engine.automations, "v2", None)
-    if v2 is None or not all(hasattr(v2, name) for name in ("list", "get", "patch")):
+    if v2 is None or not all(hasattr(v2, name) for name in ("all_automations", "get", "patch")):
         return None
     return v2
 
@@ -88,7 +88,7 @@ async def migrate_stored_studio_workflows(engine: Engine) -> int:
     if v2 is None:
         return 0
     migrated = 0
-    for automation in list(v2.list()):
+    for automation in list(v2.all_automations()):
         if await migrate_stored_studio_workflow(engine, automation.automation_id):
             migrated += 1
     return migrated

@@ -82,8 +82,10 @@ class HeldAutomations(AutomationsComponent):
 
 
 async def drain(engine: svc.Engine, count: int, after_seq: int) -> float:
-    """Run the fire journal's materializer and the routine pool until ``count`` runs completed (so no
-    routine is busy next round); returns how long materializing the tick's journal rows took (ms)."""
+    """Run the fire journal's materializer and the routine pool until ``count`` runs completed (so
+    no
+    routine is busy next round); returns how long materializing the tick's journal rows took (ms).
+    """
     seen = 0
     async with trio.open_nursery() as nursery:
         t0 = time.perf_counter()
@@ -240,7 +242,8 @@ async def main(routines: int) -> None:
         median = statistics.median(samples)
         verdict = "within" if median <= BUDGET_MS else "OVER"
         print(
-            f"{label:<20} tick {median:8.2f} ms  x{median / base:5.2f} baseline 1  x{median / floor_ms:5.2f} "
+            f"{label:<20} tick {median:8.2f} ms  x{median / base:5.2f} baseline 1  "
+            f"x{median / floor_ms:5.2f} "
             f"baseline 2  {verdict} the {BUDGET_MS:.0f} ms budget  "
             f"(rounds: {', '.join(f'{s:.1f}' for s in samples)})"
         )
@@ -257,8 +260,17 @@ async def main(routines: int) -> None:
     )
 
 
+RUN_COLS = (
+    "run_id, routine_id, status, trigger_type, run_count, created_at_ms, updated_at_ms, "
+    "fired_at_ms, scheduled_at_ms, started_at_ms, finished_at_ms, requires_approval, "
+    "approval_reason, denial_reason, paused_reason, detail, snapshot, artifacts, session_ids, "
+    "latest_session_id, model, prompt_tokens, completion_tokens, total_tokens, estimated_cost_usd"
+)
+
+
 def store_floor(path: pathlib.Path, count: int) -> float:
-    """Insert ``count`` rows shaped like scheduled runs straight through apsw (WAL, synchronous=NORMAL)."""
+    """Insert ``count`` rows shaped like scheduled runs straight through apsw (WAL,
+    synchronous=NORMAL)."""
     conn = apsw.Connection(str(path))
     try:
         conn.execute("PRAGMA journal_mode=WAL")
@@ -301,7 +313,8 @@ def store_floor(path: pathlib.Path, count: int) -> float:
         t0 = time.perf_counter()
         with conn:
             conn.executemany(
-                f"INSERT INTO automations_routine_runs VALUES ({','.join('?' * 25)})", rows
+                f"INSERT INTO automations_routine_runs({RUN_COLS}) VALUES ({','.join('?' * 25)})",
+                rows,
             )
         return (time.perf_counter() - t0) * 1000
     finally:

@@ -89,3 +89,28 @@ def test_a_name_loads_only_its_own_module(tmp_path: Path, monkeypatch: pytest.Mo
     finally:
         for name in [n for n in sys.modules if n == "lazypkg" or n.startswith("lazypkg.")]:
             del sys.modules[name]
+
+
+def type_checking_names(package: str) -> dict[str, tuple[str, str]]:
+    """``{name: (module, attribute)}`` imported under ``if TYPE_CHECKING:`` in the __init__."""
+    import ast
+
+    source = Path(importlib.import_module(package).__file__ or "").read_text(encoding="utf-8")
+    found: dict[str, tuple[str, str]] = {}
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.If) and getattr(node.test, "id", None) == "TYPE_CHECKING":
+            for stmt in node.body:
+                if isinstance(stmt, ast.ImportFrom):
+                    module = "." * stmt.level + (stmt.module or "")
+                    for alias in stmt.names:
+                        found[alias.asname or alias.name] = (module, alias.name)
+    return found
+
+
+@pytest.mark.parametrize("package", PACKAGES)
+def test_type_checkers_see_every_export_with_its_real_type(package: str) -> None:
+    """Beside the lazy table, an `if TYPE_CHECKING:` block imports the same names from the
+    same modules, so mypy and editors see real types while start-up stays lazy."""
+    module = importlib.import_module(package)
+    exports: LazyExports = module._exports
+    assert type_checking_names(package) == exports.where

@@ -42,6 +42,7 @@ DEFERRED_LIBRARIES = [
     "markdownify",  # the first fetched HTML page
     "psycopg",  # a PostgreSQL store URL
     "psycopg_pool",
+    "trio_websocket",  # only the browser sidecar (its own process) speaks DevTools
     "pytest",
     "trio.testing",  # (it imports pytest)
 ]
@@ -127,6 +128,14 @@ DEFERRED_MODULES = [
     "svc.tools.fetch",
     "svc.memory.scrub",
     "svc.identity.presets",
+    # the browser: its sidecar actor, client and actions start with the first browser call
+    "svc.browser.actor",
+    "svc.browser.client",
+    "svc.browser.sidecar_process",
+    "svc.browser.actions",
+    "svc.browser.artifacts",
+    "svc.browser.wait_args",
+    "svc.browser.sidecar.cdp",
 ]
 
 

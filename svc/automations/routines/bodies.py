@@ -215,7 +215,8 @@ def patched_routine_body(
 def patched_mission_body(
     current: Routine, patch: Mapping[str, Any], *, code: str
 ) -> dict[str, Any]:
-    """The mission-shaped body ``current`` becomes with ``patch`` applied (``model_policy: {}`` clears it)."""
+    """The mission-shaped body ``current`` becomes with ``patch`` applied (``model_policy: {}``
+    clears it)."""
     if not isinstance(patch, Mapping):
         raise ValidationFailed("request body must be a JSON object", field="$", code=code)
     wire = current.automation_wire()

@@ -56,7 +56,10 @@ def external_gate(allowed: bool) -> tuple[ToolGate, ...]:
 
     async def refuse_mcp(tool: str, args: Mapping[str, Any]) -> str | None:
         if tool.startswith(MCP_PREFIX):
-            return f"tool `{tool}` is an external integration, which this routine's policy does not allow"
+            return (
+                f"tool `{tool}` is an external integration, which this routine's policy "
+                "does not allow"
+            )
         return None
 
     return (refuse_mcp,)

@@ -31,17 +31,23 @@ RESERVED_ARGS = frozenset(
 )
 
 ORCHESTRATED_CONTRACT = (
-    "You run a scheduled automation in orchestrated mode. Follow the Plan -> Do -> Verify -> Notify contract:\n"
+    "You run a scheduled automation in orchestrated mode. Follow the Plan -> Do -> Verify -> "
+    "Notify contract:\n"
     "1. Plan: restate the objective and list the steps you will take.\n"
     "2. Do: carry the steps out with the allowed tools.\n"
     "3. Verify: check the result against every success criterion and say which ones hold.\n"
-    "4. Notify: end with a concise final report of what was done, what was verified and where the outputs are.\n"
+    "4. Notify: end with a concise final report of what was done, what was verified and where the "
+    "outputs are.\n"
     "The orchestrator owns final decisions and the final output."
 )
-ORCHESTRATOR_ONLY_TOOLS = "Tool policy: only the orchestrator executes tools; helper roles only propose actions and results."
+ORCHESTRATOR_ONLY_TOOLS = (
+    "Tool policy: only the orchestrator executes tools; helper roles only propose actions and "
+    "results."
+)
 STANDALONE_CONTRACT = (
-    "You run a scheduled automation as a standalone mission: do the objective with the allowed tools and end "
-    "with a concise final report of what was done, what was verified and where the outputs are."
+    "You run a scheduled automation as a standalone mission: do the objective with the allowed "
+    "tools and end with a concise final report of what was done, what was verified and where "
+    "the outputs are."
 )
 
 
@@ -54,7 +60,10 @@ def system_contract(run: RoutineRun) -> str:
 
 
 def tool_args(args: Mapping[str, Any]) -> dict[str, Any]:
-    """The arguments a tool entrypoint is called with: ``args.tool_args``, else the non-routine args."""
+    """The arguments a tool entrypoint is called with.
+
+    ``args.tool_args``, else the non-routine args.
+    """
     explicit = args.get("tool_args")
     if isinstance(explicit, Mapping):
         return dict(explicit)
@@ -104,7 +113,8 @@ def build_prompt(run: RoutineRun, *, registered_tools: Container[str]) -> str:
         lines.append("Role Contract: Orchestrator owns final decisions and final output.")
         if args.get("orchestrator_only_tool_calls"):
             lines.append(
-                "Tool Policy: only the orchestrator may execute tools; helper roles propose actions/results."
+                "Tool Policy: only the orchestrator may execute tools; helper roles propose "
+                "actions/results."
             )
     else:
         lines.append("Execution Pattern: Standalone mission run")

@@ -258,7 +258,7 @@ class RoutineRun:
             return None
         return f"/event?sessionID={self.latest_session_id}&runID={self.run_id}"
 
-    def context_links(self) -> dict[str, str]:
+    def context_links(self) -> dict[str, Any]:
         """The run's context run is its own event timeline (``GET /runs/{run_id}/events``)."""
         return {"contextRunID": self.run_id, "linked_context_run_id": self.run_id}
 

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...store import Store, Tx, dumps, loads
 from ..batching import GroupWriter
-from ..scheduler.journal import delete_row
+from ..scheduler.journal_repository import delete_row
 
 if TYPE_CHECKING:
     from .records import Routine, RoutineRun
@@ -22,20 +22,23 @@ if TYPE_CHECKING:
 # "Start-up budget").
 
 _RUN_COLS = (
-    "run_id, routine_id, status, trigger_type, run_count, created_at_ms, updated_at_ms, fired_at_ms, "
-    "scheduled_at_ms, started_at_ms, finished_at_ms, requires_approval, approval_reason, denial_reason, "
-    "paused_reason, detail, snapshot, artifacts, session_ids, latest_session_id, model, prompt_tokens, "
-    "completion_tokens, total_tokens, estimated_cost_usd"
+    "run_id, routine_id, status, trigger_type, run_count, created_at_ms, updated_at_ms, "
+    "fired_at_ms, scheduled_at_ms, started_at_ms, finished_at_ms, requires_approval, "
+    "approval_reason, denial_reason, paused_reason, detail, snapshot, artifacts, session_ids, "
+    "latest_session_id, model, prompt_tokens, completion_tokens, total_tokens, estimated_cost_usd"
 )
-# An upsert rather than INSERT OR REPLACE: the row keeps its rowid, which orders
-# runs created in the same millisecond.
-_RUN_INSERT = (
-    f"INSERT INTO automations_routine_runs({_RUN_COLS}) VALUES ({','.join('?' * 25)}) ON CONFLICT(run_id) DO UPDATE "
-    "SET " + ", ".join(f"{c.strip()} = excluded.{c.strip()}" for c in _RUN_COLS.split(",")[1:])
-)
-
 # Runs a tick creates are new (fresh ids): a plain insert, cheaper than the upsert.
+# The store assigns `seq` (creation order, which orders runs created in the same
+# millisecond).
 _RUN_INSERT_NEW = f"INSERT INTO automations_routine_runs({_RUN_COLS}) VALUES ({','.join('?' * 25)})"
+# An upsert rather than a replace: the row keeps its seq.
+_RUN_INSERT = f"{_RUN_INSERT_NEW} ON CONFLICT(run_id) DO UPDATE SET " + ", ".join(
+    f"{c.strip()} = excluded.{c.strip()}" for c in _RUN_COLS.split(",")[1:]
+)
+_MOVE_FIRE_TIMES = (
+    "UPDATE automations_routine_fire_times SET next_fire_at_ms = ?, last_fired_at_ms = ? "
+    "WHERE routine_id = ?"
+)
 
 
 def run_row(r: RoutineRun) -> tuple[Any, ...]:
@@ -143,7 +146,10 @@ def _save_runs(tx: Tx, runs: Sequence[RoutineRun]) -> None:
 class RoutineRepository:
     def __init__(self, db: Store) -> None:
         self.db = db
-        self.run_writer: GroupWriter[RoutineRun] = GroupWriter(db, _save_runs)
+        self.run_writer: GroupWriter[RoutineRun] = GroupWriter(self._flush_runs)
+
+    async def _flush_runs(self, runs: Sequence[RoutineRun]) -> None:
+        await self.db.write(_save_runs, runs)
 
     # ------------------------------------------------------------------ routines
     async def all(self) -> list[Stored]:
@@ -151,8 +157,10 @@ class RoutineRepository:
             return [
                 _routine(r)
                 for r in tx.execute(
-                    "SELECT r.status, r.record, f.next_fire_at_ms, f.last_fired_at_ms FROM automations_routines r "
-                    "LEFT JOIN automations_routine_fire_times f USING (routine_id) ORDER BY r.created_at_ms, r.rowid"
+                    "SELECT r.status, r.record, f.next_fire_at_ms, f.last_fired_at_ms "
+                    "FROM automations_routines r "
+                    "LEFT JOIN automations_routine_fire_times f USING (routine_id) "
+                    "ORDER BY r.created_at_ms, r.seq"
                 )
             ]
 
@@ -172,13 +180,18 @@ class RoutineRepository:
 
         def q(tx: Tx) -> None:
             tx.execute(
-                "INSERT INTO automations_routines(routine_id, status, record, created_at_ms, updated_at_ms) "
-                "VALUES (?,?,?,?,?) ON CONFLICT(routine_id) DO UPDATE SET status = excluded.status, "
-                "record = excluded.record, updated_at_ms = excluded.updated_at_ms",
+                "INSERT INTO automations_routines(routine_id, status, record, created_at_ms, "
+                "updated_at_ms) VALUES (?,?,?,?,?) ON CONFLICT(routine_id) DO UPDATE SET "
+                "status = excluded.status, record = excluded.record, "
+                "updated_at_ms = excluded.updated_at_ms",
                 row,
             )
             tx.execute(
-                "INSERT OR REPLACE INTO automations_routine_fire_times VALUES (?,?,?)", times
+                "INSERT INTO automations_routine_fire_times(routine_id, next_fire_at_ms, "
+                "last_fired_at_ms) VALUES (?,?,?) ON CONFLICT(routine_id) DO UPDATE SET "
+                "next_fire_at_ms = excluded.next_fire_at_ms, "
+                "last_fired_at_ms = excluded.last_fired_at_ms",
+                times,
             )
 
         await self.db.write(q)
@@ -195,16 +208,12 @@ class RoutineRepository:
     async def fire(
         self, moved: Sequence[tuple[int | None, int | None, str]], runs: Iterable[RoutineRun]
     ) -> None:
-        """New fire times ``(next_fire_at_ms, last_fired_at_ms, routine_id)`` and the runs created, in one
-        transaction."""
+        """New fire times ``(next_fire_at_ms, last_fired_at_ms, routine_id)`` and the runs
+        created, in one transaction."""
         rows = [run_row(r) for r in runs]
 
         def q(tx: Tx) -> None:
-            tx.executemany(
-                "UPDATE automations_routine_fire_times SET next_fire_at_ms = ?, last_fired_at_ms = ? "
-                "WHERE routine_id = ?",
-                moved,
-            )
+            tx.executemany(_MOVE_FIRE_TIMES, moved)
             tx.executemany(_RUN_INSERT_NEW, rows)
 
         await self.db.write(q)
@@ -215,15 +224,12 @@ class RoutineRepository:
         moved: Sequence[tuple[int | None, int | None, str]],
         runs: Iterable[RoutineRun],
     ) -> None:
-        """A fire journal row becomes runs: the runs, the fire times and the row's deletion, in one transaction."""
+        """A fire journal row becomes runs: the runs, the fire times and the row's deletion,
+        in one transaction."""
         rows = [run_row(r) for r in runs]
 
         def q(tx: Tx) -> None:
-            tx.executemany(
-                "UPDATE automations_routine_fire_times SET next_fire_at_ms = ?, last_fired_at_ms = ? "
-                "WHERE routine_id = ?",
-                moved,
-            )
+            tx.executemany(_MOVE_FIRE_TIMES, moved)
             tx.executemany(_RUN_INSERT_NEW, rows)
             delete_row(tx, seq)
 
@@ -267,7 +273,7 @@ class RoutineRepository:
                 _run(r)
                 for r in tx.execute(
                     f"SELECT {_RUN_COLS} FROM automations_routine_runs {where} "
-                    "ORDER BY rowid DESC LIMIT ?",
+                    "ORDER BY seq DESC LIMIT ?",
                     (*params, limit),
                 )
             ]

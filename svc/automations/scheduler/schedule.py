@@ -91,8 +91,10 @@ def parse_misfire(value: Any, *, field: str, code: str) -> MisfirePolicy:
         return MisfirePolicy()
     if isinstance(value, str):
         kind = value.strip()
-        if kind in ("skip", "run_once"):
-            return MisfirePolicy(kind)  # type: ignore[arg-type]
+        if kind == "skip":
+            return MisfirePolicy("skip")
+        if kind == "run_once":
+            return MisfirePolicy("run_once")
         if kind == "catch_up":
             raise ValidationFailed(
                 f'`{field}` catch_up needs max_runs: use {{"type": "catch_up", "max_runs": N}}',
@@ -104,10 +106,10 @@ def parse_misfire(value: Any, *, field: str, code: str) -> MisfirePolicy:
         )
     if not isinstance(value, Mapping):
         raise ValidationFailed(f"`{field}` must be an object or a string", field=field, code=code)
-    kind = value.get("type")
-    if kind in ("skip", "run_once"):
-        return MisfirePolicy(kind)
-    if kind == "catch_up":
+    named = value.get("type")
+    if named == "skip" or named == "run_once":
+        return MisfirePolicy(named)
+    if named == "catch_up":
         max_runs = value.get("max_runs", value.get("maxRuns"))
         if (
             isinstance(max_runs, bool)

@@ -87,10 +87,13 @@ class Scheduler:
         self._sorted = True
         """The heap is a sorted list (as a big tick leaves it): the next big tick needs no sort."""
         self._tracked: dict[str, dict[str, list[Any]]] = {}
-        """Per kind and target: ``[next_fire_at_ms | None, schedule, misfire, interval_ms | None, the id as
+        """Per kind and target: ``[next_fire_at_ms | None, schedule, misfire, interval_ms | None,
+        the id as
         JSON, next_fire_at_ms as text]`` as last
-        read from the target (edits signal) and moved by ticks. A heap item whose time differs is stale;
-        None: not in the heap (waiting, or nothing more to fire). Mutable, so a tick allocates nothing here."""
+        read from the target (edits signal) and moved by ticks. A heap item whose time differs is
+        stale;
+        None: not in the heap (waiting, or nothing more to fire). Mutable, so a tick allocates
+        nothing here."""
         self.waiting: set[Key] = set()
         """Due targets held back because a previous run is still queued or running."""
         self.ticks = 0
@@ -243,9 +246,9 @@ class Scheduler:
         if self._sorted:
             # What is due is a prefix, and the rest stays sorted.
             split = bisect.bisect_right(heap, now_ms, key=_at)
-            due = heap[:split]
+            prefix = heap[:split]
             del heap[:split]
-            return due
+            return prefix
         due: list[tuple[int, str, str]] = []
         while heap and heap[0][0] <= now_ms:
             if len(due) == POP_LIMIT:
@@ -302,7 +305,8 @@ class Scheduler:
         ] = {}
         current = ""
         target: Any = None
-        tracked_get: Callable[[str], list[Any] | None] = {}.get
+        untracked: dict[str, list[Any]] = {}
+        tracked_get: Callable[[str], list[Any] | None] = untracked.get
         held: Container[str] = ()
         helds: dict[str, Container[str]] = {}
         # Bound to the current kind's columns by the first item (``current`` starts empty).

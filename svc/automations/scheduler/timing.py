@@ -74,7 +74,7 @@ def slot_after(schedule: Schedule, after_ms: int) -> int | None:
 
 
 def first_fire_at(schedule: Schedule, now_ms: int) -> int | None:
-    """Where a new (or re-activated) schedule starts: one interval from now, or the next cron slot."""
+    """Where a new (or re-activated) schedule starts: an interval on, or the next cron slot."""
     return slot_after(schedule, now_ms)
 
 
@@ -86,14 +86,14 @@ def plan_fires(
         return FirePlan((), 0, False, None)
     if next_fire_at_ms > now_ms:
         return FirePlan((), 0, False, next_fire_at_ms)
-    interval = schedule.interval_ms
+    every = schedule.interval_ms
     if (
-        interval is not None
-        and now_ms - next_fire_at_ms < interval
+        every is not None
+        and now_ms - next_fire_at_ms < every
         and now_ms - next_fire_at_ms <= grace_ms
     ):
         # The common case, on time: one slot due, within the grace (the policy has no say).
-        return FirePlan((next_fire_at_ms,), 1, False, next_fire_at_ms + interval)
+        return FirePlan((next_fire_at_ms,), 1, False, next_fire_at_ms + every)
     keep = _keep(policy)
     if schedule.kind == "interval":
         interval = schedule.interval_ms
@@ -103,8 +103,9 @@ def plan_fires(
         following = next_fire_at_ms + due * interval
         recent = tuple(latest - i * interval for i in range(min(max(keep, 1), due)))[::-1]
     else:
-        following = slot_after(schedule, now_ms)
-        assert following is not None
+        after = slot_after(schedule, now_ms)
+        assert after is not None
+        following = after
         due, recent = _cron_due(schedule, next_fire_at_ms, now_ms, max(keep, 1))
         latest = recent[-1]
     if due == 1 and now_ms - latest <= grace_ms:

@@ -18,9 +18,11 @@ class NodeInput:
 
 def node_system(spec: Mapping[str, Any], agent: Mapping[str, Any]) -> str:
     return (
-        f"You are {agent['display_name']} (agent `{agent['agent_id']}`), one agent of the automation "
-        f'"{spec["name"]}". Do only the objective of your step, using only the tools you are given. '
-        "Your final answer is handed to the steps that depend on yours: make it complete and self-contained."
+        f"You are {agent['display_name']} (agent `{agent['agent_id']}`), one agent of the "
+        f'automation "{spec["name"]}". Do only the objective of your step, using only the '
+        "tools you are given. "
+        "Your final answer is handed to the steps that depend on yours: make it complete and "
+        "self-contained."
     )
 
 

@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from ...store import Store, Tx, dumps, loads
-from ..scheduler.journal import delete_row
+from ..scheduler.journal_repository import delete_row
 
 if TYPE_CHECKING:
     from .records import AutomationV2, AutomationV2Run
@@ -17,6 +17,15 @@ if TYPE_CHECKING:
 _AUTOMATION_COLS = (
     "automation_id, name, status, spec, creator_kind, creator_id, provenance, next_fire_at_ms, "
     "last_fired_at_ms, created_at_ms, updated_at_ms"
+)
+_AUTOMATION_INSERT = (
+    f"INSERT INTO automations_v2({_AUTOMATION_COLS}) VALUES (?,?,?,?,?,?,?,?,?,?,?)"
+)
+# The store assigns `seq` (creation order, which orders runs created in the same
+# millisecond); the upsert keeps it.
+_RUN_INSERT = (
+    "INSERT INTO automations_v2_runs(run_id, automation_id, status, trigger_type, "
+    "created_at_ms, updated_at_ms, record) VALUES (?,?,?,?,?,?,?)"
 )
 
 
@@ -82,7 +91,7 @@ class V2Repository:
             return [
                 _automation(r)
                 for r in tx.execute(
-                    f"SELECT {_AUTOMATION_COLS} FROM automations_v2 ORDER BY created_at_ms, rowid"
+                    f"SELECT {_AUTOMATION_COLS} FROM automations_v2 ORDER BY created_at_ms, seq"
                 )
             ]
 
@@ -91,8 +100,7 @@ class V2Repository:
     async def save(self, automation: AutomationV2) -> None:
         def q(tx: Tx) -> None:
             tx.execute(
-                f"INSERT INTO automations_v2({_AUTOMATION_COLS}) VALUES (?,?,?,?,?,?,?,?,?,?,?) "
-                "ON CONFLICT(automation_id) DO UPDATE SET "
+                f"{_AUTOMATION_INSERT} ON CONFLICT(automation_id) DO UPDATE SET "
                 + ", ".join(
                     f"{c.strip()} = excluded.{c.strip()}" for c in _AUTOMATION_COLS.split(",")[1:]
                 ),
@@ -111,7 +119,8 @@ class V2Repository:
     async def materialize(
         self, seq: int, automations: Iterable[AutomationV2], runs: Iterable[AutomationV2Run]
     ) -> None:
-        """A fire journal row becomes runs: the runs, the fire times and the row's deletion, in one transaction."""
+        """A fire journal row becomes runs: the runs, the fire times and the row's deletion,
+        in one transaction."""
         moved = [(a.next_fire_at_ms, a.last_fired_at_ms, a.automation_id) for a in automations]
         rows = [_run_row(r) for r in runs]
 
@@ -121,7 +130,7 @@ class V2Repository:
                 "WHERE automation_id = ?",
                 moved,
             )
-            tx.executemany("INSERT INTO automations_v2_runs VALUES (?,?,?,?,?,?,?)", rows)
+            tx.executemany(_RUN_INSERT, rows)
             delete_row(tx, seq)
 
         await self.db.write(q)
@@ -129,11 +138,10 @@ class V2Repository:
     # ------------------------------------------------------------------ runs
     async def save_run(self, run: AutomationV2Run) -> None:
         row = _run_row(run)
-        # An upsert keeps the row's rowid, which orders runs created in the same millisecond.
         await self.db.write(
             lambda tx: tx.execute(
-                "INSERT INTO automations_v2_runs VALUES (?,?,?,?,?,?,?) ON CONFLICT(run_id) DO UPDATE SET "
-                "status = excluded.status, updated_at_ms = excluded.updated_at_ms, record = excluded.record",
+                f"{_RUN_INSERT} ON CONFLICT(run_id) DO UPDATE SET status = excluded.status, "
+                "updated_at_ms = excluded.updated_at_ms, record = excluded.record",
                 row,
             )
         )
@@ -170,7 +178,7 @@ class V2Repository:
             return [
                 _run(r[0])
                 for r in tx.execute(
-                    f"SELECT record FROM automations_v2_runs {where} ORDER BY rowid DESC LIMIT ?",
+                    f"SELECT record FROM automations_v2_runs {where} ORDER BY seq DESC LIMIT ?",
                     (*params, limit),
                 )
             ]
@@ -182,10 +190,7 @@ class V2Repository:
         row = _automation_row(automation)
 
         def q(tx: Tx) -> None:
-            tx.execute(
-                f"INSERT INTO automations_v2({_AUTOMATION_COLS}) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
-                row,
-            )
+            tx.execute(_AUTOMATION_INSERT, row)
             tx.execute(
                 "INSERT INTO automations_agent_creations(agent_id, automation_id, created_at_ms) "
                 "VALUES (?, ?, ?)",
@@ -195,20 +200,21 @@ class V2Repository:
         await self.db.write(q)
 
     async def creations_by(self, agent_id: str, since_ms: int) -> tuple[int, int, int]:
-        """(creations ever, creations since ``since_ms``, agent-authored automations not retired)."""
+        """(creations ever, creations since ``since_ms``, the agent's automations not retired)."""
 
         def q(tx: Tx) -> tuple[int, int, int]:
             total, recent = next(
                 tx.execute(
-                    "SELECT COUNT(*), COALESCE(SUM(created_at_ms >= ?), 0) FROM automations_agent_creations "
-                    "WHERE agent_id = ?",
+                    "SELECT COUNT(*), "
+                    "COALESCE(SUM(CASE WHEN created_at_ms >= ? THEN 1 ELSE 0 END), 0) "
+                    "FROM automations_agent_creations WHERE agent_id = ?",
                     (since_ms, agent_id),
                 )
             )
             (active,) = next(
                 tx.execute(
-                    "SELECT COUNT(*) FROM automations_v2 WHERE creator_kind = 'agent' AND creator_id = ? "
-                    "AND status != 'retired'",
+                    "SELECT COUNT(*) FROM automations_v2 WHERE creator_kind = 'agent' "
+                    "AND creator_id = ? AND status != 'retired'",
                     (agent_id,),
                 )
             )
@@ -222,7 +228,8 @@ class V2Repository:
         def q(tx: Tx) -> float:
             total = 0.0
             for (record,) in tx.execute(
-                "SELECT r.record FROM automations_v2_runs r JOIN automations_v2 a USING (automation_id) "
+                "SELECT r.record FROM automations_v2_runs r "
+                "JOIN automations_v2 a USING (automation_id) "
                 "WHERE a.creator_kind = 'agent' AND a.creator_id = ? AND r.created_at_ms >= ?",
                 (creator_id, since_ms),
             ):

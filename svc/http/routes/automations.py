@@ -1,9 +1,10 @@
-"""Routines and automations: ``/routines``, ``/automations``, ``/automations/v2`` (SPEC §4.4).
+"""Routines (automations v1): ``/routines`` and ``/automations`` (SPEC §4.4).
 
 ``/routines`` and ``/automations`` manage the same routines (automations v1);
 each answers in its own dialect (routine shape or mission shape) and accepts
-both body shapes. ``/automations/v2`` manages multi-agent DAG automations.
-Routes parse, delegate to ``engine.automations`` and format. The actor of a
+both body shapes. ``/automations/v2`` (multi-agent DAG automations) is
+:mod:`.automations_v2`, which shares this module's request helpers.
+Routes parse, delegate to ``engine.automations`` and format. The principal of a
 request comes from ``x-svc-agent-id``, ``x-svc-request-source`` and
 ``x-svc-agent-ancestor-ids`` (SPEC §5.5).
 """
@@ -16,8 +17,8 @@ from typing import TYPE_CHECKING, Any
 
 from quart import Blueprint
 
-from ...automations import Actor
-from ...errors import Forbidden, ValidationFailed
+from ...automations import Principal
+from ...errors import ValidationFailed
 from ...events import Event, EventFilter, json_frame
 from ..request import engine, header, json_body, object_body, query_int, query_str
 from ..sse import event_frames, resume_cursor, sse_response
@@ -41,14 +42,14 @@ V1_STREAM_TYPES = frozenset(
 )
 
 
-def _actor() -> Actor:
-    return engine().automations.actor(
+def principal() -> Principal:
+    return engine().automations.principal(
         header("x-svc-agent-id"), header("x-svc-request-source"), header("x-svc-agent-ancestor-ids")
     )
 
 
 def _both(path: str, **kwargs: Any) -> Callable[[Any], Any]:
-    """Mount a handler at ``/routines<path>`` and ``/automations<path>`` (``dialect`` tells which)."""
+    """Mount a handler at ``/routines<path>`` and ``/automations<path>`` (see ``dialect``)."""
 
     def wrap(fn: Any) -> Any:
         bp.route(
@@ -78,7 +79,7 @@ def _run_wire(run: RoutineRun, dialect: str) -> dict[str, Any]:
     return run.automation_wire() if dialect == "automation" else run.record_wire()
 
 
-def _reason(body: Mapping[str, Any]) -> str | None:
+def reason(body: Mapping[str, Any]) -> str | None:
     reason = body.get("reason")
     if reason is not None and not isinstance(reason, str):
         raise ValidationFailed("`reason` must be a string", field="reason")
@@ -89,7 +90,7 @@ def _reason(body: Mapping[str, Any]) -> str | None:
 @_both("", methods=["GET"])
 async def list_routines(dialect: str) -> Any:
     service = engine().automations.routines
-    wires = [_routine_wire(r, dialect) for r in service.list()]
+    wires = [_routine_wire(r, dialect) for r in service.all_routines()]
     key = "automations" if dialect == "automation" else "routines"
     return {key: wires, "count": len(wires)}
 
@@ -97,7 +98,7 @@ async def list_routines(dialect: str) -> Any:
 @_both("", methods=["POST"])
 async def create_routine(dialect: str) -> Any:
     routine = await engine().automations.routines.create(
-        await object_body(), actor=_actor(), dialect=dialect
+        await object_body(), principal=principal(), dialect=dialect
     )
     key = "automation" if dialect == "automation" else "routine"
     return {key: _routine_wire(routine, dialect)}
@@ -125,7 +126,11 @@ async def run_now(routine_id: str, dialect: str) -> Any:
     body = await object_body()
     run_count = body.get("run_count", body.get("runCount", 1))
     runs = await engine().automations.routines.run_now(
-        routine_id, actor=_actor(), run_count=run_count, reason=_reason(body), dialect=dialect
+        routine_id,
+        principal=principal(),
+        run_count=run_count,
+        reason=reason(body),
+        dialect=dialect,
     )
     first = runs[0]
     if dialect == "automation":
@@ -191,14 +196,18 @@ async def get_run(run_id: str, dialect: str) -> Any:
 @_both("/runs/<run_id>/approve", methods=["POST"])
 async def approve_run(run_id: str, dialect: str) -> Any:
     body = await object_body()
-    run = await engine().automations.routines.approve(run_id, actor=_actor(), reason=_reason(body))
+    run = await engine().automations.routines.approve(
+        run_id, principal=principal(), reason=reason(body)
+    )
     return {"ok": True, "run": _run_wire(run, dialect), **run.context_links()}
 
 
 @_both("/runs/<run_id>/deny", methods=["POST"])
 async def deny_run(run_id: str, dialect: str) -> Any:
     body = await object_body()
-    run = await engine().automations.routines.deny(run_id, actor=_actor(), reason=_reason(body))
+    run = await engine().automations.routines.deny(
+        run_id, principal=principal(), reason=reason(body)
+    )
     return {"ok": True, "run": _run_wire(run, dialect), **run.context_links()}
 
 
@@ -206,7 +215,7 @@ async def deny_run(run_id: str, dialect: str) -> Any:
 async def pause_run(run_id: str, dialect: str) -> Any:
     body = await object_body()
     run, cancelled = await engine().automations.routines.pause(
-        run_id, actor=_actor(), reason=_reason(body)
+        run_id, principal=principal(), reason=reason(body)
     )
     return {
         "ok": True,
@@ -219,7 +228,9 @@ async def pause_run(run_id: str, dialect: str) -> Any:
 @_both("/runs/<run_id>/resume", methods=["POST"])
 async def resume_run(run_id: str, dialect: str) -> Any:
     body = await object_body()
-    run = await engine().automations.routines.resume(run_id, actor=_actor(), reason=_reason(body))
+    run = await engine().automations.routines.resume(
+        run_id, principal=principal(), reason=reason(body)
+    )
     return {"ok": True, "run": _run_wire(run, dialect), **run.context_links()}
 
 
@@ -241,7 +252,9 @@ async def add_run_artifact(run_id: str, dialect: str) -> Any:
 
 
 # ---------------------------------------------------------------------- streams
-def _property_filter(*pairs: tuple[str, tuple[str, ...]]) -> Callable[[Event], bool] | None:
+def property_filter(
+    *pairs: tuple[tuple[str, ...], tuple[str, ...]],
+) -> Callable[[Event], bool] | None:
     wanted = [
         (value, keys)
         for value, keys in ((query_str(*names), keys) for names, keys in pairs)
@@ -256,14 +269,14 @@ def _property_filter(*pairs: tuple[str, tuple[str, ...]]) -> Callable[[Event], b
     return matches
 
 
-def _ready(stream: str) -> list[bytes]:
+def ready_frames(stream: str) -> list[bytes]:
     return [
         json_frame({"status": "ready", "stream": stream, "timestamp_ms": engine().clock.now_ms()})
     ]
 
 
 def _v1_filter(*, types: frozenset[str] | None) -> EventFilter:
-    match = _property_filter(
+    match = property_filter(
         (
             ("automation_id", "automationID", "routine_id", "routineID"),
             ("automationID", "routineID"),
@@ -280,7 +293,7 @@ async def automations_events() -> Any:
         eng.events,
         _v1_filter(types=V1_STREAM_TYPES),
         after_seq=resume_cursor(),
-        preamble=_ready("automations"),
+        preamble=ready_frames("automations"),
     )
     return sse_response(body)
 
@@ -319,187 +332,10 @@ async def routines_events() -> Any:
         eng.events,
         _v1_filter(types=None),
         after_seq=resume_cursor(),
-        preamble=_ready("routines"),
+        preamble=ready_frames("routines"),
         render=_render_routine_event,
     )
     return sse_response(body)
 
 
-@bp.get("/automations/v2/events")
-async def automations_v2_events() -> Any:
-    eng = engine()
-    match = _property_filter(
-        (("automation_id", "automationID"), ("automationID",)), (("run_id", "runID"), ("runID",))
-    )
-    body = event_frames(
-        eng.events,
-        EventFilter(topic="automations/v2", predicate=match),
-        after_seq=resume_cursor(),
-        preamble=_ready("automations_v2"),
-    )
-    return sse_response(body)
-
-
-# ---------------------------------------------------------------------- automations v2
-@bp.post("/automations/v2")
-async def create_v2() -> Any:
-    automation = await engine().automations.v2.create(await object_body(), actor=_actor())
-    return {"automation": automation.to_wire()}
-
-
-@bp.get("/automations/v2")
-async def list_v2() -> Any:
-    status = query_str("status")
-    found = engine().automations.v2.list(status=status)
-    summary = query_str("view") == "summary"
-    wires = [a.summary_wire() if summary else a.to_wire() for a in found]
-    return {"automations": wires, "count": len(wires)}
-
-
-@bp.get("/automations/v2/<automation_id>")
-async def get_v2(automation_id: str) -> Any:
-    return {"automation": engine().automations.v2.require(automation_id).to_wire()}
-
-
-@bp.patch("/automations/v2/<automation_id>")
-async def patch_v2(automation_id: str) -> Any:
-    automation = await engine().automations.v2.patch(
-        automation_id, await object_body(), actor=_actor()
-    )
-    return {"automation": automation.to_wire()}
-
-
-@bp.delete("/automations/v2/<automation_id>")
-async def delete_v2(automation_id: str) -> Any:
-    automation = await engine().automations.v2.delete(automation_id, actor=_actor())
-    return {"ok": True, "automation": automation.to_wire()}
-
-
-@bp.post("/automations/v2/<automation_id>/run_now")
-async def run_v2_now(automation_id: str) -> Any:
-    body = await object_body()
-    dry_run = body.get("dry_run", body.get("dryRun", False))
-    if not isinstance(dry_run, bool):
-        raise ValidationFailed("`dry_run` must be a boolean", field="dry_run")
-    context = body.get("context")
-    if context is not None and not isinstance(context, Mapping):
-        raise ValidationFailed("`context` must be an object", field="context")
-    trigger_reason = body.get("trigger_reason", body.get("reason", ""))
-    if not isinstance(trigger_reason, str):
-        raise ValidationFailed("`trigger_reason` must be a string", field="trigger_reason")
-    run = await engine().automations.v2.create_run(
-        automation_id,
-        trigger_type="manual",
-        trigger_reason=trigger_reason,
-        context=context,
-        dry_run=dry_run,
-    )
-    return {
-        "ok": True,
-        "dry_run": dry_run,
-        "run": run.to_wire(),
-        "contextRunID": run.run_id,
-        "linked_context_run_id": run.run_id,
-    }
-
-
-@bp.get("/automations/v2/<automation_id>/runs")
-async def v2_automation_runs(automation_id: str) -> Any:
-    service = engine().automations.v2
-    service.require(automation_id)
-    limit = query_int("limit", default=50, minimum=1, maximum=500, clamp=True)
-    runs = await service.list_runs(automation_id=automation_id, limit=limit or 50)
-    return {"automationID": automation_id, "runs": [r.to_wire() for r in runs], "count": len(runs)}
-
-
-@bp.get("/automations/v2/runs")
-async def v2_runs() -> Any:
-    limit = query_int("limit", default=50, minimum=1, maximum=200, clamp=True)
-    runs = await engine().automations.v2.list_runs(
-        automation_id=query_str("automation_id", "automationID"), limit=limit or 50
-    )
-    return {"runs": [r.to_wire() for r in runs], "count": len(runs)}
-
-
-@bp.get("/automations/v2/runs/<run_id>")
-async def v2_run(run_id: str) -> Any:
-    return {"run": (await _v2_run(run_id)).to_wire()}
-
-
-async def _v2_run(run_id: str) -> Any:
-    from ...automations import AutomationV2RunNotFound
-
-    run = await engine().automations.get_v2_run(run_id)
-    if run is None:
-        raise AutomationV2RunNotFound(f"run `{run_id}` not found", runID=run_id)
-    return run
-
-
-@bp.post("/automations/v2/runs/<run_id>/cancel")
-async def cancel_v2_run(run_id: str) -> Any:
-    body = await object_body()
-    await _v2_run(run_id)
-    cancelled = await engine().automations.cancel_v2_run(
-        run_id, _reason(body) or "cancelled by operator"
-    )
-    return {"ok": cancelled, "run": (await _v2_run(run_id)).to_wire()}
-
-
-@bp.post("/automations/v2/runs/<run_id>/gate")
-async def decide_v2_gate(run_id: str) -> Any:
-    body = await object_body()
-    decision = body.get("decision")
-    if not isinstance(decision, str):
-        raise ValidationFailed("`decision` must be approve, rework or cancel", field="decision")
-    run = await engine().automations.v2.decide_gate(
-        run_id, decision, reason=_reason(body), actor=_actor()
-    )
-    return {"ok": True, "run": run.to_wire()}
-
-
-# ---------------------------------------------------------------------- agent governance (humans only)
-def _governor() -> Any:
-    if _actor().is_agent:
-        raise Forbidden(
-            "agent governance is decided by humans", code="AUTOMATION_V2_GOVERNANCE_REQUIRES_HUMAN"
-        )
-    return engine().automations.governance
-
-
-@bp.get("/automations/v2/governance/agents/<agent_id>")
-async def agent_governance(agent_id: str) -> Any:
-    return {"agent": await engine().automations.governance.summary(agent_id)}
-
-
-@bp.post("/automations/v2/governance/agents/<agent_id>/<action>")
-async def govern_agent(agent_id: str, action: str) -> Any:
-    governance = _governor()
-    body = await object_body()
-    if action == "pause":
-        await governance.pause(agent_id, _reason(body))
-    elif action == "resume":
-        await governance.resume(agent_id)
-    elif action == "review":
-        await governance.mark_reviewed(agent_id)
-    elif action == "quota-override":
-        until = body.get("until_ms", body.get("expires_at_ms"))
-        if until is not None and (isinstance(until, bool) or not isinstance(until, int)):
-            raise ValidationFailed("`until_ms` must be epoch milliseconds", field="until_ms")
-        await governance.override_quota(agent_id, until)
-    elif action == "capabilities":
-        key = body.get("capability_key")
-        if key not in ("creates_agents", "modifies_grants"):
-            raise ValidationFailed(
-                "`capability_key` must be creates_agents or modifies_grants", field="capability_key"
-            )
-        expires = body.get("expires_at_ms")
-        if expires is not None and (isinstance(expires, bool) or not isinstance(expires, int)):
-            raise ValidationFailed(
-                "`expires_at_ms` must be epoch milliseconds", field="expires_at_ms"
-            )
-        await governance.grant_capability(agent_id, key, expires)
-    else:
-        raise ValidationFailed(
-            "action must be pause, resume, review, quota-override or capabilities", field="action"
-        )
-    return {"ok": True, "agent": await governance.summary(agent_id)}
+__all__ = ["bp", "principal", "property_filter", "ready_frames", "reason", "routine_event_type"]

@@ -1,4 +1,5 @@
-"""Missions: ``POST /mission``, ``GET /mission``, ``GET /mission/{id}``, ``POST /mission/{id}/event``.
+"""Work missions (automations): ``POST /mission``, ``GET /mission``, ``GET /mission/{id}``, ``POST
+/mission/{id}/event``.
 
 The event route runs the mission reducer and answers with the mission, the
 commands it emitted, and always both orchestrator-bridge keys
@@ -18,21 +19,21 @@ bp = Blueprint("missions", __name__)
 
 @bp.post("/mission")
 async def create_mission() -> Any:
-    mission = await engine().automations.missions.create(await object_body())
+    mission = await engine().automations.work_missions.create(await object_body())
     return {"mission": mission.to_wire()}
 
 
 @bp.get("/mission")
 async def list_missions() -> Any:
-    missions = await engine().automations.missions.list()
+    missions = await engine().automations.work_missions.recent()
     return {"missions": [m.to_wire() for m in missions], "count": len(missions)}
 
 
 @bp.get("/mission/<mission_id>")
 async def get_mission(mission_id: str) -> Any:
-    return {"mission": (await engine().automations.missions.get(mission_id)).to_wire()}
+    return {"mission": (await engine().automations.work_missions.get(mission_id)).to_wire()}
 
 
 @bp.post("/mission/<mission_id>/event")
 async def mission_event(mission_id: str) -> Any:
-    return await engine().automations.missions.apply_event(mission_id, await object_body())
+    return await engine().automations.work_missions.apply_event(mission_id, await object_body())

@@ -111,7 +111,8 @@ def replies_by_step(gates: dict[str, trio.Event] | None = None) -> Callable[[Any
 
 
 async def settled(engine: svc.Engine, run_id: str) -> Any:
-    """The automation v2 run once its terminal event (run.completed / run.failed / run.cancelled) is out."""
+    """The automation v2 run once its terminal event (run.completed / run.failed / run.cancelled) is
+    out."""
     with (
         trio.fail_after(30),
         EventStream(

@@ -77,7 +77,8 @@ async def stored_fire_times(engine: svc.Engine, routine_id: str) -> tuple[int | 
     return await engine.store.read(
         lambda conn: next(
             conn.execute(
-                "SELECT next_fire_at_ms, last_fired_at_ms FROM automations_routine_fire_times WHERE routine_id = ?",
+                "SELECT next_fire_at_ms, last_fired_at_ms FROM automations_routine_fire_times "
+                "WHERE routine_id = ?",
                 (routine_id,),
             )
         )

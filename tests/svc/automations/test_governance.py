@@ -1,4 +1,4 @@
-"""Agent governance of automations v2 (SPEC §5.5): the AUTOMATION_V2_AGENT_* and escalation codes."""
+"""Agent governance of automations v2 (SPEC §5.5): AUTOMATION_V2_AGENT_* and escalation codes."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 import trio
 
 import svc
-from svc.automations import Actor, GovernanceDenied, resolve_actor
+from svc.automations import GovernanceDenied, Principal, resolve_principal
 from svc.events import EventFilter, EventStream
 
 from .support import node, replies_by_step, v2_spec
@@ -36,13 +36,13 @@ def spec(name: str = "agent-made", **extra: Any) -> dict[str, Any]:
 
 
 def test_actors_come_from_the_agent_id_and_the_request_source() -> None:
-    assert resolve_actor("a-1", "control_panel") == Actor("agent", "a-1", "control_panel")
-    assert resolve_actor(None, "control_panel").kind == "human"
-    assert resolve_actor(None, None).kind == "human"
-    assert resolve_actor(None, "agent").kind == "agent"
-    assert resolve_actor(None, "tool_call").kind == "agent"
-    assert resolve_actor(None, "api_token").kind == "system"
-    lineage = resolve_actor("child", None, "root, parent")
+    assert resolve_principal("a-1", "control_panel") == Principal("agent", "a-1", "control_panel")
+    assert resolve_principal(None, "control_panel").kind == "human"
+    assert resolve_principal(None, None).kind == "human"
+    assert resolve_principal(None, "agent").kind == "agent"
+    assert resolve_principal(None, "tool_call").kind == "agent"
+    assert resolve_principal(None, "api_token").kind == "system"
+    lineage = resolve_principal("child", None, "root, parent")
     assert lineage.lineage == ("root", "parent") and lineage.depth == 3
 
 

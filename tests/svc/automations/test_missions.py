@@ -10,18 +10,20 @@ import trio
 import yaml
 
 import svc
-from svc.automations.missions import Mission, MissionEvent, WorkItem, reduce
+from svc.automations.work_missions import WorkItem, WorkMission, WorkMissionEvent, reduce
 from tests.fakes.turns import Turn
 from tests.helpers import wait_for_event
 
 
-def mission(*statuses: str, status: str = "running") -> Mission:
+def mission(*statuses: str, status: str = "running") -> WorkMission:
     items = tuple(WorkItem(f"w-{i + 1}", f"item {i + 1}", status=s) for i, s in enumerate(statuses))
-    return Mission("m-1", status, {"mission_id": "m-1", "title": "t", "goal": "g"}, items, 1, 0, 0)
+    return WorkMission(
+        "m-1", status, {"mission_id": "m-1", "title": "t", "goal": "g"}, items, 1, 0, 0
+    )
 
 
-def event(kind: str, **fields: Any) -> MissionEvent:
-    return MissionEvent(kind, "m-1", fields)
+def event(kind: str, **fields: Any) -> WorkMissionEvent:
+    return WorkMissionEvent(kind, "m-1", fields)
 
 
 def test_a_work_item_goes_through_review_and_test_to_done() -> None:
@@ -79,7 +81,7 @@ def test_events_that_change_nothing_keep_the_revision() -> None:
         event("approval_granted", work_item_id="w-1", approval_id="a"),
         event("run_started", work_item_id="w-9", run_id="r"),
         event("mission_started"),
-        MissionEvent("mission_started", "another-mission"),
+        WorkMissionEvent("mission_started", "another-mission"),
     ):
         assert reduce(state, unchanged) == (state, [])
 

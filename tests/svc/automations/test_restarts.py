@@ -1,4 +1,5 @@
-"""What a restart does to runs in flight: v2 runs resume from their completed nodes, routine runs end failed."""
+"""What a restart does to runs in flight: v2 runs resume from their completed nodes, routine runs
+end failed."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Routines and automations v1 over HTTP: bodies, runs as session runs, allowlists, routing, approvals."""
+"""Routines and automations v1 over HTTP: bodies, runs as session runs, allowlists, routing,
+approvals."""
 
 from __future__ import annotations
 

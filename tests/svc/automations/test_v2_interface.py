@@ -94,7 +94,7 @@ async def test_invalid_flows_are_rejected_naming_the_node(
     assert error.status == 400 and error.code == "AUTOMATION_V2_CREATE_FAILED"
     assert error.extra["field"] == field and error.extra["node_id"] == node_id
     assert words in error.message
-    assert engine.automations.v2.list() == []
+    assert engine.automations.v2.all_automations() == []
 
 
 async def test_a_run_executes_the_dag_and_outputs_flow_to_dependants(

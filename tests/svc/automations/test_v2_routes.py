@@ -1,4 +1,5 @@
-"""Automation v2 over HTTP: create, list, patch, delete, run_now, runs, cancel, gates, the SSE stream."""
+"""Automation v2 over HTTP: create, list, patch, delete, run_now, runs, cancel, gates, the SSE
+stream."""
 
 from __future__ import annotations
 

@@ -452,3 +452,24 @@ async def test_an_empty_import_is_a_clear_400(client: httpx.AsyncClient, tmp_pat
     assert response.status_code == 400
     assert response.json()["code"] == "MEMORY_IMPORT_FAILED"
     assert "no importable files found for format=directory" in response.json()["error"]
+
+
+async def test_an_http_import_reports_its_progress_as_events(
+    client: httpx.AsyncClient, engine: svc.Engine, tmp_path: Path
+) -> None:
+    from svc.events import EventFilter
+
+    notes = tmp_path / "many"
+    notes.mkdir()
+    for i in range(150):
+        (notes / f"note-{i:03}.md").write_text(f"# Note {i}\n\nFact number {i}.")
+    response = await client.post("/memory/import", json={"path": str(notes)})
+    assert response.status_code == 200 and response.json()["indexed_files"] == 150
+    await engine.events.flush()
+    events = await engine.events.replay(EventFilter(topic="memory"), limit=1_000)
+    kinds = [e.type for e in events if e.type.startswith("memory.import.")]
+    assert kinds[0] == "memory.import.started" and kinds[-1] == "memory.import.completed"
+    progress = [e.properties for e in events if e.type == "memory.import.progress"]
+    # One event per batch of files, counting up to the total.
+    assert [(p["done"], p["total"]) for p in progress] == [(64, 150), (128, 150), (150, 150)]
+    assert all(p["path"] == str(notes) for p in progress)

@@ -421,7 +421,7 @@ async def test_import_preview_then_import_stages_the_schedule(
     client: httpx.AsyncClient, engine: svc.Engine, fake_model: Any, workspace: Path
 ) -> None:
     bundle = (await start_chat(client, fake_model, workspace))["plan_package_bundle"]
-    count_before = len(engine.automations.v2.list())
+    count_before = len(engine.automations.v2.all_automations())
 
     preview = (
         await client.post(
@@ -469,7 +469,7 @@ async def test_import_preview_then_import_stages_the_schedule(
         session["schedule_state"] == "staged" and session["staged_schedule"]["type"] == "interval"
     )
     assert session["draft"]["current_plan"]["title"] == "Imported digest"
-    assert len(engine.automations.v2.list()) == count_before  # nothing became runnable
+    assert len(engine.automations.v2.all_automations()) == count_before  # nothing became runnable
     again = (
         await client.post("/workflow-plans/import", json={"bundle": bundle, "project_slug": "team"})
     ).json()

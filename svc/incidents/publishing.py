@@ -1,0 +1,399 @@
+"""The publish pipeline (reference §1.15): route, gate, re-check readiness, deliver.
+
+Better than the reference: a publish goes to every destination the winning route
+(or the request) selects, each with its own readiness re-check, receipt, audit row
+and outcome. A destination that fails the re-check gets the audit event
+``destination_not_ready`` and no receipt; the others still deliver.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from .destinations import Delivery, DeliveryContext, adapter_for
+from .errors import IncidentError, bad_request, conflict, not_found
+from .fingerprints import evidence_digest, idempotency_key
+from .readiness import destination_readiness
+from .records import Draft, Incident, Post
+from .routing import RouteMatch, build_context, match_routes
+
+if TYPE_CHECKING:
+    from .service import IncidentService
+
+MODES = ("auto", "recovery", "manual", "recheck")
+
+
+def _publish_failed(message: str, draft: Draft | None, **extra: Any) -> IncidentError:
+    return bad_request(
+        "DRAFT_PUBLISH_FAILED",
+        message,
+        detail=message,
+        draft_id=draft.draft_id if draft else None,
+        draft=draft.to_wire() if draft else None,
+        **extra,
+    )
+
+
+class Publisher:
+    def __init__(self, service: IncidentService) -> None:
+        self.service = service
+
+    async def publish(
+        self, draft_id: str, requested: Sequence[str] = (), *, mode: str = "manual"
+    ) -> dict[str, Any]:
+        async with self.service.serial.turn(draft_id):
+            return await self._publish(draft_id, requested, mode)
+
+    async def _publish(self, draft_id: str, requested: Sequence[str], mode: str) -> dict[str, Any]:
+        service = self.service
+        config = service.config
+        draft = await service.drafts.draft(draft_id)
+        if draft is None:
+            raise not_found("DRAFT_NOT_FOUND", f"draft `{draft_id}` not found", draft_id=draft_id)
+        if draft.status == "denied":
+            raise conflict("DRAFT_DENIED", "a denied draft cannot be published", draft_id=draft_id)
+        incident = await service.drafts.incident_of_draft(draft_id)
+        layers = [draft.doc, *([incident.doc] if incident else [])]
+        context = build_context(config, layers, trusted=True)
+        match = match_routes(config, context, requested)[0]
+        base = _audit_base(draft, incident, match, requested, mode)
+        await service.ledger.record(
+            "incident_monitor.publish.attempted",
+            base,
+            domain="incident_monitor",
+            subject=draft_id,
+        )
+        problems = self._plan_problems(match, context.allowed_destination_ids)
+        if not config.enabled:
+            problems.append("Incident Monitor is disabled")
+        elif config.paused and mode in ("auto", "recovery"):
+            problems.append("Incident Monitor is paused")
+        if problems:
+            await self._failed(base, "validation_failed", problems)
+            raise _publish_failed("; ".join(problems), draft)
+        if mode != "recheck" and (
+            draft.status == "approval_required"
+            or (match.approval_required and not draft.get("approval_granted_at_ms"))
+        ):
+            draft = draft.evolve(
+                status="approval_required",
+                github_status="approval_required",
+                updated_at_ms=service.now_ms(),
+            )
+            await service.drafts.save_draft(draft)
+            return {
+                "ok": True,
+                "draft": draft.to_wire(),
+                "action": "approval_required",
+                "outcomes": [],
+                "posts": [],
+                "post": None,
+            }
+        digest = evidence_digest(
+            draft.repo, draft.fingerprint, draft.text("title"), draft.text("detail")
+        )
+        outcomes: list[dict[str, Any]] = []
+        posts: list[dict[str, Any]] = []
+        for destination_id in match.destination_ids:
+            outcome, post = await self._deliver_one(
+                draft, incident, match, destination_id, digest, mode, base
+            )
+            outcomes.append(outcome)
+            if post is not None:
+                posts.append(post.to_wire())
+        delivered = [o for o in outcomes if o["ok"]]
+        now = service.now_ms()
+        last = (delivered or outcomes)[-1]
+        changes: dict[str, Any] = {
+            "evidence_digest": digest,
+            "updated_at_ms": now,
+            "github_status": last["draft_status"],
+        }
+        if mode != "recheck":
+            changes["status"] = last["draft_status"]
+        if delivered:
+            changes.update(github_posted_at_ms=now, last_post_error=None)
+            url = next((o.get("external_url") for o in delivered if o.get("external_url")), None)
+            if url:
+                changes["github_issue_url"] = url
+        else:
+            changes["last_post_error"] = "; ".join(o.get("error") or "" for o in outcomes)[:500]
+        draft = draft.evolve(**changes)
+        ended = (
+            incident.evolve(status=last["action"], updated_at_ms=now)
+            if incident is not None and mode != "recheck"
+            else None
+        )
+        await service.drafts.save_outcome(draft, ended)
+        if not delivered:
+            raise _publish_failed(
+                "no destination accepted the delivery: "
+                + "; ".join(f"{o['destination_id']}: {o.get('error')}" for o in outcomes),
+                draft,
+                outcomes=outcomes,
+                posts=posts,
+            )
+        first = posts[0] if posts else None
+        return {
+            "ok": True,
+            "draft": draft.to_wire(),
+            "action": delivered[0]["action"] if len(delivered) == 1 else "multi_destination",
+            "outcomes": outcomes,
+            "posts": posts,
+            "post": first,
+            "post_id": first["post_id"] if first else None,
+            "issue_number": delivered[0].get("issue_number"),
+            "issue_url": delivered[0].get("external_url"),
+            "comment_id": delivered[0].get("comment_id"),
+            "comment_url": delivered[0].get("comment_url"),
+        }
+
+    def _plan_problems(self, match: RouteMatch, allowed: Sequence[str]) -> list[str]:
+        config = self.service.config
+        if not match.destination_ids:
+            return ["Incident Monitor destination router found no destination"]
+        problems = []
+        for destination_id in match.destination_ids:
+            if config.destination(destination_id) is None:
+                problems.append(f"Destination `{destination_id}` is not configured")
+            elif allowed and destination_id not in allowed:
+                problems.append(f"Destination `{destination_id}` is not allowed by source binding")
+        return problems
+
+    async def _failed(self, base: dict[str, Any], action: str, reasons: list[str]) -> None:
+        await self.service.ledger.record(
+            "incident_monitor.publish.failed",
+            {**base, "action": action, "blocked": True, "blocked_reasons": reasons},
+            domain="incident_monitor",
+            subject=base.get("draft_id"),
+        )
+
+    async def _deliver_one(
+        self,
+        draft: Draft,
+        incident: Incident | None,
+        match: RouteMatch,
+        destination_id: str,
+        digest: str,
+        mode: str,
+        base: dict[str, Any],
+    ) -> tuple[dict[str, Any], Post | None]:
+        service = self.service
+        config = service.config
+        destination = config.destination(destination_id)
+        assert destination is not None  # checked by _plan_problems
+        outcome: dict[str, Any] = {"destination_id": destination_id, "kind": destination.kind}
+        readiness = destination_readiness(
+            config,
+            destination,
+            servers=service.server_view,
+            environ=service.engine.settings.environ,
+        )
+        blocks = mode in ("auto", "manual") or (
+            mode == "recovery" and config.safety_defaults.block_unready_destinations
+        )
+        if not readiness.ready and blocks:
+            reasons = list(readiness.missing)
+            payload = {**base, "destination_id": destination_id, "kind": destination.kind}
+            await self._failed(payload, "destination_not_ready", reasons)
+            # The spec's audit event of its own name, beside the publish.failed row.
+            await service.ledger.record(
+                "destination_not_ready",
+                {**payload, "missing": reasons},
+                domain="incident_monitor",
+                subject=draft.draft_id,
+            )
+            outcome.update(
+                ok=False,
+                action="destination_not_ready",
+                draft_status="publish_blocked",
+                error=f"destination `{destination_id}` is not publish-ready: " + ", ".join(reasons),
+            )
+            return outcome, None
+        adapter = adapter_for(destination.kind)
+        target = adapter.target_ref(config, destination)
+        key = idempotency_key(
+            destination_id, adapter.kind_tag, target, draft.fingerprint, adapter.operation, digest
+        )
+        earlier = await service.posts.with_key(key)
+        if any(p.status == "posted" for p in earlier):
+            done = next(p for p in earlier if p.status == "posted")
+            outcome.update(
+                ok=True,
+                action="skip_duplicate",
+                draft_status=draft.get("github_status") or draft.status,
+                post_id=done.post_id,
+                external_url=done.get("external_url"),
+            )
+            return outcome, None
+        if mode == "recheck":
+            outcome.update(ok=True, action="no_match", draft_status=draft.status)
+            return outcome, None
+        # A retry after a failed delivery reuses its delivery id (and the same key).
+        delivery_id = (
+            next(
+                (p.text("external_id") for p in reversed(earlier) if p.text("external_id")),
+                None,
+            )
+            or f"svcwh_{uuid.uuid4().hex}"
+        )
+        recurrence = 1
+        if destination.kind == "internal_memory":
+            # only the memory summary reports how often the pattern was stored before
+            recurrence += sum(
+                1
+                for p in await service.posts.page(limit=200, destination_id=destination_id)
+                if p.get("fingerprint") == draft.fingerprint and p.status == "posted"
+            )
+        ctx = DeliveryContext(
+            service=service,
+            config=config,
+            destination=destination,
+            draft=draft,
+            incident=incident,
+            match=match,
+            evidence_digest=digest,
+            idempotency_key=key,
+            delivery_id=delivery_id,
+            target_ref=target,
+            recurrence_count=recurrence,
+        )
+        try:
+            delivery = await adapter.deliver(ctx)
+        except Exception as exc:  # an adapter bug must not lose the receipt of the attempt
+            delivery = Delivery(
+                ok=False,
+                action=adapter.operation,
+                draft_status=f"{destination.kind}_failed",
+                receipt={"provider": destination.kind, "status": "failed"},
+                error=f"{type(exc).__name__}: {exc}"[:500],
+            )
+        post = self._post(
+            draft, incident, match, destination, adapter.operation, key, digest, target, delivery
+        )
+        action = "publish.completed" if delivery.ok else "publish.failed"
+        audit_payload = {
+            **base,
+            "destination_id": destination_id,
+            "kind": destination.kind,
+            "post_id": post.post_id,
+            "status": post.status,
+            "action": delivery.action if delivery.ok else "adapter_failed",
+            "detail": delivery.error,
+        }
+        entry = service.ledger.entry(
+            f"incident_monitor.{action}",
+            audit_payload,
+            domain="incident_monitor",
+            subject=draft.draft_id,
+        )
+        stored = await service.posts.save(post, audit=entry)
+        if stored is not None:
+            service.ledger.announce(stored)
+        if delivery.ok:
+            service.publish_event(
+                _delivered_event(destination.kind),
+                {
+                    "draft_id": draft.draft_id,
+                    "destination_id": destination_id,
+                    "post_id": post.post_id,
+                    "action": delivery.action,
+                },
+            )
+        outcome.update(
+            ok=delivery.ok,
+            action=delivery.action,
+            draft_status=delivery.draft_status,
+            post_id=post.post_id,
+            error=delivery.error,
+            external_url=delivery.external_url,
+            issue_number=delivery.issue_number,
+            comment_id=delivery.comment_id,
+            comment_url=delivery.comment_url,
+            status_code=delivery.receipt.get("status_code"),
+        )
+        return outcome, post
+
+    def _post(
+        self,
+        draft: Draft,
+        incident: Incident | None,
+        match: RouteMatch,
+        destination: Any,
+        operation: str,
+        key: str,
+        digest: str,
+        target: str,
+        delivery: Delivery,
+    ) -> Post:
+        now = self.service.now_ms()
+        doc: dict[str, Any] = {
+            "post_id": f"failure-post-{uuid.uuid4().hex}",
+            "draft_id": draft.draft_id,
+            "incident_id": incident.incident_id if incident else None,
+            "fingerprint": draft.fingerprint,
+            "repo": draft.repo,
+            "operation": operation,
+            "status": "posted" if delivery.ok else "failed",
+            "destination_id": destination.destination_id,
+            "destination_kind": destination.kind,
+            "route_id": match.route_id,
+            "route_match_reason": match.reason,
+            "external_id": delivery.external_id,
+            "external_url": delivery.external_url,
+            "external_title": delivery.external_title,
+            "issue_number": delivery.issue_number,
+            "comment_id": delivery.comment_id,
+            "comment_url": delivery.comment_url,
+            "target_ref": target,
+            "receipt": dict(delivery.receipt),
+            "attempt_count": delivery.receipt.get("attempt_count", 1),
+            "status_code": delivery.receipt.get("status_code"),
+            "delivery_id": delivery.receipt.get("delivery_id"),
+            "evidence_digest": digest,
+            "confidence": draft.get("confidence"),
+            "risk_level": draft.get("risk_level"),
+            "expected_destination": draft.get("expected_destination"),
+            "evidence_refs": list(draft.get("evidence_refs", []))[:20],
+            "idempotency_key": key,
+            "response_excerpt": delivery.response_excerpt,
+            "error": delivery.error,
+            "tenant_id": draft.get("tenant_id"),
+            "workspace_id": draft.get("workspace_id"),
+            "created_at_ms": now,
+            "updated_at_ms": now,
+        }
+        return Post({k: v for k, v in doc.items() if v is not None or k == "route_id"})
+
+
+def _delivered_event(kind: str) -> str:
+    return {
+        "webhook": "incident_monitor.webhook.posted",
+        "telemetry": "incident_monitor.telemetry.recorded",
+        "internal_memory": "incident_monitor.internal_memory.stored",
+    }.get(kind, f"incident_monitor.{kind}.published")
+
+
+def _audit_base(
+    draft: Draft, incident: Incident | None, match: RouteMatch, requested: Sequence[str], mode: str
+) -> dict[str, Any]:
+    return {
+        "draft_id": draft.draft_id,
+        "incident_id": incident.incident_id if incident else None,
+        "mode": mode,
+        "requested_destination_ids": list(requested),
+        "selected_destination_ids": list(match.destination_ids),
+        "route_ids": [match.route_id] if match.route_id else [],
+        "route_match_reason": match.reason,
+        "approval_required": match.approval_required,
+        "fingerprint": draft.fingerprint,
+        "repo": draft.repo,
+        "status": draft.status,
+        "risk_level": draft.get("risk_level"),
+        "confidence": draft.get("confidence"),
+        "project_id": draft.get("project_id"),
+        "log_source_id": draft.get("log_source_id"),
+        "tenant_id": draft.get("tenant_id"),
+    }

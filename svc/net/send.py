@@ -1,0 +1,150 @@
+"""Sending a guarded request: connect only to checked addresses, re-check every redirect.
+
+The request goes to the checked IP itself (the URL's host replaced by it), while the
+``Host`` header and TLS (SNI and certificate verification, through httpcore's
+``sni_hostname`` extension) keep the original name. No second DNS lookup happens
+between the check and the connection, so an answer that changes in between (DNS
+rebinding) cannot move the request to another address. httpx never follows a
+redirect: each hop is checked here like the first URL, up to ``max_redirects``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+import httpx
+
+from .guard import CheckedUrl, Resolver, UrlPolicy, UrlRefused, check_url
+
+REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
+# Headers that must not follow a redirect to another origin.
+CREDENTIAL_HEADERS = ("authorization", "cookie", "proxy-authorization")
+
+
+@asynccontextmanager
+async def guarded_stream(
+    client: httpx.AsyncClient,
+    method: str,
+    url: str,
+    policy: UrlPolicy,
+    *,
+    resolver: Resolver | None = None,
+    **kwargs: Any,
+) -> AsyncIterator[httpx.Response]:
+    """Send ``method url`` under ``policy``; yield the final response, body not yet read.
+
+    ``kwargs`` are those of ``client.build_request`` (headers, content, json, timeout,
+    ...). Raises :class:`UrlRefused` when any hop is refused (nothing is sent to a
+    refused URL) and httpx errors for network failures. The response's ``url`` is the
+    logical URL of the last hop, not the IP connected to. The response is closed
+    when the block exits, also on cancellation.
+    """
+    current, current_method = url, method
+    hops = 0
+    while True:
+        checked = await check_url(current, policy, resolver=resolver)
+        response = await _send_pinned(client, current_method, checked, kwargs)
+        location = response.headers.get("location")
+        if response.status_code not in REDIRECT_STATUSES or not location:
+            break
+        await response.aclose()
+        if hops >= policy.max_redirects:
+            raise UrlRefused(
+                f"{_shown(url)} redirected more than {policy.max_redirects} time(s)",
+                reason="redirect",
+            )
+        hops += 1
+        try:
+            target = str(httpx.URL(current).join(location))
+        except (httpx.InvalidURL, ValueError):
+            raise UrlRefused(
+                f"{_shown(url)} redirected to an invalid URL", reason="invalid_url"
+            ) from None
+        kwargs = _redirect_kwargs(kwargs, response.status_code, current_method, current, target)
+        if response.status_code == 303 or (
+            response.status_code in (301, 302) and current_method == "POST"
+        ):
+            current_method = "GET"
+        current = target
+    try:
+        yield response
+    finally:
+        await response.aclose()
+
+
+async def guarded_request(
+    client: httpx.AsyncClient,
+    method: str,
+    url: str,
+    policy: UrlPolicy,
+    *,
+    resolver: Resolver | None = None,
+    **kwargs: Any,
+) -> httpx.Response:
+    """:func:`guarded_stream` with the body read (for small bodies)."""
+    async with guarded_stream(client, method, url, policy, resolver=resolver, **kwargs) as reply:
+        await reply.aread()
+        return reply
+
+
+async def _send_pinned(
+    client: httpx.AsyncClient, method: str, checked: CheckedUrl, kwargs: dict[str, Any]
+) -> httpx.Response:
+    addresses = checked.addresses
+    if not addresses:
+        # A policy that does not resolve is for clients that connect themselves.
+        raise UrlRefused(
+            "this URL policy does not resolve names, so it cannot pin a connection",
+            reason="unresolvable",
+        )
+    last_error: httpx.ConnectError | None = None
+    for address in addresses:
+        request = client.build_request(method, checked.url, **kwargs)
+        # build_request set Host from the original URL; only the connection target moves.
+        request.url = request.url.copy_with(host=address)
+        request.extensions = {**request.extensions, "sni_hostname": _sni(checked)}
+        try:
+            response = await client.send(request, stream=True, follow_redirects=False)
+        except httpx.ConnectError as exc:
+            last_error = exc  # try the next checked address, as a resolver's caller would
+            continue
+        # Callers see the URL they asked for, not the address connected to.
+        response.request = httpx.Request(method, checked.url)
+        return response
+    assert last_error is not None
+    raise last_error
+
+
+def _sni(checked: CheckedUrl) -> str:
+    return httpx.URL(checked.url).raw_host.decode("ascii")
+
+
+def _redirect_kwargs(
+    kwargs: dict[str, Any], status: int, method: str, source: str, target: str
+) -> dict[str, Any]:
+    result = dict(kwargs)
+    if status == 303 or (status in (301, 302) and method == "POST"):
+        for key in ("content", "data", "files", "json"):
+            result.pop(key, None)
+    if httpx.URL(source).netloc != httpx.URL(target).netloc or (
+        httpx.URL(source).scheme != httpx.URL(target).scheme
+    ):
+        headers = httpx.Headers(result.get("headers"))
+        for name in CREDENTIAL_HEADERS:
+            headers.pop(name, None)
+        result["headers"] = headers
+    return result
+
+
+def _shown(url: str) -> str:
+    """The URL for a message: never its credentials."""
+    try:
+        parsed = httpx.URL(url)
+    except (httpx.InvalidURL, TypeError, ValueError):
+        return "the URL"
+    return str(parsed.copy_with(username=None, password=None)) if parsed.userinfo else url
+
+
+__all__ = ["guarded_request", "guarded_stream"]

@@ -1,0 +1,152 @@
+"""Incident monitor benchmark (a plain script, not collected by pytest).
+
+    .venv/bin/python tests/benchmarks/bench_incidents.py [--reports 1000] [--distinct 100]
+
+Intake: a real engine (SQLite state, HTTP on loopback) takes ``--reports`` admin reports
+(``POST /incident-monitor/report``) of ``--distinct`` failures, one request at a time;
+then it must hold exactly ``--distinct`` drafts whose occurrence counts add up to the
+reports sent. Baseline in the same run: as many bare ``POST /memory/put`` requests.
+Target: intake per report <= 2x a memory put.
+
+Webhook: ``--deliveries`` publishes to a webhook receiver on loopback (the two
+development opt-ins on) against plain ``httpx`` POSTs of the same payload bytes to the
+same receiver. Each publish is a new draft (a repeat would be skipped as a duplicate),
+so the figure is the delivery overhead: sign, guard, post, receipt and audit rows. Both
+sides run in the engine's process (``engine.incidents.publisher.publish``, no HTTP in
+front), medians of the per-delivery times.
+Target: <= 1.5x the plain POST. (Draft creation is measured separately and excluded.)
+"""
+
+from __future__ import annotations
+
+import argparse
+import pathlib
+import statistics
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2]))
+
+import httpx
+import trio
+
+import svc
+from tests.fakes.webhook_receiver import open_webhook_receiver
+
+SECRET = "bench-secret-0123456789"
+
+
+async def intake(client: httpx.AsyncClient, reports: int, distinct: int) -> tuple[float, float]:
+    start = time.perf_counter()
+    for i in range(reports):
+        report = {
+            "title": f"Failure {i % distinct}",
+            "detail": f"job {i % distinct} exited 1",
+            "source": "bench",
+            "event": "job.failed",
+        }
+        response = await client.post("/incident-monitor/report", json={"report": report})
+        assert response.status_code == 200, response.text
+    per_report = (time.perf_counter() - start) / reports
+    start = time.perf_counter()
+    for i in range(reports):
+        response = await client.post("/memory/put", json={"content": f"note {i}", "tier": "global"})
+        assert response.status_code == 200, response.text
+    per_put = (time.perf_counter() - start) / reports
+    drafts = (await client.get("/incident-monitor/drafts?limit=200")).json()["drafts"]
+    assert len(drafts) == distinct, len(drafts)
+    assert sum(d["occurrence_count"] for d in drafts) == reports
+    assert all(d["occurrence_count"] == reports // distinct for d in drafts)
+    return per_report, per_put
+
+
+async def webhook(
+    engine: svc.Engine, client: httpx.AsyncClient, deliveries: int
+) -> tuple[float, float]:
+    async with open_webhook_receiver(SECRET) as receiver:
+        await client.patch(
+            "/config/incident-monitor",
+            json={
+                "incident_monitor": {
+                    "enabled": True,
+                    "repo": "acme/bench",
+                    "default_destination_ids": ["hook"],
+                    "destinations": [
+                        {
+                            "destination_id": "hook",
+                            "name": "Hook",
+                            "kind": "webhook",
+                            "webhook_url": receiver.url,
+                            "webhook_secret_ref": "env:BENCH_HOOK_SECRET",
+                            "config": {"allow_private_networks": True, "allow_insecure_http": True},
+                        }
+                    ],
+                }
+            },
+        )
+        ids = []
+        for i in range(deliveries):
+            report = {"title": f"Hook failure {i}", "source": "bench", "event": "job.failed"}
+            ids.append(
+                (await client.post("/incident-monitor/report", json={"report": report})).json()[
+                    "draft"
+                ]["draft_id"]
+            )
+        timings: list[float] = []
+        for draft_id in ids:
+            start = time.perf_counter()
+            result = await engine.incidents.publisher.publish(draft_id)
+            timings.append(time.perf_counter() - start)
+            assert result["action"] == "post_webhook", result
+        assert all(d.verified for d in receiver.deliveries)
+        body = receiver.deliveries[-1].body
+        plain: list[float] = []
+        async with httpx.AsyncClient() as direct:
+            for _ in range(deliveries):
+                start = time.perf_counter()
+                await direct.post(
+                    receiver.url, content=body, headers={"content-type": "application/json"}
+                )
+                plain.append(time.perf_counter() - start)
+        return statistics.median(timings), statistics.median(plain)
+
+
+async def main(args: argparse.Namespace) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        root = pathlib.Path(tmp)
+        settings = svc.Settings.load(
+            {
+                "state_dir": root / "state",
+                "workspace": root,
+                "port": 0,
+                "global_config": root / "none.json",
+            },
+            environ={"BENCH_HOOK_SECRET": SECRET, "HOME": str(root)},
+        )
+        async with (
+            svc.open_engine(settings, serve_http=True) as engine,
+            httpx.AsyncClient(base_url=engine.url or "", timeout=30) as client,
+        ):
+            await client.patch(
+                "/config/incident-monitor",
+                json={"incident_monitor": {"enabled": True, "repo": "acme/bench"}},
+            )
+            per_report, per_put = await intake(client, args.reports, args.distinct)
+            print(
+                f"intake: {per_report * 1000:.3f} ms/report, memory put "
+                f"{per_put * 1000:.3f} ms -> {per_report / per_put:.2f}x (target <= 2x)"
+            )
+            hook, plain = await webhook(engine, client, args.deliveries)
+            print(
+                f"webhook delivery: {hook * 1000:.3f} ms, plain httpx POST "
+                f"{plain * 1000:.3f} ms -> {hook / plain:.2f}x (target <= 1.5x)"
+            )
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--reports", type=int, default=1000)
+    parser.add_argument("--distinct", type=int, default=100)
+    parser.add_argument("--deliveries", type=int, default=200)
+    trio.run(main, parser.parse_args())
