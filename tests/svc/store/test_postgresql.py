@@ -73,8 +73,6 @@ async def test_stores_opened_together_on_a_fresh_database_migrate_it_once(
 # Migrations PostgreSQL has alone, each for a reason: tables of what only a
 # shared database has (replicas and their leases).
 POSTGRESQL_ONLY = {(20, "cluster")}
-# Twins not merged yet: SQLite's 015 lands with branch automations-core (remove then).
-AWAITING_SQLITE_TWIN = {(15, "automations_creation_order")}
 
 
 def test_each_sqlite_migration_has_a_postgresql_twin() -> None:
@@ -83,8 +81,7 @@ def test_each_sqlite_migration_has_a_postgresql_twin() -> None:
     pg = {(v, n) for v, n, _ in available_migrations()}
     sqlite = {(v, n) for v, n, _ in sqlite_migrations()}
     assert sqlite <= pg
-    assert pg >= POSTGRESQL_ONLY
-    assert pg - sqlite - POSTGRESQL_ONLY <= AWAITING_SQLITE_TWIN
+    assert pg - sqlite == POSTGRESQL_ONLY
 
 
 async def test_an_identity_key_follows_explicit_values(pg_url: str, tmp_path: Path) -> None:
