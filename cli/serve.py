@@ -28,6 +28,18 @@ if TYPE_CHECKING:
     "--state-dir", type=click.Path(path_type=Path), default=None, help="Where state lives."
 )
 @click.option(
+    "--store",
+    "store_url",
+    default=None,
+    help="Where state lives: postgresql://user:password@host/db for replicas sharing a "
+    "database (or SVC_STORE_URL; default SQLite in the state dir).",
+)
+@click.option(
+    "--replica-url",
+    default=None,
+    help="This replica's URL as the other replicas reach it (or SVC_REPLICA_URL).",
+)
+@click.option(
     "--in-process",
     is_flag=True,
     default=False,
@@ -53,6 +65,8 @@ async def serve(
     host: str | None,
     port: int | None,
     state_dir: Path | None,
+    store_url: str | None,
+    replica_url: str | None,
     in_process: bool,
     provider: str | None,
     model: str | None,
@@ -79,6 +93,8 @@ async def serve(
         host=host,
         port=port,
         state_dir=state_dir,
+        store_url=store_url,
+        replica_url=replica_url,
         provider=provider,
         model=model,
         api_key=api_key,

@@ -43,6 +43,7 @@ from supervisors import (
 
 from ._version import __version__
 from .clock import Clock, SystemClock
+from .cluster import Cluster, open_cluster
 from .component import Component, default_components
 from .entities import Entities
 from .errors import ConfigError
@@ -95,6 +96,8 @@ class Engine:
     actors: ActorSystem
     kv: KeyValueRepository
     started_at_ms: int
+    cluster: Cluster = attrs.field(default=None)
+    """This replica among those sharing the store (svc/cluster); alone on SQLite."""
     ready: bool = False
     url: str | None = None
     """Base URL of the HTTP API when it is served (the real port when bound to 0)."""
@@ -224,7 +227,11 @@ class Engine:
             ),
             self.actors,
         )
-        await self.sessions.recover()
+        if not self.cluster.shared:
+            # Replicas sharing a store: another replica may be running those runs.
+            # Each session settles its own orphans when its actor is activated here,
+            # which the lease allows only once their owner is gone (svc/cluster).
+            await self.sessions.recover()
         for component in self.components:
             await component.setup(self)
 
@@ -389,6 +396,7 @@ async def open_engine(
         # store_url: None (SQLite in the state dir) until Settings declares it.
         open_store(getattr(settings, "store_url", None), state_dir=state_dir) as store,
         open_event_log(store, clock) as events,
+        open_cluster(store, clock, settings) as cluster,
         open_actor_system() as system,
         outbound_client() as http,
     ):
@@ -401,6 +409,7 @@ async def open_engine(
             actors=system,
             kv=KeyValueRepository(store),
             started_at_ms=clock.now_ms(),
+            cluster=cluster,
             http=http,
             components=components if components is not None else default_components(),
         )
@@ -442,6 +451,8 @@ async def open_engine(
                     engine.automations.scheduler.on_tick = engine.metrics.observe_scheduler_tick
                 if engine.mcp is not None:
                     engine.mcp.on_call = engine.metrics.observe_mcp_call
+            # Replicas on one store: leases checked on every entity ask (svc/cluster).
+            cluster.attach(engine.entities, engine.actors, url=settings.replica_url or engine.url)
             engine.ready = True
             for component in engine.components:
                 await component.started(engine)

@@ -24,7 +24,7 @@ spawning waits for its successor.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Any, Generic, TypeVar, cast
+from typing import Any, Generic, Protocol, TypeVar, cast
 
 import attrs
 import trio
@@ -60,6 +60,12 @@ class EntityKind:
     timeout: float = DEFAULT_ASK_TIMEOUT
 
 
+class Ownership(Protocol):
+    """Who may run an entity's actor (svc/cluster's SharedCluster)."""
+
+    async def check_owner(self, prefix: str, entity_id: str) -> None: ...
+
+
 class Entities:
     """Entity actors by prefix and id (see the module docstring)."""
 
@@ -71,6 +77,8 @@ class Entities:
         self._restarted = trio.Event()
         self.starts: dict[str, int] = {}
         """How many times each entity supervisor has been started (1 = never restarted)."""
+        self.ownership: Ownership | None = None
+        """Replicas sharing a store (svc/cluster): the lease check before an ask."""
 
     # ------------------------------------------------------------ supervisors
     def supervisor_started(self, key: str, supervisor: DynamicSupervisor) -> None:
@@ -137,6 +145,11 @@ class Entities:
         """Send ``message`` and return the reply (see the module docstring for errors)."""
         kind = self._kinds[prefix]
         limit = kind.timeout if timeout is None else timeout
+        if self.ownership is not None:
+            # Replicas on one database (svc/cluster): the actor may run here only
+            # while this replica holds its lease; else OwnedElsewhere names the
+            # owner and the HTTP layer forwards the request there.
+            await self.ownership.check_owner(prefix, entity_id)
         for attempt in range(_ASK_ATTEMPTS):
             ref = await self.ref(prefix, entity_id)
             try:

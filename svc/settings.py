@@ -184,6 +184,17 @@ class Settings(BaseSettings):
     """Project config file; default ``<workspace>/.svc/config.json``."""
     managed_config: Path | None = _env("MANAGED_CONFIG", default=None)
     global_config: Path | None = _env("GLOBAL_CONFIG", default=None)
+    store_url: str | None = _env("STORE_URL", default=None)
+    """Where state lives: None for SQLite in the state dir; ``postgresql://...`` for a
+    database several replicas share (docs/operations.md)."""
+
+    # --- replicas sharing a PostgreSQL store (svc/cluster)
+    replica_url: str | None = _env("REPLICA_URL", default=None)
+    """This replica's internal URL, as the other replicas reach it (forwarded requests);
+    default: the URL it serves on."""
+    cluster_lease_ms: int = _env("CLUSTER_LEASE_MS", default=10_000, ge=500, le=600_000)
+    """How long a replica's leases (and its place among the live replicas) outlast its
+    last renewal: a replica that dies loses its entities after at most this long."""
 
     # --- HTTP
     host: str = _env("ENGINE_HOST", default="127.0.0.1")

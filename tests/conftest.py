@@ -18,7 +18,24 @@ import pytest
 
 import svc
 from svc import Settings
+from svc.store import Store, open_store
 from tests.pg import pg_cluster, pg_empty_url, pg_url  # noqa: F401  (PostgreSQL fixtures)
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """A URL naming a fresh, migrated store of each backend: a test using it (or
+    ``store_backend``) runs on SQLite and on PostgreSQL in the normal suite."""
+    if request.param == "sqlite":
+        return f"sqlite://{tmp_path / 'svc.db'}"
+    return str(request.getfixturevalue("pg_url"))
+
+
+@pytest.fixture
+async def store_backend(store_url: str, tmp_path: Path) -> AsyncIterator[Store]:
+    """A store of each backend (see ``store_url``), for repository-level tests."""
+    async with open_store(store_url, state_dir=tmp_path) as store:
+        yield store
 
 
 @pytest.fixture

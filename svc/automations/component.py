@@ -55,7 +55,11 @@ class AutomationsComponent(Component):
             children.append(
                 ChildSpec(
                     id="automations-scheduler",
-                    start=service.scheduler.run,
+                    # Replicas on one store: only the replica holding the
+                    # scheduler's lock fires (svc/cluster); alone, it always does.
+                    start=engine.cluster.gate(
+                        service.scheduler.run, on_lead=service.refresh_schedules
+                    ),
                     restart=Restart.PERMANENT,
                 )
             )

@@ -82,6 +82,20 @@ class AutomationService:
         # and fire times land now, before the scheduler first loads its heap.
         await self.journal.recover()
 
+    async def refresh_schedules(self) -> None:
+        """Replicas on one store (svc/cluster): this replica has just become the
+        scheduler's leader. Fires the previous leader journaled become runs, then
+        schedules and fire times are read back as that leader left them, so no
+        slot it fired is fired again. Alone on its store, there is nothing to read."""
+        if not self.engine.cluster.shared:
+            return
+        await self.journal.recover()
+        for routine, next_fire, last_fired in await self.routines.repo.all():
+            self.routines._routines[routine.routine_id] = routine
+            self.routines._set_fire(routine.routine_id, next_fire, last_fired)
+        for automation in await self.v2.repo.all():
+            self.v2._automations[automation.automation_id] = automation
+
     def start(self) -> None:
         """Once the engine is ready: queued runs (left by a previous process) start."""
         self.routines.start_pending()

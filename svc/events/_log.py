@@ -261,7 +261,14 @@ async def open_event_log(db: Store, clock: Clock) -> AsyncIterator[EventLog]:
 
     On exit the log stops accepting events, commits everything already queued
     (so in-flight events of a shutdown are not lost) and ends every live stream.
+    On PostgreSQL it is the log several replicas share (:mod:`._shared_log`).
     """
+    if db.kind == "postgresql":
+        from ._shared_log import open_shared_event_log  # PostgreSQL only: not at start-up
+
+        async with open_shared_event_log(db, clock) as shared:
+            yield shared
+        return
     repository = EventRepository(db)
     event_log = EventLog(repository, clock, last_seq=await repository.max_seq())
     async with trio.open_nursery() as nursery:

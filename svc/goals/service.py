@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from actors import ActorDead, ActorError, ActorNotFound
 
+from ..cluster import OwnedElsewhere
 from ..entities import Ask, Entities, EntityKind
 from ..errors import Busy
 from .errors import GoalNotFound, GoalTerminal, InvalidGoalRequest, OrchestrationNotFound
@@ -114,12 +115,19 @@ class GoalService:
     async def activate_open_goals(self) -> int:
         """At start-up: one actor per goal that has not ended (deadlines and run watches resume)."""
         count = 0
+        ownership = self._engine.entities.ownership
         for goal_id in await self.repo.open_goal_ids():
             try:
+                if ownership is not None:
+                    # Replicas on one store (svc/cluster): each goal's timers run on
+                    # the replica holding its lease; another replica owns this one.
+                    await ownership.check_owner(GOAL_PREFIX, goal_id)
                 await self._engine.actors.get_or_spawn(GOAL_PREFIX + goal_id)
                 count += 1
             except (ActorNotFound, ActorError):
                 log.exception("goal %s could not be activated", goal_id)
+            except OwnedElsewhere:
+                continue
         return count
 
     async def import_legacy(self) -> LegacyReport:

@@ -8,6 +8,7 @@ from hypercorn.typing import ASGIReceiveCallable, ASGISendCallable, Scope
 from quart_trio import QuartTrio
 
 from .errors import install_error_handlers
+from .forward import install_forwarding
 from .gate import install_gate
 from .keepalive import guard_exchange
 from .routes import BLUEPRINTS
@@ -76,4 +77,5 @@ def create_app(engine: Engine) -> QuartTrio:
         prefix = normalize_prefix(engine.settings.web_ui_prefix)
         shell_paths.update(install_web_ui(app, prefix))
     install_error_handlers(app)
+    install_forwarding(app)  # replicas on one store: an entity owned elsewhere
     return app

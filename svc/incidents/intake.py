@@ -268,14 +268,8 @@ def prepare(
     return fields
 
 
-DRAFT_FIELDS = (
-    "repo",
-    "fingerprint",
-    "title",
-    "detail",
-    "project_id",
-    "log_source_id",
-    "source_kind",
+# The governance context both a draft and an incident carry.
+GOVERNANCE_FIELDS = (
     "confidence",
     "risk_level",
     "actor",
@@ -294,6 +288,17 @@ DRAFT_FIELDS = (
     "redaction_profile",
     "retention_profile",
     "quality_gate",
+)
+
+DRAFT_FIELDS = (
+    "repo",
+    "fingerprint",
+    "title",
+    "detail",
+    "project_id",
+    "log_source_id",
+    "source_kind",
+    *GOVERNANCE_FIELDS,
     "applied_redaction_profile",
     "source",
     "event",
@@ -332,24 +337,7 @@ INCIDENT_FIELDS = (
     "correlation_id",
     "component",
     "level",
-    "confidence",
-    "risk_level",
-    "actor",
-    "model",
-    "tool_name",
-    "action",
-    "policy",
-    "approval_state",
-    "risk_category",
-    "blast_radius",
-    "expected_destination",
-    "tenant_id",
-    "workspace_id",
-    "event_schema_version",
-    "source_approval_policy",
-    "redaction_profile",
-    "retention_profile",
-    "quality_gate",
+    *GOVERNANCE_FIELDS,
     "workspace_root",
 )
 

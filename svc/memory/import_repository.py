@@ -23,9 +23,9 @@ _UPSERT = (
     "mtime_ns, content_hash, chunk_count, imported_at_ms) VALUES (?,?,?,?,?,?,?,?) "
     "ON CONFLICT(source_key) DO UPDATE SET size_bytes = excluded.size_bytes, "
     "mtime_ns = excluded.mtime_ns, content_hash = excluded.content_hash, "
-    "chunk_count = CASE WHEN ? THEN excluded.chunk_count "
+    "chunk_count = CASE WHEN ? = 1 THEN excluded.chunk_count "
     "ELSE memory_import_files.chunk_count END, "
-    "imported_at_ms = CASE WHEN ? THEN excluded.imported_at_ms "
+    "imported_at_ms = CASE WHEN ? = 1 THEN excluded.imported_at_ms "
     "ELSE memory_import_files.imported_at_ms END"
 )
 

@@ -29,7 +29,9 @@ def search_index_for(db: Store) -> SearchIndex:
         from .sqlite_fts_repository import SqliteFtsIndex
 
         return SqliteFtsIndex()
-    raise NotImplementedError(f"memory search has no index for the {db.kind} backend yet")
+    from .pg_search_repository import PgSearchIndex  # the other backend: PostgreSQL
+
+    return PgSearchIndex()
 
 
 class MemoryStore:

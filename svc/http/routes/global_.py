@@ -7,6 +7,7 @@ from typing import Any
 from quart import Blueprint
 
 from ..._version import __version__
+from ...errors import PersistenceFailed
 from ..request import engine
 
 bp = Blueprint("global", __name__)
@@ -14,8 +15,23 @@ bp = Blueprint("global", __name__)
 
 @bp.route("/global/health", methods=["GET", "HEAD"])
 async def health() -> Any:
-    ready = engine().ready
-    return {"healthy": ready, "ready": ready, "version": __version__}
+    eng = engine()
+    ready = eng.ready
+    body: dict[str, Any] = {
+        "healthy": ready,
+        "ready": ready,
+        "version": __version__,
+        "store": eng.store.kind,
+    }
+    cluster = eng.cluster
+    if cluster is not None and cluster.shared:  # replicas sharing a PostgreSQL store
+        body["replicaID"] = cluster.replica_id
+        body["scheduler"] = "leader" if cluster.leading else "standby"
+        try:
+            body["liveReplicas"] = await cluster.live_replicas()
+        except PersistenceFailed:
+            body["liveReplicas"] = None  # the database is unreachable: unknown
+    return body
 
 
 @bp.get("/config/providers")

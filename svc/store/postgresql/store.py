@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import logging
 import math
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from typing import Any, TypeVar
 
@@ -55,6 +55,7 @@ class PgStore:
 
     def __init__(self, url: str, pool: Pool, size: int) -> None:
         self.url = redacted(url)  # never the password: this is what logs may show
+        self._conninfo = url  # for connections of their own (LISTEN, advisory locks)
         self._pool = pool
         self._limiter = trio.CapacityLimiter(size)
         self._write_lock = trio.Lock()
@@ -91,6 +92,34 @@ class PgStore:
         except psycopg.Error as exc:
             log.exception("store read failed")
             raise PersistenceFailed(f"database read failed: {type(exc).__name__}") from exc
+
+    async def listen(
+        self,
+        channel: str,
+        on_notify: Callable[[list[str]], Awaitable[None]],
+        *,
+        on_reconnect: Callable[[], Awaitable[None]],
+        task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED,
+    ) -> None:
+        """``LISTEN`` on ``channel`` until cancelled (:func:`.notify.listen`)."""
+        from .notify import listen
+
+        await listen(
+            self._conninfo, channel, on_notify, on_reconnect=on_reconnect, task_status=task_status
+        )
+
+    async def lead(
+        self,
+        key: int,
+        body: Callable[[], Awaitable[object]],
+        *,
+        poll_s: float,
+        on_lead: Callable[[bool], None] = lambda leading: None,
+    ) -> None:
+        """Run ``body()`` only while holding advisory lock ``key`` (:func:`.advisory.lead`)."""
+        from .advisory import lead
+
+        await lead(self._conninfo, key, body, poll_s=poll_s, on_lead=on_lead)
 
     def _check_open(self) -> None:
         if self.closed:

@@ -16,6 +16,13 @@ from svc.store import open_sqlite_store
 from tests.helpers import read_sse
 
 
+async def _committed_seqs(engine: svc.Engine, session_id: str) -> list[int]:
+    """The seqs of a session's events once committed (on PostgreSQL the database
+    numbers them at commit, so publish() cannot return them)."""
+    await engine.events.flush()
+    return [e.seq for e in await engine.events.replay(EventFilter(session_id=session_id))]
+
+
 async def test_event_stream_frames_carry_seq_ids_and_envelopes(
     client: httpx.AsyncClient, engine: svc.Engine
 ) -> None:
@@ -24,8 +31,10 @@ async def test_event_stream_frames_carry_seq_ids_and_envelopes(
         assert response.headers["content-type"].startswith("text/event-stream")
         await engine.events.wait_for_subscribers(lambda n: n >= 1)
         engine.events.publish("test.other", {"sessionID": "s2"})
-        published = engine.events.publish("test.mine", {"sessionID": "s1", "n": 1})
+        engine.events.publish("test.mine", {"sessionID": "s1", "n": 1})
         frames = await read_sse(response, 3)
+    # The seq as committed (on PostgreSQL publish() cannot know it yet).
+    published = (await engine.events.replay(EventFilter(session_id="s1"), tail=True, limit=1))[0]
     assert json.loads(frames[0]["data"])["type"] == "server.connected"
     assert json.loads(frames[1]["data"])["type"] == "engine.lifecycle.ready"
     assert frames[2]["id"] == str(published.seq)
@@ -38,8 +47,9 @@ async def test_event_stream_frames_carry_seq_ids_and_envelopes(
 async def test_stream_resumes_after_last_event_id(
     client: httpx.AsyncClient, engine: svc.Engine
 ) -> None:
-    seqs = [engine.events.publish("test.e", {"sessionID": "s1", "i": i}).seq for i in range(5)]
-    await engine.events.flush()
+    for i in range(5):
+        engine.events.publish("test.e", {"sessionID": "s1", "i": i})
+    seqs = await _committed_seqs(engine, "s1")
     headers = {"Last-Event-ID": str(seqs[1])}
     async with client.stream(
         "GET", "/event", params={"sessionID": "s1"}, headers=headers
@@ -52,8 +62,9 @@ async def test_stream_resumes_after_last_event_id(
 async def test_cursor_query_resumes_like_last_event_id(
     client: httpx.AsyncClient, engine: svc.Engine
 ) -> None:
-    seqs = [engine.events.publish("test.e", {"sessionID": "s9"}).seq for _ in range(3)]
-    await engine.events.flush()
+    for _ in range(3):
+        engine.events.publish("test.e", {"sessionID": "s9"})
+    seqs = await _committed_seqs(engine, "s9")
     params = {"sessionID": "s9", "cursor": str(seqs[0])}
     async with client.stream("GET", "/event", params=params) as response:
         frames = await read_sse(response, 4)

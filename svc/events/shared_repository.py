@@ -1,0 +1,95 @@
+"""The ``events`` table shared by several replicas (PostgreSQL): seq given at commit.
+
+When replicas append to one log, no replica can hand out the next seq by
+itself. An append takes a transaction-level advisory lock, reads the highest
+seq, numbers its batch after it, writes the batch with ``COPY`` and sends one
+``NOTIFY`` carrying the batch's last seq; the commit releases the lock. So
+appends are serialised across replicas for the length of one short
+transaction, seq order is commit order, and a reader that sees seq N knows
+every seq below it is already committed: nothing can appear later in a gap, and
+resuming from a cursor is exact.
+
+PostgreSQL-only, like the module that uses it (:mod:`svc.events._shared_log`):
+``COPY`` and ``NOTIFY`` need the driver's connection.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from ..store import Store, Tx
+from ._event import Event, make_event
+
+if TYPE_CHECKING:
+    from ..store.postgresql import PgTx
+
+CHANNEL = "svc_events"
+"""The ``NOTIFY`` channel; payload ``<replica>:<last seq>``."""
+
+APPEND_LOCK_KEY = 0x73766365
+"""The advisory lock key of appends ("svce"); per database, like every advisory lock."""
+
+_COPY = (
+    "COPY events (seq, event_id, type, occurred_at_ms, session_id, run_id, topic, body) FROM STDIN"
+)
+
+
+class SharedEventRepository:
+    """Appends that number their events in the database (see the module docstring)."""
+
+    def __init__(self, db: Store, *, replica: str) -> None:
+        self._db = db
+        self._replica = replica
+
+    async def append_numbered(self, drafts: Sequence[Event]) -> list[Event]:
+        """Number ``drafts`` after the highest seq, append them, notify; the numbered events."""
+        return await self._db.write(_append, drafts, self._replica)
+
+
+def _append(tx: Tx, drafts: Sequence[Event], replica: str) -> list[Event]:
+    tx.execute("SELECT pg_advisory_xact_lock(?)", (APPEND_LOCK_KEY,))
+    last = int(tx.execute("SELECT COALESCE(MAX(seq), 0) FROM events").scalar(0))
+    # Serialised here, on the store's worker thread, now that the seq is known.
+    events = [
+        make_event(
+            seq=last + i,
+            event_id=d.event_id,
+            type=d.type,
+            properties=d.properties,
+            occurred_at_ms=d.occurred_at_ms,
+            session_id=d.session_id,
+            run_id=d.run_id,
+            topic=d.topic,
+        )
+        for i, d in enumerate(drafts, start=1)
+    ]
+    conn = _pg(tx).connection
+    with conn.cursor().copy(_COPY) as copy:
+        for e in events:
+            copy.write_row(
+                (
+                    e.seq,
+                    e.event_id,
+                    e.type,
+                    e.occurred_at_ms,
+                    e.session_id,
+                    e.run_id,
+                    e.topic,
+                    e.data,
+                )
+            )
+    # Delivered by PostgreSQL at commit, to every listening replica.
+    tx.execute("SELECT pg_notify(?, ?)", (CHANNEL, f"{replica}:{events[-1].seq}"))
+    return events
+
+
+def _pg(tx: Tx) -> PgTx:
+    from ..store.postgresql import PgTx
+
+    if not isinstance(tx, PgTx):
+        raise TypeError("the shared event log needs a PostgreSQL store")
+    return tx
+
+
+__all__ = ["APPEND_LOCK_KEY", "CHANNEL", "SharedEventRepository"]

@@ -1,0 +1,93 @@
+"""The event log replicas share on PostgreSQL: seq from the database, cross-replica fan-out."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import trio
+
+from svc.clock import TrioClock
+from svc.events import EventFilter, EventLog, EventStream, open_event_log
+from svc.events._shared_log import SharedEventLog
+from svc.store import open_store
+
+
+@asynccontextmanager
+async def replica(url: str, tmp_path: Path) -> AsyncIterator[EventLog]:
+    async with open_store(url, state_dir=tmp_path) as db, open_event_log(db, TrioClock()) as log:
+        yield log
+
+
+async def test_a_postgresql_store_gets_the_shared_log(pg_url: str, tmp_path: Path) -> None:
+    async with replica(pg_url, tmp_path) as log:
+        assert isinstance(log, SharedEventLog)
+        drafts = [log.publish("a.b", {"i": i}) for i in range(5)]
+        assert {d.seq for d in drafts} == {0}  # numbered only at commit
+        await log.flush()
+        assert [e.seq for e in await log.replay()] == [1, 2, 3, 4, 5]
+        assert log.committed_seq == log.last_seq == 5
+    async with replica(pg_url, tmp_path) as log:
+        log.publish("a.b")
+        await log.flush()
+        assert [e.seq for e in await log.replay()] == [1, 2, 3, 4, 5, 6]
+
+
+async def test_events_of_one_replica_stream_to_a_client_of_the_other(
+    pg_url: str, tmp_path: Path
+) -> None:
+    async with replica(pg_url, tmp_path) as a, replica(pg_url, tmp_path) as b:
+        with EventStream(b, EventFilter(session_id="s1"), after_seq=0) as stream:
+            a.publish("x", {"sessionID": "s2"})
+            a.publish("x", {"sessionID": "s1", "n": 1})
+            got = []
+            with trio.fail_after(10):
+                while len(got) < 1:
+                    got += await stream.receive()
+            assert [e.properties["n"] for e in got] == [1]
+            assert got[0].seq == 2
+
+
+async def test_concurrent_appends_reach_every_replica_in_one_order_without_gaps(
+    pg_url: str, tmp_path: Path
+) -> None:
+    per_replica = 3000
+    async with replica(pg_url, tmp_path) as a, replica(pg_url, tmp_path) as b:
+        streams = [EventStream(a, after_seq=0), EventStream(b, after_seq=0)]
+        seen: list[list[tuple[int, str, int]]] = [[], []]
+
+        async def publish(log: EventLog, name: str) -> None:
+            for i in range(per_replica):
+                log.publish("burst", {"from": name, "i": i})
+                if i % 100 == 0:
+                    await trio.lowlevel.checkpoint()
+
+        async def read(index: int) -> None:
+            while len(seen[index]) < 2 * per_replica:
+                for e in await streams[index].receive():
+                    seen[index].append((e.seq, e.properties["from"], e.properties["i"]))
+
+        with trio.fail_after(60):
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(read, 0)
+                nursery.start_soon(read, 1)
+                nursery.start_soon(publish, a, "a")
+                nursery.start_soon(publish, b, "b")
+        for s in streams:
+            s.close()
+    assert seen[0] == seen[1]
+    assert [seq for seq, _, _ in seen[0]] == list(range(1, 2 * per_replica + 1))
+    for name in ("a", "b"):  # each replica's own events keep their publish order
+        assert [i for _, who, i in seen[0] if who == name] == list(range(per_replica))
+
+
+async def test_a_late_replica_resumes_from_a_cursor_exactly(pg_url: str, tmp_path: Path) -> None:
+    async with replica(pg_url, tmp_path) as a:
+        for i in range(10):
+            a.publish("t", {"i": i})
+        await a.flush()
+    async with replica(pg_url, tmp_path) as b:
+        with EventStream(b, after_seq=7) as stream:
+            with trio.fail_after(10):
+                assert [e.seq for e in await stream.receive()] == [8, 9, 10]
