@@ -1,49 +1,12 @@
-"""Writing ``channels.<name>`` blocks into the project configuration layer.
+"""The ``channels.<name>`` block of the project configuration layer.
 
-The project file (``<workspace>/.svc/config.json`` or ``--config``) is read,
-changed in memory and replaced atomically, so a reader sees the old file or
-the new one. It holds bot tokens, so a file created here is private to the
-owner (0600).
+Reading and atomically replacing the file is :mod:`svc.project_config`'s job.
 """
 
 from __future__ import annotations
 
-import contextlib
-import json
-import os
-import tempfile
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
-
-from ..errors import ConfigError
-from ..settings import Settings
-
-
-def project_file(settings: Settings) -> Path:
-    if settings.config_path is not None:
-        return settings.config_path.expanduser()
-    return settings.resolved_workspace / ".svc" / "config.json"
-
-
-def read_file(path: Path) -> dict[str, Any]:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return {}
-    except OSError as exc:
-        raise ConfigError(f"cannot read project config {path}: {exc.strerror}") from None
-    if not text.strip():
-        return {}
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ConfigError(
-            f"project config {path} is not valid JSON (line {exc.lineno}): fix it first"
-        ) from None
-    if not isinstance(data, dict):
-        raise ConfigError(f"project config {path} must be a JSON object")
-    return data
 
 
 def with_channel(
@@ -60,23 +23,4 @@ def with_channel(
     return out
 
 
-def write_file(path: Path, data: Mapping[str, Any]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".config-", suffix=".json", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump(data, handle, indent=2, ensure_ascii=False)
-            handle.write("\n")
-            handle.flush()
-            os.fsync(handle.fileno())
-        # mkstemp made it 0600; an existing file keeps its own mode.
-        if path.exists():
-            os.chmod(tmp, path.stat().st_mode & 0o777)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-
-
-__all__ = ["project_file", "read_file", "with_channel", "write_file"]
+__all__ = ["with_channel"]

@@ -164,21 +164,22 @@ class ChannelService:
         return await self.tool_preferences(name)
 
     async def _write(self, name: str, block: dict[str, Any] | None) -> None:
-        from .config_file import project_file, read_file, with_channel, write_file
+        from ..project_config import project_config_path, read_project_file, write_json_atomically
+        from .config_file import with_channel
 
         # One writer at a time: each change reads the file the previous one wrote.
         async with self._write_lock:
-            path = project_file(self.engine.settings)
-            before = await trio.to_thread.run_sync(read_file, path)
+            path = project_config_path(self.engine.settings)
+            before = await trio.to_thread.run_sync(read_project_file, path)
             existed = path.exists()
             after = with_channel(before, name, block)
-            await trio.to_thread.run_sync(write_file, path, after)
+            await trio.to_thread.run_sync(write_json_atomically, path, after)
             try:
                 await self.engine.reload_settings()
             except Exception:
                 # Another layer is broken: put the old file back so nothing changed.
                 if existed:
-                    await trio.to_thread.run_sync(write_file, path, before)
+                    await trio.to_thread.run_sync(write_json_atomically, path, before)
                 else:
                     path.unlink(missing_ok=True)
                 raise

@@ -16,18 +16,12 @@ effect there too.
 
 from __future__ import annotations
 
-import contextlib
-import json
-import os
 import re
-import tempfile
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
-from ..errors import ConfigError, SvcError, ValidationFailed
+from ..errors import SvcError, ValidationFailed
 from ..logs import is_secret_name
-from ..settings import Settings
 from .presets import BY_ID
 from .resolve import ALIASES, merge
 
@@ -242,33 +236,6 @@ def _avatar(value: Any, where: str) -> str | None:
     )
 
 
-# ---------------------------------------------------------------------- the project file
-def project_config_path(settings: Settings) -> Path:
-    if settings.config_path is not None:
-        return settings.config_path.expanduser()
-    return settings.resolved_workspace / ".svc" / "config.json"
-
-
-def read_project_file(path: Path) -> dict[str, Any]:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return {}
-    except OSError as exc:
-        raise ConfigError(f"cannot read project config {path}: {exc.strerror}") from None
-    if not text.strip():
-        return {}
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ConfigError(
-            f"project config {path} is not valid JSON (line {exc.lineno}): fix it first"
-        ) from None
-    if not isinstance(data, dict):
-        raise ConfigError(f"project config {path} must be a JSON object")
-    return data
-
-
 def apply_patch(data: Mapping[str, Any], patch: Mapping[str, Any]) -> dict[str, Any]:
     """The project file's content with ``patch`` merged into its ``identity`` block."""
     out = dict(data)
@@ -287,32 +254,10 @@ def apply_patch(data: Mapping[str, Any], patch: Mapping[str, Any]) -> dict[str, 
     return out
 
 
-def write_json_atomically(path: Path, data: Mapping[str, Any]) -> None:
-    """Write ``data`` so a reader sees the old file or the new one, never half of it."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".config-", suffix=".json", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump(data, handle, indent=2, ensure_ascii=False)
-            handle.write("\n")
-            handle.flush()
-            os.fsync(handle.fileno())
-        if path.exists():
-            os.chmod(tmp, path.stat().st_mode & 0o777)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-
-
 __all__ = [
     "ConfigSecretRejected",
     "apply_patch",
     "looks_secret",
     "parse_patch",
-    "project_config_path",
-    "read_project_file",
     "reject_secrets",
-    "write_json_atomically",
 ]

@@ -33,13 +33,8 @@ class IdentityService:
 
     async def patch(self, raw: Any) -> dict[str, Any]:
         """Validate, write into the project config layer, reload settings; returns the new body."""
-        from .patch import (
-            apply_patch,
-            parse_patch,
-            project_config_path,
-            read_project_file,
-            write_json_atomically,
-        )
+        from ..project_config import project_config_path, read_project_file, write_json_atomically
+        from .patch import apply_patch, parse_patch
 
         patch = parse_patch(raw)
         # One writer at a time: each patch reads the file the previous one wrote.
