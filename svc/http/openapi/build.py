@@ -18,7 +18,8 @@ from ..._version import __version__
 from ...convert import INT64_MAX
 from ..auth import INTAKE_KEY_HEADER
 from ..policy import Auth, policy_of
-from .registry import Op, Schema, load_operations, resolve
+from .records import RECORDS
+from .registry import Op, Record, Schema, load_operations, resolve
 from .schema import SchemaBuilder
 
 IGNORED_METHODS = frozenset({"HEAD", "OPTIONS"})
@@ -192,7 +193,12 @@ def _stream_description(described: Op) -> str:
     )
 
 
-def _schema(ref: str | tuple[str, ...] | Schema, schemas: SchemaBuilder) -> Schema:
+def _schema(ref: str | tuple[str, ...] | Record | Schema, schemas: SchemaBuilder) -> Schema:
+    if isinstance(ref, Record):
+        # A record may refer to others by name: all of them join the components once.
+        for record in RECORDS:
+            schemas.components.setdefault(record.name, record.schema)
+        return {"$ref": f"#/components/schemas/{ref.name}"}
     if isinstance(ref, str):
         return schemas.ref(resolve(ref))
     if isinstance(ref, tuple):

@@ -26,6 +26,25 @@ ANY_BODY: Schema = {"type": "object", "description": "a JSON object checked by t
 
 
 @attrs.frozen
+class Record:
+    """A named response shape: a component of the document, referred to by ``$ref``.
+
+    Response bodies are built by hand (``to_wire``), not unstructured from one
+    class, so their schemas are written here beside the routes, from the wire
+    shapes the routes answer and the fields clients read; the fuzz run checks
+    every 2xx answer against them.
+    """
+
+    name: str
+    schema: Schema
+
+
+def ref(name: str) -> Schema:
+    """A reference to the record component ``name``."""
+    return {"$ref": f"#/components/schemas/{name}"}
+
+
+@attrs.frozen
 class Query:
     """A query parameter."""
 
@@ -44,8 +63,8 @@ class Op:
     """``"module:Class"`` of the attrs class the body is structured into (a tuple: one
     of several), or a schema."""
     body_required: bool = False
-    returns: str | Schema | None = None
-    """The success body: ``"module:Class"``, a schema, or None for any JSON."""
+    returns: str | Record | Schema | None = None
+    """The success body: ``"module:Class"``, a named record, a schema, or None for any JSON."""
     status: int = 200
     also: tuple[int, ...] = ()
     """Other success statuses (a replay answered 200 beside a 201, a pending 202)."""
@@ -62,7 +81,7 @@ def op(
     *,
     body: str | tuple[str, ...] | Schema | None = None,
     body_required: bool = False,
-    returns: str | Schema | None = None,
+    returns: str | Record | Schema | None = None,
     status: int = 200,
     also: tuple[int, ...] = (),
     stream: tuple[str, ...] | None = None,
@@ -110,4 +129,15 @@ def resolve(ref: str) -> Any:
     return getattr(importlib.import_module(module), name)
 
 
-__all__ = ["ANY_BODY", "ARRAY", "OBJECT", "Op", "Query", "load_operations", "op", "resolve"]
+__all__ = [
+    "ANY_BODY",
+    "ARRAY",
+    "OBJECT",
+    "Op",
+    "Query",
+    "Record",
+    "load_operations",
+    "op",
+    "ref",
+    "resolve",
+]

@@ -1,5 +1,6 @@
 """Health, provider configuration and configuration reload."""
 
+from ..records import HEALTH
 from ..registry import OBJECT, op
 
 BLUEPRINT = "global"
@@ -7,11 +8,7 @@ BLUEPRINT = "global"
 OPERATIONS = {
     "health": op(
         "Liveness and readiness (public)",
-        returns={
-            "type": "object",
-            "properties": {"healthy": {"type": "boolean"}, "ready": {"type": "boolean"}},
-            "required": ["healthy", "ready"],
-        },
+        returns=HEALTH,
     ),
     "config_providers": op("Configured model providers and the default", returns=OBJECT),
     "reload_config": op("Reload the configuration files", returns=OBJECT),
