@@ -30,6 +30,13 @@ def tool_completed(name: str) -> Callable[[Event], bool]:
     return matches
 
 
+ADDED = "routine.run.artifact_added"
+
+
+def artifact_of(kind: str) -> Callable[[Event], bool]:
+    return lambda event: bool(event.properties["artifact"]["kind"] == kind)
+
+
 async def test_a_routine_session_gets_its_browser_artifacts_announced(
     make_settings: Callable[..., Settings], profiles: Path, pages: Pages, fake_model: Any
 ) -> None:
@@ -81,15 +88,10 @@ async def test_a_routine_session_gets_its_browser_artifacts_announced(
             args["session_id"] = browser_session
         held.set()
 
-        added = []
-        for kind in ("extract", "screenshot"):
-            event = await wait_for_event(
-                engine,
-                "routine.run.artifact_added",
-                where=lambda e, k=kind: e.properties["artifact"]["kind"] == k,
-                timeout=60,
-            )
-            added.append(event.properties)
+        added = [
+            (await wait_for_event(engine, ADDED, where=artifact_of(kind), timeout=60)).properties
+            for kind in ("extract", "screenshot")
+        ]
         for props in added:
             assert props["runID"] == run_id and props["routineID"] == "browse"
             assert props["sessionID"] == opened.session_id
