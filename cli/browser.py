@@ -31,14 +31,18 @@ async def browser() -> None:
     "--hostname", "--host", "host", default="127.0.0.1", envvar="SVC_ENGINE_HOST", show_default=True
 )
 @click.option("--port", type=int, default=39731, envvar="SVC_ENGINE_PORT", show_default=True)
-async def status(host: str, port: int) -> None:
+@click.option(
+    "--token", envvar="SVC_API_TOKEN", default=None, help="The engine's API token, if it has one."
+)
+async def status(host: str, port: int, token: str | None) -> None:
     """Print the running engine's browser readiness (GET /browser/status)."""
     import httpx
 
     url = f"http://{host}:{port}/browser/status"
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
     try:
         async with httpx.AsyncClient(timeout=120.0) as client:
-            response = await client.get(url)
+            response = await client.get(url, headers=headers)
     except httpx.HTTPError as exc:
         fail(f"browser status failed: cannot reach {url} ({type(exc).__name__})")
     if response.status_code // 100 != 2:

@@ -238,10 +238,12 @@ class Engine:
     def _enable_metrics(self) -> None:
         # Imported here: the client library loads only for an engine that serves metrics.
         from .metrics import Metrics
+        from .metrics.queues import runs_queued
 
         metrics = Metrics()
         metrics.watch(
             runs_active=lambda: self.run_slots.in_use,
+            runs_queued=lambda: runs_queued(self),
             sse_subscribers=lambda: self.events.subscriber_count,
             sse_streams=lambda: self.streams.total,
         )

@@ -114,7 +114,7 @@ class Gone(SvcError):
 
 
 class PayloadTooLarge(SvcError):
-    """Request body exceeds the 10 MiB limit."""
+    """Request body exceeds the limit of its route."""
 
     code = "PAYLOAD_TOO_LARGE"
     status = 413

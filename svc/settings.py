@@ -61,6 +61,20 @@ class ProviderConfig(BaseModel):
     url: str | None = None
     default_model: str | None = None
 
+    @field_validator("url")
+    @classmethod
+    def _operator_url(cls, value: str | None) -> str | None:
+        """A model server the operator runs: http(s), no credentials in the URL (a key
+        goes in ``api_key``); local servers are normal (the shared guard's operator rule)."""
+        if value is None or not value.strip():
+            return None
+        from .net.guard import UrlRefused, check_operator_url
+
+        try:
+            return check_operator_url(value)
+        except UrlRefused as exc:
+            raise ValueError(exc.message) from None
+
 
 class BrowserViewport(BaseModel):
     width: int = Field(default=1280, ge=1, le=10_000)
@@ -244,8 +258,13 @@ class Settings(BaseSettings):
     shutdown_grace_ms: int = _env("SHUTDOWN_GRACE_MS", default=5_000, ge=0, le=600_000)
     """On SIGTERM, how long requests still running may take to finish (idle connections
     are closed at once, open SSE streams end at once)."""
-    max_body_bytes: int = _env("MAX_BODY_BYTES", default=10 * 1024 * 1024, ge=1024)
-    """Largest request body accepted (413 past it, refused before it is read)."""
+    max_body_bytes: int = _env("MAX_BODY_BYTES", default=1024 * 1024, ge=1024)
+    """Largest request body of a route not listed in svc/http/body_limits.py (413
+    PAYLOAD_TOO_LARGE past it, refused before it is read)."""
+    max_prompt_body_bytes: int = _env("MAX_PROMPT_BODY_BYTES", default=32 * 1024 * 1024, ge=1024)
+    """Largest body of a prompt or message route (files travel inline as data URLs)."""
+    max_import_body_bytes: int = _env("MAX_IMPORT_BODY_BYTES", default=32 * 1024 * 1024, ge=1024)
+    """Largest body of a bulk import route (plans, scenario packs, memory, sources)."""
     max_concurrent_runs: int = _env("MAX_CONCURRENT_RUNS", default=64, ge=1, le=100_000)
     """Session runs executing at once across the engine (429 RUN_LIMIT_REACHED past it)."""
     max_sse_streams_per_client: int = _env(

@@ -143,10 +143,15 @@ def parse_config(data: Any, *, what: str = "request body") -> ChannelConfig:
     ):
         if not low <= value <= high:
             raise ValidationFailed(f"`{field}` must be within {low}..{high}", field=field)
-    for field in ("api_base_url", "gateway_url"):
-        url = getattr(config, field)
-        if url is not None and not url.startswith(("http://", "https://", "ws://", "wss://")):
-            raise ValidationFailed(f"`{field}` must be an http(s) or ws(s) URL", field=field)
+    # The operator's rule of the shared guard: scheme checked, no credentials in the URL;
+    # a local API or gateway is normal, so no address checks.
+    from ..net.guard import check_operator_url
+
+    prefix = f"{what}." if what.startswith("channels.") else ""
+    if config.api_base_url is not None:
+        check_operator_url(config.api_base_url, field=f"{prefix}api_base_url")
+    if config.gateway_url is not None:
+        check_operator_url(config.gateway_url, schemes=("ws", "wss"), field=f"{prefix}gateway_url")
     return config
 
 

@@ -81,7 +81,10 @@ def install_error_handlers(app: Quart) -> None:
         elif status == 405:
             message = f"method {request.method} is not allowed for {request.path}"
         elif status == 413:
-            message = "request body exceeds the 10 MiB limit"
+            # A chunked body that grew past its route's limit while it was read.
+            from .gate import request_body_limit, too_large
+
+            return error_response(too_large(request_body_limit()))
         else:
             message = error.description or error.name
         return {"error": message, "code": code, "retryable": False}, status

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Collection
 from typing import TYPE_CHECKING, Any
 
-from quart import Quart, g, request
+from quart import Quart, current_app, g, request
 from quart.typing import ResponseTypes
 
 from ..errors import AuthRequired, EngineStarting, Forbidden, PayloadTooLarge
@@ -24,6 +24,7 @@ from .auth import (
     presents_intake_key,
     token_matches,
 )
+from .body_limits import SCOPE_KEY, describe
 from .errors import error_response
 from .responses import Response, no_content
 
@@ -69,7 +70,6 @@ def install_gate(
     app: Quart,
     engine: Engine,
     *,
-    max_body_bytes: int,
     public_get_paths: Collection[str] = frozenset(),
 ) -> None:
     """``public_get_paths``: exact raw paths answered to GET/HEAD without the token
@@ -120,10 +120,11 @@ def install_gate(
                 return error_response(AuthRequired())
         if not engine.ready:
             return error_response(EngineStarting("Engine starting"))
-        # Refuse an oversized body before reading it (chunked bodies are capped
-        # by MAX_CONTENT_LENGTH while they are read).
-        if request.content_length is not None and request.content_length > max_body_bytes:
-            return error_response(PayloadTooLarge())
+        # Refuse an oversized body before reading it (chunked bodies are capped by
+        # the route's limit while they are read: svc/http/app.py).
+        limit = request_body_limit()
+        if request.content_length is not None and request.content_length > limit:
+            return error_response(too_large(limit))
         return None
 
     @app.after_request
@@ -138,6 +139,21 @@ def install_gate(
             if exposed:
                 response.headers["Access-Control-Expose-Headers"] = ", ".join(exposed)
         return response
+
+
+def request_body_limit() -> int:
+    """The body limit of the current request's route (set as the exchange began)."""
+    limit = request.scope.get(SCOPE_KEY)
+    if isinstance(limit, int):
+        return limit
+    engine: Engine = current_app.config["SVC_ENGINE"]
+    return engine.settings.max_body_bytes
+
+
+def too_large(limit: int) -> PayloadTooLarge:
+    return PayloadTooLarge(
+        f"request body exceeds the {describe(limit)} limit of this route", limitBytes=limit
+    )
 
 
 def _policy_of(settings: Settings) -> AccessPolicy:

@@ -9,13 +9,14 @@ they are registered for log scrubbing and never echoed.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 import httpx
 import trio
 
 from ..logs import REDACTED, is_secret_name, register_secret
+from ..net import UrlPolicy, guarded_stream
 
 DEFAULT_TIMEOUT_MS = 15_000
 MIN_TIMEOUT_MS, MAX_TIMEOUT_MS = 1_000, 120_000
@@ -32,8 +33,12 @@ async def raw_tool_call(
     headers: Mapping[str, str],
     timeout_ms: int,
     max_bytes: int,
+    policy: UrlPolicy,
 ) -> dict[str, Any]:
-    """``{status, headers, body, truncated, bytes}`` of one ``tools/call`` POST."""
+    """``{status, headers, body, truncated, bytes}`` of one ``tools/call`` POST.
+
+    The URL is the model's choice: it goes through the outbound guard under ``policy``
+    (:func:`debug_policy`), connected to the checked address, no redirect followed."""
     for value in headers.values():
         register_secret(value)
     payload = {
@@ -50,9 +55,11 @@ async def raw_tool_call(
     body = bytearray()
     total = 0
     truncated = False
-    async with http.stream(
+    async with guarded_stream(
+        http,
         "POST",
         url,
+        policy,
         content=json.dumps(payload).encode(),
         headers=request_headers,
         timeout=timeout_ms / 1000,
@@ -80,6 +87,23 @@ async def raw_tool_call(
         }
 
 
+def debug_policy(url: str, configured: Iterable[str]) -> UrlPolicy:
+    """What ``mcp_debug`` may reach: any public http(s) address; a private or loopback one
+    only at the origin (scheme, host, port) of a connector the operator configured, since
+    a model must not use this tool to reach other services on the engine's network."""
+    origin = _origin(url)
+    allow_private = origin is not None and any(_origin(other) == origin for other in configured)
+    return UrlPolicy(allow_http=True, allow_private=allow_private, max_redirects=0)
+
+
+def _origin(url: str) -> tuple[str, str, int | None] | None:
+    try:
+        parsed = httpx.URL(url)
+        return parsed.scheme.lower(), parsed.host.lower(), parsed.port
+    except (httpx.InvalidURL, ValueError):
+        return None
+
+
 def clamp_timeout(value: int | None) -> int:
     return min(
         max(value if value is not None else DEFAULT_TIMEOUT_MS, MIN_TIMEOUT_MS), MAX_TIMEOUT_MS
@@ -90,4 +114,4 @@ def clamp_max_bytes(value: int | None) -> int:
     return min(max(value if value is not None else DEFAULT_MAX_BYTES, 1), MAX_MAX_BYTES)
 
 
-__all__ = ["clamp_max_bytes", "clamp_timeout", "raw_tool_call"]
+__all__ = ["clamp_max_bytes", "clamp_timeout", "debug_policy", "raw_tool_call"]

@@ -14,6 +14,7 @@ from urllib.parse import parse_qsl, urlsplit
 
 from ..errors import ValidationFailed
 from ..logs import REDACTED, is_secret_name, register_secret
+from ..net.guard import check_operator_url
 from .errors import McpStdioTransportDenied
 
 MAX_NAME = 64
@@ -51,16 +52,9 @@ def check_transport(raw: str) -> str:
             raise ValueError("port 0")
     except ValueError:
         raise ValidationFailed("`transport` is not a valid URL", field="transport") from None
-    if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
-        raise ValidationFailed(
-            "`transport` must be an http:// or https:// URL of a Streamable HTTP MCP endpoint",
-            field="transport",
-        )
-    if parts.username is not None or parts.password is not None or "@" in parts.netloc:
-        raise ValidationFailed(
-            "`transport` must not embed credentials; send them in `headers` instead",
-            field="transport",
-        )
+    # The operator's rule of the shared guard: http(s), no credentials in the URL (they
+    # belong in `headers`); a local server is normal, so no address checks.
+    url = check_operator_url(url, field="transport")
     for key, value in parse_qsl(parts.query, keep_blank_values=True):
         if is_secret_name(key):
             # An API key in the query string still stays out of the logs.

@@ -194,7 +194,7 @@ class McpDebugTool(BuiltinTool):
         self._service = service
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-        from .debug import clamp_max_bytes, clamp_timeout, raw_tool_call
+        from .debug import clamp_max_bytes, clamp_timeout, debug_policy, raw_tool_call
         from .endpoint import check_headers, check_transport
 
         tool = args["tool"].strip()
@@ -220,6 +220,7 @@ class McpDebugTool(BuiltinTool):
             headers=headers,
             timeout_ms=timeout_ms,
             max_bytes=max_bytes,
+            policy=debug_policy(url, [s.config.transport for s in self._service.snapshots()]),
         )
         return ToolResult(
             _pretty(answer),

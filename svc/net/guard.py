@@ -172,25 +172,31 @@ async def check_url(url: str, policy: UrlPolicy, *, resolver: Resolver | None = 
     return attrs.evolve(checked, addresses=tuple(addresses))
 
 
-def check_operator_url(url: str, *, schemes: Sequence[str] = ("http", "https")) -> str:
+def check_operator_url(
+    url: str, *, schemes: Sequence[str] = ("http", "https"), field: str | None = None
+) -> str:
     """The lighter rule for an operator's own services: scheme and no credentials.
 
     Private and loopback hosts are allowed (a local MCP server or gateway is normal).
-    Returns the stripped URL.
+    Returns the stripped URL. ``field`` names the configuration or request field the URL
+    came from: the refusal (400 ``URL_NOT_ALLOWED``) names it.
     """
     text = url.strip() if isinstance(url, str) else ""
+    named = f"`{field}`: " if field else ""
     try:
         parsed = httpx.URL(text)
     except (httpx.InvalidURL, TypeError, ValueError) as exc:
-        raise _refused("invalid_url", f"not a valid URL: {exc}") from None
+        raise _refused("invalid_url", f"{named}not a valid URL: {exc}", field) from None
     if parsed.scheme.lower() not in schemes:
-        raise _refused("scheme", f"the URL must use {' or '.join(schemes)}")
+        raise _refused("scheme", f"{named}the URL must use {' or '.join(schemes)}", field)
     if parsed.userinfo or "@" in parsed.netloc.decode("ascii", "replace"):
         raise _refused(
-            "credentials", "put credentials in headers or secrets, not in the URL (user:pass@)"
+            "credentials",
+            f"{named}put credentials in headers or secrets, not in the URL (user:pass@)",
+            field,
         )
     if not parsed.raw_host:
-        raise _refused("invalid_url", "the URL has no host")
+        raise _refused("invalid_url", f"{named}the URL has no host", field)
     return text
 
 
@@ -226,8 +232,8 @@ def _normalized_hosts(hosts: Sequence[str]) -> set[str]:
     return result
 
 
-def _refused(reason: str, message: str) -> UrlRefused:
-    return UrlRefused(message, reason=reason)
+def _refused(reason: str, message: str, field: str | None = None) -> UrlRefused:
+    return UrlRefused(message, reason=reason, field=field)
 
 
 __all__ = [

@@ -181,6 +181,8 @@ _DEFAULT_ALLOW = (
     "question", "batch",
     "goal_get", "wait_inspect", "orchestration_validate", "orchestration_create_draft",
     "automation_inspect", "orchestration_inspect",
+    # Readiness only: no page is opened, nothing leaves the machine.
+    "browser_status",
 )  # fmt: skip
 _DEFAULT_ASK = (
     "write", "edit", "apply_patch", "bash", "memory_store", "memory_delete", "automation_control",

@@ -115,3 +115,13 @@ async def test_engine_browser_status_asks_the_running_engine(
     assert json.loads(result.stdout)["enabled"] is False
     down = await run_cli("browser", "status", "--port", "9")
     assert down.returncode != 0 and "cannot reach" in down.stderr.decode()
+
+
+async def test_engine_browser_status_sends_the_token(served: Callable, run_cli: Callable) -> None:
+    token = "tk_browser_status_0123456789abcdef"
+    server = await served(env={"SVC_API_TOKEN": token})
+    refused = await run_cli("browser", "status", "--port", str(server.port), env={})
+    assert refused.returncode != 0 and "401" in refused.stderr.decode()
+    result = await run_cli("browser", "status", "--port", str(server.port), "--token", token)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["enabled"] is False

@@ -38,7 +38,7 @@ def select_backend(config: SearchConfig) -> SearchBackend:
         raise ToolFailed("web search is disabled (SVC_SEARCH_BACKEND=none)", backend=name)
     if name == "auto":
         if config.url:
-            return HostedSearch(config.url)
+            return HostedSearch(_operator_url(config.url, "SVC_SEARCH_URL", name))
         backend = _brave(config) or _exa(config) or _searxng(config)
         if backend is None:
             raise ToolFailed(NOT_CONFIGURED, backend="auto")
@@ -49,7 +49,7 @@ def select_backend(config: SearchConfig) -> SearchBackend:
                 "web search is not configured: the hosted backend needs SVC_SEARCH_URL",
                 backend=name,
             )
-        return HostedSearch(config.url)
+        return HostedSearch(_operator_url(config.url, "SVC_SEARCH_URL", name))
     if name == "brave":
         return _brave(config) or _missing(name, BRAVE_KEY_ENVS)
     if name == "exa":
@@ -67,7 +67,9 @@ def _brave(config: SearchConfig) -> BraveSearch | None:
     if key is None:
         return None
     register_secret(key)  # so a log line can never carry it
-    return BraveSearch(api_key=key, base_url=config.env(BRAVE_URL_ENVS) or BRAVE_DEFAULT_URL)
+    url = config.env(BRAVE_URL_ENVS)
+    base_url = _operator_url(url, "SVC_BRAVE_SEARCH_URL", "brave") if url else BRAVE_DEFAULT_URL
+    return BraveSearch(api_key=key, base_url=base_url)
 
 
 def _exa(config: SearchConfig) -> ExaSearch | None:
@@ -75,12 +77,28 @@ def _exa(config: SearchConfig) -> ExaSearch | None:
     if key is None:
         return None
     register_secret(key)
-    return ExaSearch(api_key=key, base_url=config.env(EXA_URL_ENVS) or EXA_DEFAULT_URL)
+    url = config.env(EXA_URL_ENVS)
+    base_url = _operator_url(url, "SVC_EXA_SEARCH_URL", "exa") if url else EXA_DEFAULT_URL
+    return ExaSearch(api_key=key, base_url=base_url)
 
 
 def _searxng(config: SearchConfig) -> SearxngSearch | None:
     url = config.env(SEARXNG_URL_ENVS)
-    return SearxngSearch(base_url=url, engines=config.env(SEARXNG_ENGINES_ENVS)) if url else None
+    if not url:
+        return None
+    base_url = _operator_url(url, "SVC_SEARXNG_URL", "searxng")
+    return SearxngSearch(base_url=base_url, engines=config.env(SEARXNG_ENGINES_ENVS))
+
+
+def _operator_url(url: str, variable: str, backend: str) -> str:
+    """A search service the operator configured may be local (a SearXNG next to the
+    engine), but its URL must be http(s) without credentials: the guard's operator rule."""
+    from ...net.guard import UrlRefused, check_operator_url
+
+    try:
+        return check_operator_url(url, field=variable)
+    except UrlRefused as exc:
+        raise ToolFailed(exc.message, backend=backend, field=variable) from None
 
 
 def _missing(name: str, envs: tuple[str, ...]) -> SearchBackend:

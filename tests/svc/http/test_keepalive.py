@@ -19,6 +19,7 @@ import trio
 
 import svc
 from svc.http import MAX_BODY_BYTES
+from svc.http.body_limits import largest_limit
 
 TOKEN = "tk_keepalive_0123456789abcdef0123"
 # Large enough that the answer goes out while the body is still arriving.
@@ -73,11 +74,11 @@ class TestWithAToken:
             )
 
 
-# httpx abandons its request-body iterator when the server answers early.
-@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
-async def test_a_413_closes_the_connection_and_the_client_carries_on(
+async def test_413s_under_the_largest_limit_leave_the_connection_usable(
     engine: svc.Engine,
 ) -> None:
+    """A body past its route's limit (1 MiB) but under the largest (prompts, imports) is read
+    to its end and dropped: the same connection carries the next request."""
     big = b"x" * (MAX_BODY_BYTES + 1)
     async with one_connection(engine) as client:
         for _ in range(3):
@@ -85,8 +86,34 @@ async def test_a_413_closes_the_connection_and_the_client_carries_on(
                 "/admin/reload-config", content=big, headers={"Content-Type": "application/json"}
             )
             assert response.status_code == 413
-            assert response.headers["connection"] == "close"
+            assert response.json()["code"] == "PAYLOAD_TOO_LARGE"
+            assert "connection" not in response.headers
             assert (await client.get("/config/providers")).status_code == 200
+
+
+class TestPastTheLargestLimit:
+    @pytest.fixture
+    def settings(self, make_settings: Callable[..., svc.Settings]) -> svc.Settings:
+        return make_settings(
+            max_body_bytes=4096, max_prompt_body_bytes=8192, max_import_body_bytes=8192
+        )
+
+    # httpx abandons its request-body iterator when the server answers early.
+    @pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
+    async def test_a_413_closes_the_connection_and_the_client_carries_on(
+        self, engine: svc.Engine
+    ) -> None:
+        big = b"x" * (64 * 1024)
+        async with one_connection(engine) as client:
+            for _ in range(3):
+                response = await client.post(
+                    "/admin/reload-config",
+                    content=big,
+                    headers={"Content-Type": "application/json"},
+                )
+                assert response.status_code == 413
+                assert response.headers["connection"] == "close"
+                assert (await client.get("/config/providers")).status_code == 200
 
 
 @pytest.fixture
@@ -143,10 +170,11 @@ class RawConnection:
 
 
 async def test_declared_oversized_body_gets_413_and_the_connection_is_closed(
-    raw: RawConnection,
+    raw: RawConnection, engine: svc.Engine
 ) -> None:
+    past_all = largest_limit(engine.settings) + 1
     await raw.send(
-        raw.request("POST", "/session", **{"Content-Length": str(MAX_BODY_BYTES + 1)}),
+        raw.request("POST", "/session", **{"Content-Length": str(past_all)}),
         h11.Data(data=b"{}"),
     )
     head, _ = await raw.response()

@@ -11,6 +11,7 @@ import pytest
 import svc
 from svc.errors import ValidationFailed
 from svc.mcp import ConnectorInput
+from svc.net import UrlRefused
 from svc.tools import DEFAULT_RULES, ToolContext, evaluate
 from tests.fakes.mcp_servers import FakeMcpServer
 from tests.helpers import wait_for_event
@@ -189,6 +190,8 @@ async def test_request_capability_over_http_and_its_checks(
 async def test_mcp_debug_sends_one_raw_call_to_an_exact_url(
     workbench: FakeMcpServer, engine: svc.Engine
 ) -> None:
+    # A loopback server is reachable because the operator configured it as a connector.
+    await engine.mcp.add(ConnectorInput(name="bench", transport=workbench.url, enabled=False))
     result = await run(
         engine,
         "mcp_debug",
@@ -220,6 +223,29 @@ async def test_mcp_debug_sends_one_raw_call_to_an_exact_url(
         "max_bytes": 200_000,
         "status": answer["status"],
     }
+
+
+async def test_mcp_debug_reaches_private_addresses_only_of_configured_connectors(
+    workbench: FakeMcpServer, engine: svc.Engine
+) -> None:
+    """The URL is the model's choice: the outbound guard refuses loopback, private and
+    metadata addresses (in any spelling) unless a configured connector lives there."""
+    await engine.mcp.add(
+        ConnectorInput(name="other", transport="http://127.0.0.1:9/mcp", enabled=False)
+    )
+    port = workbench.url.split(":")[2].split("/")[0]
+    for url in (
+        workbench.url,
+        f"http://127.1:{port}/mcp",
+        f"http://2130706433:{port}/mcp",
+        f"http://[::ffff:127.0.0.1]:{port}/mcp",
+        "http://169.254.169.254/latest/meta-data",
+        "http://localhost:9/mcp",
+    ):
+        with pytest.raises(UrlRefused) as refused:
+            await run(engine, "mcp_debug", {"url": url, "tool": "echo"})
+        assert refused.value.reason == "private_address", url
+    assert not workbench.requests
 
 
 async def test_mcp_debug_refuses_urls_with_credentials_and_needs_both_names(

@@ -7,10 +7,13 @@ from typing import Any
 
 import httpx
 import pytest
+import trio
+import trio.testing
 from prometheus_client.parser import text_string_to_metric_families
 
 import svc
 from svc import Settings
+from svc.metrics.queues import runs_queued
 from tests.fakes.turns import FakeToolCall, Turn
 from tests.helpers import text_prompt, wait_for_event
 
@@ -92,3 +95,40 @@ async def test_metrics_are_off_by_default(make_settings: Callable[..., Settings]
         response = await client.get("/metrics")
     assert response.status_code == 404
     assert response.json()["code"] == "METRICS_DISABLED"
+
+
+async def test_runs_queued_counts_runs_waiting_for_a_pool_slot(
+    authed: httpx.AsyncClient, engine: svc.Engine
+) -> None:
+    routine = {
+        "routine_id": "queued-digest",
+        "name": "Digest",
+        "schedule": {"interval_seconds": {"seconds": 3600}},
+        "entrypoint": "mission.default",
+        "args": {"prompt": "Summarise the notes"},
+        "allowed_tools": ["read"],
+        "output_targets": [],
+    }
+    assert (await authed.post("/routines", json=routine)).status_code == 200
+    limiter = engine.automations.routine_pool.limiter
+    # Every slot held, as by runs executing: the next routine run waits in the pool.
+    holders = [object() for _ in range(int(limiter.total_tokens))]
+    for holder in holders:
+        limiter.acquire_on_behalf_of_nowait(holder)
+    try:
+        started = await authed.post("/routines/queued-digest/run_now", json={})
+        assert started.status_code == 200, started.text
+        with trio.fail_after(10):
+            while runs_queued(engine) < 1:
+                await trio.testing.wait_all_tasks_blocked()
+        found = samples((await authed.get("/metrics")).text)
+        assert found[("svc_runs_queued", ())] == 1
+    finally:
+        for holder in holders:
+            limiter.release_on_behalf_of(holder)
+    run_id = started.json()["runID"]
+    await wait_for_event(
+        engine, "run.completed", run_id=run_id, where=lambda e: e.topic == "automations"
+    )
+    found = samples((await authed.get("/metrics")).text)
+    assert found[("svc_runs_queued", ())] == 0

@@ -75,7 +75,7 @@ def test_global_rules_apply_to_every_session() -> None:
 @pytest.mark.parametrize(
     "tool", ["read", "glob", "grep", "websearch", "webfetch", "webfetch_html", "todo_write",
              "todowrite", "question", "batch", "memory_search", "mcp_list",
-             "orchestration_inspect", "codesearch"],
+             "orchestration_inspect", "codesearch", "browser_status"],
 )  # fmt: skip
 def test_default_allow(tool: str) -> None:
     assert evaluate(DEFAULT_RULES, tool, session_id="s") == "allow"
@@ -83,7 +83,8 @@ def test_default_allow(tool: str) -> None:
 
 @pytest.mark.parametrize(
     "tool", ["write", "edit", "apply_patch", "bash", "memory_store", "memory_delete", "spawn_agent",
-             "mcp_request_capability", "goal_start", "wait_resolve"],
+             "mcp_request_capability", "goal_start", "wait_resolve", "browser_open",
+             "browser_navigate", "browser_click", "browser_type", "browser_screenshot"],
 )  # fmt: skip
 def test_default_ask(tool: str) -> None:
     assert evaluate(DEFAULT_RULES, tool, session_id="s") == "ask"

@@ -164,6 +164,33 @@ def test_auto_prefers_hosted_then_brave_then_exa_then_searxng() -> None:
     assert select_backend(SearchConfig(environ=everything)).name == "searxng"
 
 
+@pytest.mark.parametrize(
+    ("config", "variable"),
+    [
+        (SearchConfig(url="https://k:s@search.example.com"), "SVC_SEARCH_URL"),
+        (SearchConfig(backend="hosted", url="ftp://search.example.com"), "SVC_SEARCH_URL"),
+        (SearchConfig(environ={"SVC_SEARXNG_URL": "http://u:p@127.0.0.1:8888"}), "SVC_SEARXNG_URL"),
+        (
+            SearchConfig(
+                environ={"SVC_BRAVE_SEARCH_API_KEY": BRAVE_KEY, "SVC_BRAVE_SEARCH_URL": "file:///x"}
+            ),
+            "SVC_BRAVE_SEARCH_URL",
+        ),
+        (
+            SearchConfig(environ={"SVC_EXA_API_KEY": EXA_KEY, "SVC_EXA_SEARCH_URL": "x://y"}),
+            "SVC_EXA_SEARCH_URL",
+        ),
+    ],
+)
+def test_configured_search_urls_pass_the_operator_rule(config: SearchConfig, variable: str) -> None:
+    """Local search services are fine; a wrong scheme or credentials in the URL are not."""
+    with pytest.raises(ToolFailed) as refused:
+        select_backend(config)
+    assert refused.value.extra["field"] == variable and variable in refused.value.message
+    local = SearchConfig(environ={"SVC_SEARXNG_URL": "http://127.0.0.1:8888"})
+    assert select_backend(local).name == "searxng"
+
+
 def test_backend_records_never_show_their_key() -> None:
     backend = select_backend(
         SearchConfig(backend="brave", environ={"SVC_BRAVE_SEARCH_API_KEY": BRAVE_KEY})
