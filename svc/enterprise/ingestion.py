@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from ..memory import ImportProgress
     from .scan import ScannedFile
     from .service import EnterpriseService
-    from .tenant import Caller
+    from .tenant import Caller, TenantContext
 
 PREVIEW_ITEMS = 200
 """Files listed by a preflight (the counts cover all of them)."""
@@ -282,7 +282,7 @@ async def _ingest(
     memory = svc.engine.memory
     tenant = caller.tenant
     if job.kind == "reindex":
-        await forget_binding_memory(svc, binding, root)
+        await forget_binding_memory(svc, caller, binding, root)
     files = await _scan(binding, root)
     quarantines = await svc.quarantines.all(tenant.key, parent=binding.binding_id)
     known = {q.quarantine_id: q for q in quarantines}
@@ -358,16 +358,28 @@ async def _ingest(
     }
 
 
-def import_key_of(binding: SourceBinding, root: Path) -> str:
+def import_key_of(binding: SourceBinding, root: Path, tenant: TenantContext) -> str:
+    """The memory importer's key for a binding's folder: one per tenant, so two tenants
+    binding the same folder each get their own records."""
     from ..memory import import_key
 
-    return import_key(root, "directory", "project", None, binding.project_id)
+    return import_key(
+        root,
+        "directory",
+        "project",
+        None,
+        binding.project_id,
+        org_id=tenant.org_id,
+        workspace_id=tenant.workspace_id,
+    )
 
 
-async def forget_binding_memory(svc: EnterpriseService, binding: SourceBinding, root: Path) -> int:
+async def forget_binding_memory(
+    svc: EnterpriseService, caller: Caller, binding: SourceBinding, root: Path
+) -> int:
     """Remove every record a binding's imports wrote (a reindex starts from nothing)."""
     imports = svc.engine.memory.store.imports
-    known = await imports.known_files(import_key_of(binding, root))
+    known = await imports.known_files(import_key_of(binding, root, caller.tenant))
     return await imports.forget(sorted(known)) if known else 0
 
 

@@ -1,0 +1,404 @@
+"""What a coder run produces: reports and summaries, memory, and its pull request.
+
+* Reports and summaries (``triage-summary``, ``pr-review-evidence`` ...) are stored
+  run artifacts; each belongs to one workflow mode (:data:`.workflows.ARTIFACT_MODES`).
+  A summary also proposes its text as a **memory candidate**.
+* Memory hits search memory for the run (its project tier and global), by default
+  with the run's objective; candidates are promoted into the project's memory.
+* ``pr-draft`` writes the pull request's title and body from the run;
+  ``pr-submit`` opens it through a connected MCP server's ``create_pull_request``
+  tool (the body's ``mcp_server``, else the project's board server, else any).
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+import attrs
+
+from ..errors import SvcError, ValidationFailed
+from .artifact_records import CoderArtifact, MemoryCandidate
+from .artifact_repository import CoderArtifactRepository, MemoryCandidateRepository
+from .errors import (
+    BoardFailed,
+    CandidateNotFound,
+    PrSubmitUnavailable,
+    RunConflict,
+    WorkflowMismatch,
+)
+from .records import CoderRun
+from .runs import require_run, run_wire
+from .workflows import ARTIFACT_MODES, SUMMARIES
+
+if TYPE_CHECKING:
+    from .service import CoderService
+
+PR_TOOL = "create_pull_request"
+
+
+def _artifacts(svc: CoderService) -> CoderArtifactRepository:
+    return CoderArtifactRepository(svc.engine.store)
+
+
+def _candidates(svc: CoderService) -> MemoryCandidateRepository:
+    return MemoryCandidateRepository(svc.engine.store)
+
+
+async def _add_artifact(
+    svc: CoderService, run: CoderRun, artifact_type: str, payload: dict[str, Any]
+) -> CoderArtifact:
+    artifact_id = f"artifact-{uuid.uuid4().hex[:16]}"
+    step = next((s for s in reversed(run.steps) if s.status != "pending"), None)
+    artifact = CoderArtifact(
+        id=artifact_id,
+        coder_run_id=run.coder_run_id,
+        artifact_type=artifact_type,
+        ts_ms=svc.engine.clock.now_ms(),
+        path=f"coder/{run.coder_run_id}/{artifact_type}/{artifact_id}.json",
+        payload=payload,
+        step_id=step.step_id if step is not None else None,
+    )
+    await _artifacts(svc).add(artifact)
+    svc.engine.events.publish(
+        "coder.run.artifact_added",
+        {"coder_run_id": run.coder_run_id, "artifact_id": artifact_id, "type": artifact_type},
+        topic="coder",
+    )
+    return artifact
+
+
+def _summary_text(payload: Mapping[str, Any]) -> str:
+    for key in ("summary", "recommendation", "text", "notes", "conclusion"):
+        value = payload.get(key)
+        if isinstance(value, str) and value.strip():
+            return value.strip()
+    return json.dumps(payload, sort_keys=True)[:2000]
+
+
+async def add_report(
+    svc: CoderService, coder_run_id: str, artifact_type: str, body: Mapping[str, Any]
+) -> dict[str, Any]:
+    run = await require_run(svc, coder_run_id)
+    mode = ARTIFACT_MODES[artifact_type]
+    if run.workflow != mode:
+        raise WorkflowMismatch(
+            f"`{artifact_type}` belongs to {mode} runs; this run is {run.workflow}",
+            workflow_mode=run.workflow,
+        )
+    artifact = await _add_artifact(svc, run, artifact_type, dict(body))
+    reply: dict[str, Any] = {
+        "ok": True,
+        "coder_run": run_wire(run),
+        "artifact": artifact.to_wire(),
+    }
+    if artifact_type in SUMMARIES:
+        candidate = await _new_candidate(
+            svc,
+            run,
+            kind=artifact_type.replace("_summary", "_memory"),
+            summary=_summary_text(body),
+            payload=dict(body),
+        )
+        reply["generated_candidates"] = [_candidate_wire(candidate, None)]
+    return reply
+
+
+async def list_artifacts(svc: CoderService, coder_run_id: str) -> dict[str, Any]:
+    await require_run(svc, coder_run_id)
+    found = [a.to_wire() for a in await _artifacts(svc).of_run(coder_run_id)]
+    return {"coder_run_id": coder_run_id, "artifacts": found, "count": len(found)}
+
+
+# ---------------------------------------------------------------------- memory
+async def memory_hits(
+    svc: CoderService, coder_run_id: str, *, query: str | None, limit: int | None
+) -> dict[str, Any]:
+    run = await require_run(svc, coder_run_id)
+    query = (query or "").strip() or run.objective
+    memory = svc.engine.memory
+    if memory is None:
+        return {
+            "coder_run_id": coder_run_id,
+            "query": query,
+            "hits": [],
+            "count": 0,
+            "status": "unavailable",
+            "reason": "memory is not enabled",
+        }
+    from ..memory import SearchRequest
+
+    found = await memory.search(
+        SearchRequest(query=query, limit=max(1, min(limit or 8, 50)), project_id=run.project_id)
+    )
+    hits = found.get("results", [])
+    return {"coder_run_id": coder_run_id, "query": query, "hits": hits, "count": len(hits)}
+
+
+async def _new_candidate(
+    svc: CoderService, run: CoderRun, *, kind: str, summary: str, payload: dict[str, Any]
+) -> MemoryCandidate:
+    artifact = await _add_artifact(
+        svc, run, "memory_candidate", {"kind": kind, "summary": summary, "payload": payload}
+    )
+    now = svc.engine.clock.now_ms()
+    candidate = MemoryCandidate(
+        candidate_id=f"memcand-{uuid.uuid4().hex[:16]}",
+        coder_run_id=run.coder_run_id,
+        kind=kind,
+        summary=summary,
+        payload=payload,
+        artifact_id=artifact.id,
+        created_at_ms=now,
+        updated_at_ms=now,
+    )
+    return await _candidates(svc).put(candidate)
+
+
+def _candidate_wire(candidate: MemoryCandidate, artifact: CoderArtifact | None) -> dict[str, Any]:
+    return {
+        "candidate_id": candidate.candidate_id,
+        "coder_run_id": candidate.coder_run_id,
+        "kind": candidate.kind,
+        "summary": candidate.summary,
+        "payload": candidate.payload,
+        "status": candidate.status,
+        "memory_id": candidate.memory_id,
+        "artifact": artifact.to_wire() if artifact is not None else None,
+        "created_at_ms": candidate.created_at_ms,
+        "promoted_at_ms": candidate.promoted_at_ms,
+    }
+
+
+async def list_candidates(svc: CoderService, coder_run_id: str) -> dict[str, Any]:
+    await require_run(svc, coder_run_id)
+    artifacts = {a.id: a for a in await _artifacts(svc).of_run(coder_run_id)}
+    found = [
+        _candidate_wire(c, artifacts.get(c.artifact_id))
+        for c in await _candidates(svc).of_run(coder_run_id)
+    ]
+    return {"coder_run_id": coder_run_id, "candidates": found, "count": len(found)}
+
+
+async def create_candidate(
+    svc: CoderService, coder_run_id: str, body: Mapping[str, Any]
+) -> dict[str, Any]:
+    run = await require_run(svc, coder_run_id)
+    kind = body.get("kind")
+    if not isinstance(kind, str) or not kind.strip():
+        raise ValidationFailed("`kind` is required", field="kind")
+    payload = body.get("payload") if isinstance(body.get("payload"), dict) else {}
+    assert isinstance(payload, dict)
+    summary = body.get("summary")
+    text = summary.strip() if isinstance(summary, str) and summary.strip() else None
+    candidate = await _new_candidate(
+        svc, run, kind=kind.strip(), summary=text or _summary_text(payload), payload=payload
+    )
+    artifacts = {a.id: a for a in await _artifacts(svc).of_run(coder_run_id)}
+    wire = _candidate_wire(candidate, artifacts.get(candidate.artifact_id))
+    return {"ok": True, "candidate_id": candidate.candidate_id, "candidate": wire}
+
+
+async def promote_candidate(
+    svc: CoderService, coder_run_id: str, candidate_id: str, body: Mapping[str, Any]
+) -> dict[str, Any]:
+    run = await require_run(svc, coder_run_id)
+    async with svc.serial.turn(("candidate", candidate_id)):
+        candidate = await _candidates(svc).get(candidate_id)
+        if candidate is None or candidate.coder_run_id != coder_run_id:
+            raise CandidateNotFound(candidate_id=candidate_id)
+        if candidate.status == "promoted":
+            return {
+                "ok": True,
+                "promoted": True,
+                "deduped": True,
+                "memory_id": candidate.memory_id,
+                "candidate": _candidate_wire(candidate, None),
+            }
+        memory = svc.engine.memory
+        if memory is None:
+            raise RunConflict("memory is not enabled: the candidate cannot be promoted")
+        from ..memory import PutRequest
+
+        to_tier = body.get("to_tier") if body.get("to_tier") in ("project", "global") else "project"
+        stored = await memory.put(
+            PutRequest(
+                text=candidate.summary,
+                tier=str(to_tier),
+                project_id=run.project_id if to_tier == "project" else None,
+                kind="note",
+                source="coder",
+                tags=["coder", candidate.kind],
+                metadata={
+                    "coder_run_id": coder_run_id,
+                    "candidate_id": candidate_id,
+                    "candidate_kind": candidate.kind,
+                    "workflow_mode": run.workflow,
+                },
+            )
+        )
+        now = svc.engine.clock.now_ms()
+        candidate = attrs.evolve(
+            candidate,
+            status="promoted",
+            memory_id=stored.get("id"),
+            promoted_at_ms=now,
+            updated_at_ms=now,
+        )
+        await _candidates(svc).put(candidate)
+    return {
+        "ok": True,
+        "promoted": True,
+        "memory_id": candidate.memory_id,
+        "to_tier": to_tier,
+        "candidate": _candidate_wire(candidate, None),
+    }
+
+
+# ---------------------------------------------------------------------- pull request
+def _require_mode(run: CoderRun, artifact_type: str) -> None:
+    mode = ARTIFACT_MODES[artifact_type]
+    if run.workflow != mode:
+        raise WorkflowMismatch(
+            f"`{artifact_type}` belongs to {mode} runs; this run is {run.workflow}",
+            workflow_mode=run.workflow,
+        )
+
+
+async def pr_draft(svc: CoderService, coder_run_id: str, body: Mapping[str, Any]) -> dict[str, Any]:
+    run = await require_run(svc, coder_run_id)
+    _require_mode(run, "pr_draft")
+    repo = run.repo_binding
+    ref = run.repohost_ref or {}
+    summaries = [
+        a
+        for a in await _artifacts(svc).of_run(coder_run_id)
+        if a.artifact_type in ("issue_fix_summary", "issue_fix_validation_report")
+    ]
+    number = ref.get("number")
+    title = body.get("title") if isinstance(body.get("title"), str) else None
+    lines = [_summary_text(a.payload) for a in summaries]
+    if number is not None:
+        lines.append(f"Fixes #{number}")
+    text = body.get("body") if isinstance(body.get("body"), str) else "\n\n".join(lines)
+    draft = {
+        "title": title or f"Fix #{number}: {run.objective.splitlines()[0][:80]}",
+        "body": text,
+        "base_branch": body.get("base_branch") or (repo.default_branch if repo else None) or "main",
+        "head_branch": body.get("head_branch") or f"coder/{run.coder_run_id}",
+        "repo_slug": repo.repo_slug if repo else None,
+        "changed_files": body.get("changed_files")
+        if isinstance(body.get("changed_files"), list)
+        else [],
+    }
+    artifact = await _add_artifact(svc, run, "pr_draft", draft)
+    return {"ok": True, "coder_run": run_wire(run), "artifact": artifact.to_wire(), "draft": draft}
+
+
+def _pr_server(svc: CoderService, preferred: str | None, bound: str | None) -> tuple[str, str]:
+    mcp = svc.engine.mcp
+    if mcp is None:
+        raise PrSubmitUnavailable()
+    names = [n for n in (preferred, bound) if n] or [s.name for s in mcp.snapshots()]
+    for name in names:
+        snapshot = mcp.snapshot(name)
+        if snapshot is None or not snapshot.usable:
+            continue
+        for tool in snapshot.registered_tools():
+            canonical = tool.tool_name.lower().replace(".", "_").replace("-", "_")
+            if canonical == PR_TOOL or canonical.endswith("_" + PR_TOOL):
+                return name, tool.tool_name
+    raise PrSubmitUnavailable()
+
+
+async def pr_submit(
+    svc: CoderService, coder_run_id: str, body: Mapping[str, Any]
+) -> dict[str, Any]:
+    run = await require_run(svc, coder_run_id)
+    _require_mode(run, "pr_submission")
+    drafts = [
+        a for a in await _artifacts(svc).of_run(coder_run_id) if a.artifact_type == "pr_draft"
+    ]
+    if not drafts:
+        raise RunConflict("create a pull request draft (pr-draft) before submitting")
+    draft = drafts[-1].payload
+    slug = str(draft.get("repo_slug") or "")
+    owner, _, repo = slug.partition("/")
+    args = {
+        "owner": owner,
+        "repo": repo,
+        "title": draft.get("title"),
+        "body": draft.get("body"),
+        "head": draft.get("head_branch"),
+        "base": draft.get("base_branch"),
+        "draft": body.get("draft", True) is not False,
+    }
+    if body.get("dry_run") is True:
+        artifact = await _add_artifact(
+            svc, run, "pr_submission", {"dry_run": True, "submitted": False, "request": args}
+        )
+        return {
+            "ok": True,
+            "submitted": False,
+            "dry_run": True,
+            "artifact": artifact.to_wire(),
+            "coder_run": run_wire(run),
+        }
+    binding = await svc.bindings.get(run.project_id)
+    bound = (
+        binding.repohost_project_binding.mcp_server
+        if binding is not None and binding.repohost_project_binding is not None
+        else None
+    )
+    preferred = body.get("mcp_server") if isinstance(body.get("mcp_server"), str) else None
+    server, tool = _pr_server(svc, preferred, bound)
+    try:
+        result = await svc.engine.mcp.call(server, tool, args)
+    except SvcError as exc:
+        raise BoardFailed(f"`{tool}` failed: {exc.message}") from None
+    try:
+        answer = json.loads(result.output)
+    except ValueError:
+        answer = {"text": result.output}
+    answer = answer if isinstance(answer, dict) else {"result": answer}
+    url = answer.get("html_url") or answer.get("url")
+    pull = {"number": answer.get("number"), "url": url}
+    artifact = await _add_artifact(
+        svc,
+        run,
+        "pr_submission",
+        {
+            "submitted": True,
+            "mcp_server": server,
+            "tool": tool,
+            "request": args,
+            "pull_request": pull,
+        },
+    )
+    async with svc.serial.turn(("run", coder_run_id)):
+        fresh = await require_run(svc, coder_run_id)
+        fresh = await svc.save(
+            attrs.evolve(fresh, pr_url=url, updated_at_ms=svc.engine.clock.now_ms())
+        )
+    return {
+        "ok": True,
+        "submitted": True,
+        "pull_request": pull,
+        "mcp_server": server,
+        "artifact": artifact.to_wire(),
+        "coder_run": run_wire(fresh),
+    }
+
+
+__all__ = [
+    "add_report",
+    "create_candidate",
+    "list_artifacts",
+    "list_candidates",
+    "memory_hits",
+    "pr_draft",
+    "pr_submit",
+    "promote_candidate",
+]
