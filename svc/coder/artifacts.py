@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import uuid
 from collections.abc import Mapping
@@ -37,6 +38,8 @@ if TYPE_CHECKING:
     from .service import CoderService
 
 PR_TOOL = "create_pull_request"
+_SEQUENCE = itertools.count()
+"""Orders artifacts written in the same millisecond (ids sort as they were written)."""
 
 
 def _artifacts(svc: CoderService) -> CoderArtifactRepository:
@@ -50,13 +53,14 @@ def _candidates(svc: CoderService) -> MemoryCandidateRepository:
 async def _add_artifact(
     svc: CoderService, run: CoderRun, artifact_type: str, payload: dict[str, Any]
 ) -> CoderArtifact:
-    artifact_id = f"artifact-{uuid.uuid4().hex[:16]}"
+    now = svc.engine.clock.now_ms()
+    artifact_id = f"artifact-{now:013x}{next(_SEQUENCE) % 0x10000:04x}-{uuid.uuid4().hex[:8]}"
     step = next((s for s in reversed(run.steps) if s.status != "pending"), None)
     artifact = CoderArtifact(
         id=artifact_id,
         coder_run_id=run.coder_run_id,
         artifact_type=artifact_type,
-        ts_ms=svc.engine.clock.now_ms(),
+        ts_ms=now,
         path=f"coder/{run.coder_run_id}/{artifact_type}/{artifact_id}.json",
         payload=payload,
         step_id=step.step_id if step is not None else None,
@@ -283,7 +287,7 @@ async def pr_draft(svc: CoderService, coder_run_id: str, body: Mapping[str, Any]
     if number is not None:
         lines.append(f"Fixes #{number}")
     text = body.get("body") if isinstance(body.get("body"), str) else "\n\n".join(lines)
-    draft = {
+    draft: dict[str, Any] = {
         "title": title or f"Fix #{number}: {run.objective.splitlines()[0][:80]}",
         "body": text,
         "base_branch": body.get("base_branch") or (repo.default_branch if repo else None) or "main",

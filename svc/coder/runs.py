@@ -82,7 +82,7 @@ async def start_step(svc: CoderService, run: CoderRun) -> CoderRun:
 
     step = _next_step(run)
     if step is None:
-        raise RunConflict("the coder run has no step left to execute", status=run.status)
+        raise RunConflict("the coder run has no step left to execute", run_status=run.status)
     run = await _ensure_session(svc, run)
     assert run.session_id is not None
     started = await svc.engine.sessions.prompt(
@@ -208,11 +208,11 @@ async def execute(svc: CoderService, coder_run_id: str, *, all_steps: bool) -> C
     async with svc.serial.turn(("run", coder_run_id)):
         run = await require_run(svc, coder_run_id)
         if run.status in ("completed", "cancelled", "awaiting_approval"):
-            raise RunConflict(f"the coder run is {run.status}", status=run.status)
+            raise RunConflict(f"the coder run is {run.status}", run_status=run.status)
         running = any(s.status == "running" for s in run.steps)
         if running:
             if not all_steps:
-                raise RunConflict("a step of the coder run is running", status=run.status)
+                raise RunConflict("a step of the coder run is running", run_status=run.status)
             return await svc.save(attrs.evolve(run, auto_continue=True))
         return await start_step(svc, attrs.evolve(run, auto_continue=all_steps))
 
@@ -221,7 +221,7 @@ async def cancel(svc: CoderService, coder_run_id: str, reason: str | None) -> Co
     async with svc.serial.turn(("run", coder_run_id)):
         run = await require_run(svc, coder_run_id)
         if not run.active:
-            raise RunConflict(f"the coder run is already {run.status}", status=run.status)
+            raise RunConflict(f"the coder run is already {run.status}", run_status=run.status)
         now = svc.engine.clock.now_ms()
         steps = []
         for step in run.steps:
@@ -246,7 +246,7 @@ async def approve(svc: CoderService, coder_run_id: str, reason: str | None) -> C
         run = await require_run(svc, coder_run_id)
         if run.status != "awaiting_approval":
             raise RunConflict(
-                f"the coder run is {run.status}, not awaiting approval", status=run.status
+                f"the coder run is {run.status}, not awaiting approval", run_status=run.status
             )
         run = attrs.evolve(
             run,
