@@ -32,7 +32,7 @@ from .errors import EnterpriseConflict, EnterpriseError
 from .records import IngestionJob, Quarantine, SourceBinding
 
 if TYPE_CHECKING:
-    from ..memory import ImportProgress
+    from ..memory import ImportProgress, ImportSummary
     from .scan import ScannedFile
     from .service import EnterpriseService
     from .tenant import Caller, TenantContext
@@ -284,6 +284,12 @@ async def _ingest(
     if job.kind == "reindex":
         await forget_binding_memory(svc, caller, binding, root)
     files = await _scan(binding, root)
+    decided = await svc.objects.all(tenant.key, parent=binding.binding_id)
+    deleted = {o.path for o in decided if o.deleted}
+    scoped = {o.path: o.data_class for o in decided if not o.deleted and o.data_class}
+    everything = frozenset(item.relative for item in files)
+    # Objects an operator deleted stay out (not even quarantined) until reindexed.
+    files = [item for item in files if item.relative not in deleted]
     quarantines = await svc.quarantines.all(tenant.key, parent=binding.binding_id)
     known = {q.quarantine_id: q for q in quarantines}
     plan = _plan(binding, files, known)
@@ -318,7 +324,8 @@ async def _ingest(
                 attrs.evolve(q, disposition="reindexed", reviewed_by="ingestion", updated_at_ms=now)
             )
     await svc.quarantines.put_many(tenant.key, changed)
-    skip = frozenset(f.relative for key in ("quarantine", "hold", "refuse") for f in plan[key])
+    held = {f.relative for key in ("quarantine", "hold", "refuse") for f in plan[key]}
+    skip = frozenset(held | deleted | set(scoped))
 
     def progress(step: ImportProgress) -> None:
         svc.publish(
@@ -342,6 +349,7 @@ async def _ingest(
         ),
         progress=progress,
     )
+    summary = await _import_rescoped(svc, caller, binding, root, everything, held, scoped, summary)
     pending = await svc.quarantines.count_in_state(tenant.key, "pending", parent=binding.binding_id)
     return {
         "discovered_files": len(files),
@@ -356,6 +364,48 @@ async def _ingest(
         "refused_files": len(plan["refuse"]),
         "errors": len(summary.errors),
     }
+
+
+async def _import_rescoped(
+    svc: EnterpriseService,
+    caller: Caller,
+    binding: SourceBinding,
+    root: Path,
+    everything: frozenset[str],
+    held: set[str],
+    scoped: dict[str, str],
+    summary: ImportSummary,
+) -> ImportSummary:
+    """Import the re-scoped objects, one pass per data class (the main pass left them out,
+    so their records were dropped and are written again with their own class)."""
+    from ..memory import ImportRequest
+
+    by_class: dict[str, set[str]] = {}
+    for path, data_class in scoped.items():
+        if path not in held and path in everything:
+            by_class.setdefault(data_class, set()).add(path)
+    tenant = caller.tenant
+    for data_class, paths in sorted(by_class.items()):
+        extra = await svc.engine.memory.import_path(
+            ImportRequest(
+                path=root,
+                format="directory",
+                tier="project",
+                project_id=binding.project_id,
+                sync_deletes=False,
+                source_binding_id=binding.binding_id,
+                classification=data_class,
+                org_id=tenant.org_id,
+                workspace_id=tenant.workspace_id,
+                skip=everything - paths,
+            )
+        )
+        summary = attrs.evolve(
+            summary,
+            indexed_files=summary.indexed_files + extra.indexed_files,
+            chunks_created=summary.chunks_created + extra.chunks_created,
+        )
+    return summary
 
 
 def import_key_of(binding: SourceBinding, root: Path, tenant: TenantContext) -> str:

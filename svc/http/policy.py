@@ -183,6 +183,16 @@ ROUTE_POLICY: dict[tuple[str, str], Auth] = {
     ("POST", "/enterprise/source-bindings/<binding_id>/import"): TOKEN,
     ("POST", "/enterprise/source-bindings/<binding_id>/preflight"): TOKEN,
     ("POST", "/enterprise/source-bindings/<binding_id>/reindex"): TOKEN,
+    ("GET", "/enterprise/source-bindings/<binding_id>/source-objects"): TOKEN,
+    (
+        "POST",
+        "/enterprise/source-bindings/<binding_id>/source-objects/<object_id>/reindex",
+    ): TOKEN,
+    ("DELETE", "/enterprise/source-bindings/<binding_id>/source-objects/<object_id>"): TOKEN,
+    (
+        "PATCH",
+        "/enterprise/source-bindings/<binding_id>/source-objects/<object_id>/scope",
+    ): TOKEN,
     ("GET", "/enterprise/status"): TOKEN,
     # event
     ("GET", "/event"): TOKEN,

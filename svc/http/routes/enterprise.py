@@ -224,6 +224,35 @@ async def reindex_binding(binding_id: str) -> Any:
     return await _import(binding_id, "reindex")
 
 
+@bp.get("/enterprise/source-bindings/<binding_id>/source-objects")
+async def source_objects(binding_id: str) -> Any:
+    from ...enterprise.source_objects import list_objects
+
+    return await list_objects(service(), caller(), binding_id)
+
+
+@bp.post("/enterprise/source-bindings/<binding_id>/source-objects/<object_id>/reindex")
+async def reindex_source_object(binding_id: str, object_id: str) -> Any:
+    from ...enterprise.source_objects import reindex_object
+
+    await json_body()  # an optional, empty JSON body
+    return await reindex_object(service(), caller(), binding_id, object_id)
+
+
+@bp.delete("/enterprise/source-bindings/<binding_id>/source-objects/<object_id>")
+async def delete_source_object(binding_id: str, object_id: str) -> Any:
+    from ...enterprise.source_objects import delete_object
+
+    return await delete_object(service(), caller(), binding_id, object_id)
+
+
+@bp.patch("/enterprise/source-bindings/<binding_id>/source-objects/<object_id>/scope")
+async def scope_source_object(binding_id: str, object_id: str) -> Any:
+    from ...enterprise.source_objects import scope_object
+
+    return await scope_object(service(), caller(), binding_id, object_id, await object_body())
+
+
 @bp.get("/enterprise/ingestion-jobs")
 async def ingestion_jobs() -> Any:
     from ...enterprise.ingestion import list_jobs

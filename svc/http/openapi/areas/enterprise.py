@@ -8,6 +8,9 @@ EVENTS = (
     "enterprise.ingestion.completed",
     "enterprise.ingestion.failed",
     "enterprise.quarantine.reviewed",
+    "enterprise.source_object.reindex",
+    "enterprise.source_object.delete",
+    "enterprise.source_object.scope",
     "enterprise.org_unit.saved",
     "enterprise.membership.saved",
     "enterprise.access_grant.saved",
@@ -56,6 +59,14 @@ OPERATIONS = {
         body=ANY_BODY,
         returns=OBJECT,
         query=(q_bool("wait"),),
+    ),
+    "source_objects": op("The ingested objects of a source binding", returns=OBJECT),
+    "reindex_source_object": op("Read one source object again", returns=OBJECT),
+    "delete_source_object": op(
+        "Remove one source object from memory and from later imports", returns=OBJECT
+    ),
+    "scope_source_object": op(
+        "Give one source object its own data class", body=ANY_BODY, returns=OBJECT
     ),
     "ingestion_jobs": op("Ingestion jobs", returns=OBJECT, query=("binding_id",)),
     "quarantines": op("Quarantined ingestion items", returns=OBJECT, query=("state", "binding_id")),
