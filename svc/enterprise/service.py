@@ -19,6 +19,7 @@ from actors import SerialByKey
 from .connector_repository import ConnectorRepository, SourceBindingRepository
 from .governance_repository import GrantRepository, MembershipRepository, OrgUnitRepository
 from .ingestion_repository import IngestionJobRepository, QuarantineRepository
+from .policy_repository import CrossTenantGrantRepository, PolicyRepository
 from .source_object_repository import SourceObjectRepository
 
 if TYPE_CHECKING:
@@ -60,6 +61,8 @@ class EnterpriseService:
         self.quarantines = QuarantineRepository(store)
         self.jobs = IngestionJobRepository(store)
         self.objects = SourceObjectRepository(store)
+        self.cross_tenant_grants = CrossTenantGrantRepository(store)
+        self.policies = PolicyRepository(store)
         self.serial = SerialByKey()
 
     def now_ms(self) -> int:
