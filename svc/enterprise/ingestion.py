@@ -32,10 +32,10 @@ from .errors import EnterpriseConflict, EnterpriseError
 from .records import IngestionJob, Quarantine, SourceBinding
 
 if TYPE_CHECKING:
-    from ..memory import ImportProgress, ImportSummary
+    from ..memory import ImportProgress
     from .scan import ScannedFile
     from .service import EnterpriseService
-    from .tenant import Caller, TenantContext
+    from .tenant import Caller
 
 PREVIEW_ITEMS = 200
 """Files listed by a preflight (the counts cover all of them)."""
@@ -278,6 +278,7 @@ async def _ingest(
     described: dict[str, Any],
 ) -> dict[str, int]:
     from ..memory import ImportRequest
+    from .binding_memory import forget_binding_memory, import_rescoped
 
     memory = svc.engine.memory
     tenant = caller.tenant
@@ -349,7 +350,8 @@ async def _ingest(
         ),
         progress=progress,
     )
-    summary = await _import_rescoped(svc, caller, binding, root, everything, held, scoped, summary)
+
+    summary = await import_rescoped(svc, caller, binding, root, everything, held, scoped, summary)
     pending = await svc.quarantines.count_in_state(tenant.key, "pending", parent=binding.binding_id)
     return {
         "discovered_files": len(files),
@@ -366,73 +368,6 @@ async def _ingest(
     }
 
 
-async def _import_rescoped(
-    svc: EnterpriseService,
-    caller: Caller,
-    binding: SourceBinding,
-    root: Path,
-    everything: frozenset[str],
-    held: set[str],
-    scoped: dict[str, str],
-    summary: ImportSummary,
-) -> ImportSummary:
-    """Import the re-scoped objects, one pass per data class (the main pass left them out,
-    so their records were dropped and are written again with their own class)."""
-    from ..memory import ImportRequest
-
-    by_class: dict[str, set[str]] = {}
-    for path, data_class in scoped.items():
-        if path not in held and path in everything:
-            by_class.setdefault(data_class, set()).add(path)
-    tenant = caller.tenant
-    for data_class, paths in sorted(by_class.items()):
-        extra = await svc.engine.memory.import_path(
-            ImportRequest(
-                path=root,
-                format="directory",
-                tier="project",
-                project_id=binding.project_id,
-                sync_deletes=False,
-                source_binding_id=binding.binding_id,
-                classification=data_class,
-                org_id=tenant.org_id,
-                workspace_id=tenant.workspace_id,
-                skip=everything - paths,
-            )
-        )
-        summary = attrs.evolve(
-            summary,
-            indexed_files=summary.indexed_files + extra.indexed_files,
-            chunks_created=summary.chunks_created + extra.chunks_created,
-        )
-    return summary
-
-
-def import_key_of(binding: SourceBinding, root: Path, tenant: TenantContext) -> str:
-    """The memory importer's key for a binding's folder: one per tenant, so two tenants
-    binding the same folder each get their own records."""
-    from ..memory import import_key
-
-    return import_key(
-        root,
-        "directory",
-        "project",
-        None,
-        binding.project_id,
-        org_id=tenant.org_id,
-        workspace_id=tenant.workspace_id,
-    )
-
-
-async def forget_binding_memory(
-    svc: EnterpriseService, caller: Caller, binding: SourceBinding, root: Path
-) -> int:
-    """Remove every record a binding's imports wrote (a reindex starts from nothing)."""
-    imports = svc.engine.memory.store.imports
-    known = await imports.known_files(import_key_of(binding, root, caller.tenant))
-    return await imports.forget(sorted(known)) if known else 0
-
-
 async def list_jobs(
     svc: EnterpriseService, caller: Caller, binding_id: str | None
 ) -> dict[str, Any]:
@@ -443,8 +378,6 @@ async def list_jobs(
 
 
 __all__ = [
-    "forget_binding_memory",
-    "import_key_of",
     "list_jobs",
     "preflight",
     "quarantine_id",

@@ -142,8 +142,8 @@ async def _source_objects(
     svc: EnterpriseService, caller: Caller, binding: Any
 ) -> list[dict[str, Any]]:
     """The files a binding's imports hold in memory (none when its folder is not readable)."""
+    from .binding_memory import import_key_of
     from .errors import EnterpriseError
-    from .ingestion import import_key_of
     from .local_directory import resolve_root
 
     if svc.engine.memory is None or binding.source_type != "local_directory":

@@ -44,8 +44,8 @@ async def _context(
     svc: EnterpriseService, caller: Caller, binding_id: str
 ) -> tuple[SourceBinding, Path, dict[str, Any]]:
     """The binding, its folder, and what its imports hold (source key -> known file)."""
+    from .binding_memory import import_key_of
     from .connectors import require_binding
-    from .ingestion import import_key_of
     from .local_directory import resolve_root
 
     binding = await require_binding(svc, caller, binding_id)
@@ -140,7 +140,8 @@ async def _reimport(
 ) -> dict[str, Any]:
     """Forget the object's records and import it again as it is now (or quarantine it)."""
     from ..memory import ImportRequest
-    from .ingestion import _scan, import_key_of, quarantine_id
+    from .binding_memory import import_key_of
+    from .ingestion import _scan, quarantine_id
     from .records import Quarantine
 
     tenant = caller.tenant
@@ -239,7 +240,7 @@ async def _change(
         binding, root, _, path, previous = await _require_object(svc, caller, binding_id, oid)
         outcome: dict[str, Any]
         if action == "delete":
-            from .ingestion import import_key_of
+            from .binding_memory import import_key_of
 
             key = import_key_of(binding, root, caller.tenant)
             forgotten = await svc.engine.memory.store.imports.forget([f"{key}/{path}"])

@@ -198,14 +198,14 @@ async def merge_recommendation_summary(coder_run_id: str) -> Any:
 
 @bp.post("/coder/runs/<coder_run_id>/pr-draft")
 async def pr_draft(coder_run_id: str) -> Any:
-    from ...coder.artifacts import pr_draft
+    from ...coder.pull_requests import pr_draft
 
     return await pr_draft(service(), coder_run_id, await object_body())
 
 
 @bp.post("/coder/runs/<coder_run_id>/pr-submit")
 async def pr_submit(coder_run_id: str) -> Any:
-    from ...coder.artifacts import pr_submit
+    from ...coder.pull_requests import pr_submit
 
     return await pr_submit(service(), coder_run_id, await object_body())
 
