@@ -69,6 +69,11 @@ def find_server(mcp: McpService | None, preferred: str | None) -> str:
 
 async def _call(mcp: McpService, server: str, tool: str, args: dict[str, Any]) -> Any:
     names = tools_of(mcp, server)
+    if names is None and mcp.snapshot(server) is not None:
+        # Configured but not (yet) connected, as right after an engine restart while
+        # connectors reconnect in the background: connect now rather than fail.
+        await mcp.connect(server, source="coder")
+        names = tools_of(mcp, server)
     if names is None:
         raise McpUnavailable(f"MCP server `{server}` is not connected or lacks the project tools")
     try:

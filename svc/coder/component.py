@@ -22,6 +22,19 @@ class CoderComponent(Component):
     async def setup(self, engine: Engine) -> None:
         self._engine = engine
 
+    async def started(self, engine: Engine) -> None:
+        # A step that was running when the engine stopped still has to move its run
+        # (and its project item) on: its follower starts again, in the background so
+        # start-up does not wait for the query.
+        engine.spawn_background(self._resume)
+
+    async def _resume(self) -> None:
+        from .runs import resume_followers
+
+        service = self.service
+        if service is not None:
+            await resume_followers(service)
+
     @property
     def service(self) -> CoderService | None:
         if self._service is None and self._engine is not None:

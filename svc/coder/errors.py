@@ -73,15 +73,55 @@ class ItemNotTodo(CoderError):
     status = 409
 
 
+class RunNotFound(CoderError):
+    """The coder run does not exist."""
+
+    code = "CODER_RUN_NOT_FOUND"
+    status = 404
+
+
+class RunConflict(CoderError):
+    """The coder run is not in a state that allows this."""
+
+    code = "CODER_RUN_STATE_CONFLICT"
+    status = 409
+
+
+class WorkflowMismatch(CoderError):
+    """This report or action belongs to another workflow mode."""
+
+    code = "CODER_WORKFLOW_MODE_MISMATCH"
+    status = 409
+
+
+class CandidateNotFound(CoderError):
+    """The memory candidate does not exist in this coder run."""
+
+    code = "CODER_MEMORY_CANDIDATE_NOT_FOUND"
+    status = 404
+
+
+class PrSubmitUnavailable(CoderError):
+    """No connected MCP server exposes a pull request tool."""
+
+    code = "CODER_REPOHOST_PR_TOOL_UNAVAILABLE"
+    status = 409
+
+
 __all__ = [
     "BindingNotFound",
     "BoardFailed",
+    "CandidateNotFound",
     "CoderError",
     "ItemNotFound",
     "ItemNotIssue",
     "ItemNotTodo",
     "McpUnavailable",
+    "PrSubmitUnavailable",
     "ProjectBindingRequired",
     "RepoBindingRequired",
+    "RunConflict",
+    "RunNotFound",
     "SchemaInvalid",
+    "WorkflowMismatch",
 ]

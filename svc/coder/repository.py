@@ -75,5 +75,29 @@ class CoderRunRepository:
 
         return await self._db.read(q)
 
+    async def active(self) -> list[CoderRun]:
+        """Runs not yet ended (the step followers to resume after a restart)."""
+
+        def q(tx: Tx) -> list[CoderRun]:
+            rows = tx.execute(
+                "SELECT body FROM coder_runs WHERE status IN ('queued', 'running') "
+                "ORDER BY created_at_ms, id"
+            )
+            return [converter.structure(loads(body), CoderRun) for (body,) in rows]
+
+        return await self._db.read(q)
+
+    async def recent(self, limit: int) -> list[CoderRun]:
+        """The newest runs first."""
+
+        def q(tx: Tx) -> list[CoderRun]:
+            rows = tx.execute(
+                "SELECT body FROM coder_runs ORDER BY created_at_ms DESC, id DESC LIMIT ?",
+                (limit,),
+            )
+            return [converter.structure(loads(body), CoderRun) for (body,) in rows]
+
+        return await self._db.read(q)
+
 
 __all__ = ["CoderBindingRepository", "CoderRunRepository"]

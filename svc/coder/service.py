@@ -12,7 +12,6 @@ turn of ``serial``), so an item never gets two live runs.
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -38,7 +37,6 @@ from .schema import expected_state, fingerprint, status_mapping
 
 if TYPE_CHECKING:
     from ..engine import Engine
-    from ..sessions import RunStarted
 
 TOPIC = "coder"
 PARENT_MARKERS = ("[aca slice parent]", "slice parent")
@@ -81,6 +79,7 @@ class CoderService:
         return {"binding": converter.unstructure(found) if found else None}
 
     async def put_binding(self, project_id: str, body: Mapping[str, Any]) -> dict[str, Any]:
+        body = _project_binding_key(body)
         if "repo_binding" not in body and "repohost_project_binding" not in body:
             body = {"repo_binding": dict(body)}
         async with self.serial.turn(("binding", project_id)):
@@ -191,17 +190,19 @@ class CoderService:
     async def _start(
         self, binding: CoderBinding, project: ProjectBinding, item: board.BoardItem, source: Any
     ) -> CoderRun:
-        from ..sessions import CreateSession, RunRequest
+        from .records import CoderStep
+        from .runs import new_run_id, start_step
 
         issue = item.issue or {}
         number = issue.get("number")
+        url = issue.get("url") or issue.get("html_url")
         objective = (
             f"Resolve issue #{number} of {binding.repo_binding.repo_slug}: "
-            f"{issue.get('title') or item.title}\n{issue.get('url') or issue.get('html_url') or ''}"
+            f"{issue.get('title') or item.title}\n{url or ''}"
         ).strip()
         now = self.engine.clock.now_ms()
         run = CoderRun(
-            coder_run_id=f"coder-{uuid.uuid4().hex[:20]}",
+            coder_run_id=new_run_id(),
             project_id=binding.project_id,
             source_client=source,
             objective=objective,
@@ -211,56 +212,42 @@ class CoderService:
                 "project_number": project.project_number,
                 "project_item_id": item.id,
                 "issue_number": number,
-                "issue_url": issue.get("url") or issue.get("html_url"),
+                "issue_url": url,
                 "schema_fingerprint": project.schema_fingerprint,
                 "status_mapping": converter.unstructure(project.status_mapping),
             },
+            repo_binding=binding.repo_binding,
+            repohost_ref={"kind": "issue", "number": number, "url": url},
+            steps=(CoderStep(step_id="resolve", title="Resolve the issue", prompt=objective),),
             created_at_ms=now,
             updated_at_ms=now,
         )
         await self.runs.put(run)
-        sessions = self.engine.sessions
-        session = await sessions.create(
-            CreateSession(
-                title=f"#{number} {issue.get('title') or item.title}",
-                directory=binding.repo_binding.workspace_root,
-                project_id=binding.project_id,
-                source_kind="coder",
-                source_metadata={"coder_run_id": run.coder_run_id},
-            )
-        )
-        started = await sessions.prompt(
-            session.id,
-            RunRequest(
-                parts=({"type": "text", "text": objective},),
-                source="coder",
-                metadata={"coder_run_id": run.coder_run_id},
-            ),
-        )
-        run = attrs.evolve(
-            run,
-            status="running",
-            session_id=session.id,
-            run_id=started.run.id,
-            updated_at_ms=self.engine.clock.now_ms(),
-        )
-        run = await self._sync(run, project)
-        self.engine.spawn_background(self._follow, run.coder_run_id, started)
+        async with self.serial.turn(("run", run.coder_run_id)):
+            return await start_step(self, run)
+
+    async def save(self, run: CoderRun) -> CoderRun:
+        """Store the run and announce it; a run linked to a project item also moves the
+        item's status on the board to the one the run's status expects."""
+        if run.project_item_id is not None:
+            binding = await self.bindings.get(run.project_id)
+            if binding is not None and binding.repohost_project_binding is not None:
+                return await self._sync(run, binding.repohost_project_binding)
+        await self.runs.put(run)
+        self._announce(run)
         return run
 
-    async def _follow(self, coder_run_id: str, started: RunStarted) -> None:
-        """Move the coder run, and its board item, to where the session run ended."""
-        final = await self.engine.sessions.wait(started)
-        run = await self.runs.get(coder_run_id)
-        if run is None:
-            return
-        status = {"completed": "completed", "cancelled": "cancelled"}.get(final.status, "failed")
-        run = attrs.evolve(run, status=status, updated_at_ms=self.engine.clock.now_ms())
-        binding = await self.bindings.get(run.project_id)
-        if binding is not None and binding.repohost_project_binding is not None:
-            run = await self._sync(run, binding.repohost_project_binding)
-        else:
-            await self.runs.put(run)
+    def _announce(self, run: CoderRun) -> None:
+        self.engine.events.publish(
+            "coder.run.updated",
+            {
+                "coder_run_id": run.coder_run_id,
+                "status": run.status,
+                "phase": run.phase,
+                "remote_sync_state": run.remote_sync_state,
+            },
+            topic=TOPIC,
+        )
 
     async def _sync(self, run: CoderRun, project: ProjectBinding) -> CoderRun:
         """Set the item's status to the one the run's status expects; record the outcome."""
@@ -284,19 +271,32 @@ class CoderService:
             state = "remote_state_diverged"
         run = attrs.evolve(run, remote_sync_state=state)
         await self.runs.put(run)
-        self.engine.events.publish(
-            "coder.run.updated",
-            {"coder_run_id": run.coder_run_id, "status": run.status, "remote_sync_state": state},
-            topic=TOPIC,
-        )
+        self._announce(run)
         return run
 
     async def _payload(self, run: CoderRun) -> dict[str, Any]:
+        from .runs import run_wire
+
         session_run = await self.engine.sessions.repo.get_run(run.run_id) if run.run_id else None
         return {
-            "coder_run": {**converter.unstructure(run), "active": run.active},
+            "coder_run": run_wire(run),
             "run": session_run.to_wire() if session_run is not None else None,
         }
+
+    async def payload(self, run: CoderRun) -> dict[str, Any]:
+        return await self._payload(run)
+
+
+def _project_binding_key(body: Mapping[str, Any]) -> Mapping[str, Any]:
+    """Accept the project board binding under any ``<host>_project_binding`` key (clients
+    spell the code host's name there); it is stored as ``repohost_project_binding``."""
+    if "repohost_project_binding" in body:
+        return body
+    for key in body:
+        if key.endswith("_project_binding") and key != "repo_binding":
+            rest = {k: v for k, v in body.items() if k != key}
+            return {**rest, "repohost_project_binding": body[key]}
+    return body
 
 
 def _latest_runs(runs: list[CoderRun]) -> dict[str, CoderRun]:
@@ -326,7 +326,7 @@ def _item_wire(
     wire: dict[str, Any] = {
         "project_item_id": item.id,
         "title": item.title,
-        "status_name": item.status_name,
+        "status_name": item.status_name or "",
         "status_option_id": item.status_option_id,
         "issue": issue,
         "issue_number": issue.get("number") if issue else None,
@@ -343,7 +343,9 @@ def _item_wire(
     if run is not None:
         wire["run_state"] = run.status
         wire["active_run_id"] = run.coder_run_id if run.active else None
-        wire["linked_run"] = {"coder_run": converter.unstructure(run), "active": run.active}
+        from .runs import run_wire
+
+        wire["linked_run"] = {"coder_run": run_wire(run), "active": run.active}
     return wire
 
 

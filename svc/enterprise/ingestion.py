@@ -278,12 +278,19 @@ async def _ingest(
     described: dict[str, Any],
 ) -> dict[str, int]:
     from ..memory import ImportRequest
+    from .binding_memory import forget_binding_memory, import_rescoped
 
     memory = svc.engine.memory
     tenant = caller.tenant
     if job.kind == "reindex":
-        await forget_binding_memory(svc, binding, root)
+        await forget_binding_memory(svc, caller, binding, root)
     files = await _scan(binding, root)
+    decided = await svc.objects.all(tenant.key, parent=binding.binding_id)
+    deleted = {o.path for o in decided if o.deleted}
+    scoped = {o.path: o.data_class for o in decided if not o.deleted and o.data_class}
+    everything = frozenset(item.relative for item in files)
+    # Objects an operator deleted stay out (not even quarantined) until reindexed.
+    files = [item for item in files if item.relative not in deleted]
     quarantines = await svc.quarantines.all(tenant.key, parent=binding.binding_id)
     known = {q.quarantine_id: q for q in quarantines}
     plan = _plan(binding, files, known)
@@ -318,7 +325,8 @@ async def _ingest(
                 attrs.evolve(q, disposition="reindexed", reviewed_by="ingestion", updated_at_ms=now)
             )
     await svc.quarantines.put_many(tenant.key, changed)
-    skip = frozenset(f.relative for key in ("quarantine", "hold", "refuse") for f in plan[key])
+    held = {f.relative for key in ("quarantine", "hold", "refuse") for f in plan[key]}
+    skip = frozenset(held | deleted | set(scoped))
 
     def progress(step: ImportProgress) -> None:
         svc.publish(
@@ -342,6 +350,8 @@ async def _ingest(
         ),
         progress=progress,
     )
+
+    summary = await import_rescoped(svc, caller, binding, root, everything, held, scoped, summary)
     pending = await svc.quarantines.count_in_state(tenant.key, "pending", parent=binding.binding_id)
     return {
         "discovered_files": len(files),
@@ -358,19 +368,6 @@ async def _ingest(
     }
 
 
-def import_key_of(binding: SourceBinding, root: Path) -> str:
-    from ..memory import import_key
-
-    return import_key(root, "directory", "project", None, binding.project_id)
-
-
-async def forget_binding_memory(svc: EnterpriseService, binding: SourceBinding, root: Path) -> int:
-    """Remove every record a binding's imports wrote (a reindex starts from nothing)."""
-    imports = svc.engine.memory.store.imports
-    known = await imports.known_files(import_key_of(binding, root))
-    return await imports.forget(sorted(known)) if known else 0
-
-
 async def list_jobs(
     svc: EnterpriseService, caller: Caller, binding_id: str | None
 ) -> dict[str, Any]:
@@ -381,8 +378,6 @@ async def list_jobs(
 
 
 __all__ = [
-    "forget_binding_memory",
-    "import_key_of",
     "list_jobs",
     "preflight",
     "quarantine_id",

@@ -75,7 +75,11 @@ async def search_memory(
     grants = await effective_grants_of(svc, caller, member_kind, member_id)
     bindings = await svc.bindings.all(caller.tenant.key)
     universe = set(f.DATA_CLASSES) | {b.data_class for b in bindings}
-    classes = sorted(allowed_classes(grants, universe))
+    from .policies import denied_data_classes
+
+    # The tenant's data class policies are a ceiling over every member's grants.
+    denied_by_policy = await denied_data_classes(svc, caller)
+    classes = sorted(allowed_classes(grants, universe) - denied_by_policy)
     clauses = None
     binding_id = f.optional_id(body, "binding_id")
     if binding_id is not None:
@@ -94,6 +98,7 @@ async def search_memory(
         **caller.base(),
         "member": {"kind": member_kind, "id": member_id},
         "allowed_data_classes": classes,
+        "policy_denied_data_classes": sorted(denied_by_policy),
         "results": [h.to_wire() for h in hits],
         "count": len(hits),
         "query": query,

@@ -108,7 +108,7 @@ async def connector_impact(
     quarantines: list[dict[str, Any]] = []
     window_start: int | None = None
     for binding in bindings:
-        objects.extend(await _source_objects(svc, binding))
+        objects.extend(await _source_objects(svc, caller, binding))
         for job in await svc.jobs.all(tenant, parent=binding.binding_id):
             jobs.append(job.to_wire(caller.tenant))
             if window_start is None or job.started_at_ms < window_start:
@@ -138,10 +138,12 @@ async def connector_impact(
     }
 
 
-async def _source_objects(svc: EnterpriseService, binding: Any) -> list[dict[str, Any]]:
+async def _source_objects(
+    svc: EnterpriseService, caller: Caller, binding: Any
+) -> list[dict[str, Any]]:
     """The files a binding's imports hold in memory (none when its folder is not readable)."""
+    from .binding_memory import import_key_of
     from .errors import EnterpriseError
-    from .ingestion import import_key_of
     from .local_directory import resolve_root
 
     if svc.engine.memory is None or binding.source_type != "local_directory":
@@ -150,7 +152,9 @@ async def _source_objects(svc: EnterpriseService, binding: Any) -> list[dict[str
         root = resolve_root(binding.native_source_id, svc.engine.settings)
     except EnterpriseError:
         return []
-    known = await svc.engine.memory.store.imports.known_files(import_key_of(binding, root))
+    known = await svc.engine.memory.store.imports.known_files(
+        import_key_of(binding, root, caller.tenant)
+    )
     return [
         {
             "binding_id": binding.binding_id,

@@ -19,6 +19,8 @@ from actors import SerialByKey
 from .connector_repository import ConnectorRepository, SourceBindingRepository
 from .governance_repository import GrantRepository, MembershipRepository, OrgUnitRepository
 from .ingestion_repository import IngestionJobRepository, QuarantineRepository
+from .policy_repository import CrossTenantGrantRepository, PolicyRepository
+from .source_object_repository import SourceObjectRepository
 
 if TYPE_CHECKING:
     from ..engine import Engine
@@ -41,6 +43,9 @@ STATUS_CAPABILITIES = (
     "quarantine_review",
     "connector_impact",
     "data_class_memory_search",
+    "source_objects",
+    "cross_tenant_grants",
+    "policies",
 )
 
 
@@ -55,6 +60,9 @@ class EnterpriseService:
         self.bindings = SourceBindingRepository(store)
         self.quarantines = QuarantineRepository(store)
         self.jobs = IngestionJobRepository(store)
+        self.objects = SourceObjectRepository(store)
+        self.cross_tenant_grants = CrossTenantGrantRepository(store)
+        self.policies = PolicyRepository(store)
         self.serial = SerialByKey()
 
     def now_ms(self) -> int:

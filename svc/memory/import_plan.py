@@ -137,11 +137,26 @@ def validate(request: ImportRequest) -> tuple[Path, ImportFormat, Tier]:
 
 
 def import_key(
-    root: Path, fmt: str, tier: str, session_id: str | None, project_id: str | None
+    root: Path,
+    fmt: str,
+    tier: str,
+    session_id: str | None,
+    project_id: str | None,
+    *,
+    org_id: str = "local",
+    workspace_id: str = "local",
 ) -> str:
-    digest = hashlib.sha256(
-        f"{root}\n{fmt}\n{tier}\n{session_id or ''}\n{project_id or ''}".encode()
-    ).hexdigest()
+    """The idempotency key of an import: which folder, how, where, and for which tenant.
+
+    Two tenants importing the same folder must not share files (the second would
+    find the first's files "unchanged" and its records would carry the first's
+    tenant). The default tenant keeps the key it always had, so folders imported
+    before tenants existed are still recognised.
+    """
+    text = f"{root}\n{fmt}\n{tier}\n{session_id or ''}\n{project_id or ''}"
+    if (org_id, workspace_id) != ("local", "local"):
+        text += f"\n{org_id}\n{workspace_id}"
+    digest = hashlib.sha256(text.encode()).hexdigest()
     return f"import-{digest[:16]}"
 
 

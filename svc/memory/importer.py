@@ -78,7 +78,15 @@ class Importer:
         progress: Callable[[ImportProgress], None] | None = None,
     ) -> ImportSummary:
         root, fmt, tier = validate(request)
-        key = import_key(root, fmt, tier, request.session_id, request.project_id)
+        key = import_key(
+            root,
+            fmt,
+            tier,
+            request.session_id,
+            request.project_id,
+            org_id=request.org_id,
+            workspace_id=request.workspace_id,
+        )
         entries = await trio.to_thread.run_sync(discover, root, fmt)
         if request.skip:
             entries = [e for e in entries if e.relative not in request.skip]

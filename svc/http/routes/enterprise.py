@@ -224,6 +224,35 @@ async def reindex_binding(binding_id: str) -> Any:
     return await _import(binding_id, "reindex")
 
 
+@bp.get("/enterprise/source-bindings/<binding_id>/source-objects")
+async def source_objects(binding_id: str) -> Any:
+    from ...enterprise.source_objects import list_objects
+
+    return await list_objects(service(), caller(), binding_id)
+
+
+@bp.post("/enterprise/source-bindings/<binding_id>/source-objects/<object_id>/reindex")
+async def reindex_source_object(binding_id: str, object_id: str) -> Any:
+    from ...enterprise.source_objects import reindex_object
+
+    await json_body()  # an optional, empty JSON body
+    return await reindex_object(service(), caller(), binding_id, object_id)
+
+
+@bp.delete("/enterprise/source-bindings/<binding_id>/source-objects/<object_id>")
+async def delete_source_object(binding_id: str, object_id: str) -> Any:
+    from ...enterprise.source_objects import delete_object
+
+    return await delete_object(service(), caller(), binding_id, object_id)
+
+
+@bp.patch("/enterprise/source-bindings/<binding_id>/source-objects/<object_id>/scope")
+async def scope_source_object(binding_id: str, object_id: str) -> Any:
+    from ...enterprise.source_objects import scope_object
+
+    return await scope_object(service(), caller(), binding_id, object_id, await object_body())
+
+
 @bp.get("/enterprise/ingestion-jobs")
 async def ingestion_jobs() -> Any:
     from ...enterprise.ingestion import list_jobs
@@ -245,6 +274,88 @@ async def review_quarantine(quarantine_id: str) -> Any:
     from ...enterprise.review import review_quarantine
 
     return await review_quarantine(service(), caller(), quarantine_id, await object_body())
+
+
+# ---------------------------------------------------------------------- cross-tenant grants
+@bp.get("/enterprise/cross-tenant-grants")
+async def cross_tenant_grants() -> Any:
+    from ...enterprise.cross_tenant import list_grants
+
+    return await list_grants(service(), caller())
+
+
+@bp.post("/enterprise/cross-tenant-grants")
+async def issue_cross_tenant_grant() -> Any:
+    from ...enterprise.cross_tenant import create_grant
+
+    return await create_grant(service(), caller(), await object_body())
+
+
+@bp.get("/enterprise/cross-tenant-grants/inbound")
+async def inbound_cross_tenant_grants() -> Any:
+    from ...enterprise.cross_tenant import inbound
+
+    return await inbound(
+        service(), caller(), include_inactive=query_bool("include_inactive", default=False)
+    )
+
+
+@bp.get("/enterprise/cross-tenant-grants/revocations")
+async def cross_tenant_revocations() -> Any:
+    from ...enterprise.cross_tenant import revocations
+
+    return await revocations(service(), caller())
+
+
+@bp.get("/enterprise/cross-tenant-grants/<grant_id>")
+async def cross_tenant_grant(grant_id: str) -> Any:
+    from ...enterprise.cross_tenant import get_grant
+
+    return await get_grant(service(), caller(), grant_id)
+
+
+@bp.post("/enterprise/cross-tenant-grants/<grant_id>/revoke")
+async def revoke_cross_tenant_grant(grant_id: str) -> Any:
+    from ...enterprise.cross_tenant import revoke
+
+    body = await json_body(default={})
+    return await revoke(service(), caller(), grant_id, body if isinstance(body, dict) else {})
+
+
+# ---------------------------------------------------------------------- policies
+@bp.get("/enterprise/policies")
+async def policies() -> Any:
+    from ...enterprise.policies import list_policies
+
+    return await list_policies(service(), caller())
+
+
+@bp.post("/enterprise/policies")
+async def save_policy() -> Any:
+    from ...enterprise.policies import save_policy
+
+    return await save_policy(service(), caller(), await object_body())
+
+
+@bp.post("/enterprise/policies/evaluate")
+async def evaluate_policies() -> Any:
+    from ...enterprise.policies import evaluate
+
+    return await evaluate(service(), caller(), await object_body())
+
+
+@bp.get("/enterprise/policies/<policy_id>")
+async def policy(policy_id: str) -> Any:
+    from ...enterprise.policies import get_policy
+
+    return await get_policy(service(), caller(), policy_id)
+
+
+@bp.patch("/enterprise/policies/<policy_id>")
+async def patch_policy(policy_id: str) -> Any:
+    from ...enterprise.policies import patch_policy
+
+    return await patch_policy(service(), caller(), policy_id, await object_body())
 
 
 @bp.post("/enterprise/memory/search")

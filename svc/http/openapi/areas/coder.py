@@ -1,6 +1,11 @@
-"""``/coder/projects/{project_id}``: a coder project's bindings and repository-host intake."""
+"""``/coder``: a coder project's bindings and repository-host intake; coder runs."""
 
-from ..registry import ANY_BODY, OBJECT, op
+from ..registry import ANY_BODY, OBJECT, Op, op
+
+
+def _report(what: str) -> Op:
+    return op(f"Store a coder run's {what}", body=ANY_BODY, returns=OBJECT)
+
 
 OPERATIONS = {
     "get_bindings": op("A coder project's bindings", returns=OBJECT),
@@ -8,5 +13,37 @@ OPERATIONS = {
     "inbox": op("A coder project's repository-host inbox", returns=OBJECT),
     "intake": op(
         "Take an item from the repository host into a coder project", body=ANY_BODY, returns=OBJECT
+    ),
+    "create_run": op("Create a coder run", body=ANY_BODY, returns=OBJECT),
+    "list_runs": op(
+        "Coder runs, newest first", returns=OBJECT, query=("limit", "workflow_mode", "repo_slug")
+    ),
+    "get_run": op("A coder run with its session run and artifacts", returns=OBJECT),
+    "execute_next": op("Run a coder run's next step", body=ANY_BODY, returns=OBJECT),
+    "execute_all": op("Run a coder run's remaining steps", body=ANY_BODY, returns=OBJECT),
+    "follow_on_run": op(
+        "Continue a coder run in another workflow mode", body=ANY_BODY, returns=OBJECT
+    ),
+    "approve_run": op("Approve a coder run awaiting approval", body=ANY_BODY, returns=OBJECT),
+    "cancel_run": op("Cancel a coder run", body=ANY_BODY, returns=OBJECT),
+    "list_artifacts": op("A coder run's artifacts", returns=OBJECT),
+    "memory_hits": op("Memory relevant to a coder run", returns=OBJECT, query=("q", "limit")),
+    "triage_inspection_report": _report("triage inspection report"),
+    "triage_reproduction_report": _report("triage reproduction report"),
+    "triage_summary": _report("triage summary"),
+    "pr_review_evidence": _report("pull request review evidence"),
+    "pr_review_summary": _report("pull request review summary"),
+    "issue_fix_validation_report": _report("issue fix validation report"),
+    "issue_fix_summary": _report("issue fix summary"),
+    "merge_readiness_report": _report("merge readiness report"),
+    "merge_recommendation_summary": _report("merge recommendation summary"),
+    "pr_draft": op("Draft a coder run's pull request", body=ANY_BODY, returns=OBJECT),
+    "pr_submit": op(
+        "Open a coder run's pull request through an MCP server", body=ANY_BODY, returns=OBJECT
+    ),
+    "list_memory_candidates": op("A coder run's memory candidates", returns=OBJECT),
+    "create_memory_candidate": op("Propose a memory candidate", body=ANY_BODY, returns=OBJECT),
+    "promote_memory_candidate": op(
+        "Promote a memory candidate into memory", body=ANY_BODY, returns=OBJECT
     ),
 }

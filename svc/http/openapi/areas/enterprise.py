@@ -8,6 +8,12 @@ EVENTS = (
     "enterprise.ingestion.completed",
     "enterprise.ingestion.failed",
     "enterprise.quarantine.reviewed",
+    "enterprise.source_object.reindex",
+    "enterprise.cross_tenant_grant.issued",
+    "enterprise.cross_tenant_grant.revoked",
+    "enterprise.policy.saved",
+    "enterprise.source_object.delete",
+    "enterprise.source_object.scope",
     "enterprise.org_unit.saved",
     "enterprise.membership.saved",
     "enterprise.access_grant.saved",
@@ -57,6 +63,33 @@ OPERATIONS = {
         returns=OBJECT,
         query=(q_bool("wait"),),
     ),
+    "source_objects": op("The ingested objects of a source binding", returns=OBJECT),
+    "reindex_source_object": op("Read one source object again", returns=OBJECT),
+    "delete_source_object": op(
+        "Remove one source object from memory and from later imports", returns=OBJECT
+    ),
+    "scope_source_object": op(
+        "Give one source object its own data class", body=ANY_BODY, returns=OBJECT
+    ),
+    "cross_tenant_grants": op("Cross-tenant grants the tenant issued", returns=OBJECT),
+    "issue_cross_tenant_grant": op(
+        "Issue a grant to a principal of another tenant", body=ANY_BODY, returns=OBJECT
+    ),
+    "inbound_cross_tenant_grants": op(
+        "Cross-tenant grants issued to the tenant",
+        returns=OBJECT,
+        query=(q_bool("include_inactive"),),
+    ),
+    "cross_tenant_revocations": op("Revoked cross-tenant grants (tombstones)", returns=OBJECT),
+    "cross_tenant_grant": op("A cross-tenant grant the tenant issued", returns=OBJECT),
+    "revoke_cross_tenant_grant": op("Revoke a cross-tenant grant", body=ANY_BODY, returns=OBJECT),
+    "policies": op("Tenant policies", returns=OBJECT),
+    "save_policy": op("Create or save a tenant policy", body=ANY_BODY, returns=OBJECT),
+    "evaluate_policies": op(
+        "What the tenant's policies decide for a data class or tool", body=ANY_BODY, returns=OBJECT
+    ),
+    "policy": op("A tenant policy", returns=OBJECT),
+    "patch_policy": op("Change a tenant policy", body=ANY_BODY, returns=OBJECT),
     "ingestion_jobs": op("Ingestion jobs", returns=OBJECT, query=("binding_id",)),
     "quarantines": op("Quarantined ingestion items", returns=OBJECT, query=("state", "binding_id")),
     "review_quarantine": op("Review a quarantined item", body=ANY_BODY, returns=OBJECT),
