@@ -52,7 +52,8 @@ async def test_both_paths_take_both_body_shapes(client: httpx.AsyncClient) -> No
     created = await client.post("/routines", json=routine_body())
     assert created.status_code == 200, created.text
     routine = created.json()["routine"]
-    assert routine["routine_id"] == "digest" and routine["status"] == "active"
+    assert routine["routine_id"] == "digest" and routine["state"] == "active"
+    assert routine["id"] == "digest" and routine["status"] == "enabled"
     assert routine["allowed_tools"] == ["read", "glob"]
     assert (
         routine["schedule"] == {"interval_seconds": {"seconds": 3600}}
@@ -652,7 +653,7 @@ async def test_routine_route_shapes(
     await client.post("/automations", json=routine_body(requires_approval=True))
     started = (await client.post("/automations/digest/run_now", json={})).json()
     run_id = started["run"]["run_id"]
-    assert "runID" not in started and started["status"] == "pending_approval"
+    assert started["runID"] == run_id and started["status"] == "pending_approval"
     # A run's context run is its own event timeline.
     assert started["contextRunID"] == started["linked_context_run_id"] == run_id
     assert started["run"]["contextRunID"] == run_id
