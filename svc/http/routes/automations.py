@@ -18,7 +18,12 @@ from typing import TYPE_CHECKING, Any
 from quart import Blueprint
 
 from ...automations import Principal
-from ...automations.routines.compat import definition_wire, flat_run, history_entries
+from ...automations.routines.compat import (
+    client_run_status,
+    definition_wire,
+    flat_run,
+    history_entries,
+)
 from ...errors import ValidationFailed
 from ...events import Event, EventFilter, json_frame
 from ..request import engine, header, json_body, object_body, query_int, query_str
@@ -134,10 +139,13 @@ async def run_now(routine_id: str, dialect: str) -> Any:
         dialect=dialect,
     )
     first = runs[0]
+    # `status` in the clients' run vocabulary (a run awaiting approval is "queued"); the run's
+    # own status stays in `run_status` (and in `run.status`).
+    status = {"status": client_run_status(first.status), "run_status": first.status}
     if dialect == "automation":
         return {
             "ok": True,
-            "status": first.status,
+            **status,
             "run": first.automation_wire(),
             "runs": [r.automation_wire() for r in runs],
             # Not in the reference's automation reply; clients read the id at the top level.
@@ -147,7 +155,7 @@ async def run_now(routine_id: str, dialect: str) -> Any:
         }
     return {
         "ok": True,
-        "status": first.status,
+        **status,
         "routineID": routine_id,
         "runID": first.run_id,
         "runIDs": [r.run_id for r in runs],
