@@ -15,6 +15,10 @@ EVENTS = (
     "run.completed",
     "run.failed",
     "run.cancelled",
+    "run.paused",
+    "run.resumed",
+    "run.recovered",
+    "run.repaired",
 )
 
 OPERATIONS = {
@@ -34,6 +38,28 @@ OPERATIONS = {
     "v2_run": op("An automation v2 run", returns=OBJECT),
     "cancel_v2_run": op("Cancel an automation v2 run", body=REASON, returns=OBJECT),
     "decide_v2_gate": op("Decide a v2 run's gate", body=ANY_BODY, returns=OBJECT),
+    "pause_v2": op("Pause an automation v2 (no scheduled runs)", body=REASON, returns=OBJECT),
+    "resume_v2": op("Resume a paused automation v2", body=ANY_BODY, returns=OBJECT),
+    "pause_v2_run": op("Pause a queued or running v2 run", body=REASON, returns=OBJECT),
+    "resume_v2_run": op("Resume a paused v2 run", body=REASON, returns=OBJECT),
+    "recover_v2_run": op(
+        "Run a failed, cancelled or paused v2 run again from its completed nodes",
+        body=REASON,
+        returns=OBJECT,
+    ),
+    "repair_v2_run": op(
+        "Give a node repair guidance and run it again", body=ANY_BODY, returns=OBJECT
+    ),
+    "preview_v2_task_reset": op("Which nodes a task reset would touch", returns=OBJECT),
+    "retry_v2_task": op("Run a node and everything downstream again", body=REASON, returns=OBJECT),
+    "continue_v2_task": op("Run a node again, keeping its attempts", body=REASON, returns=OBJECT),
+    "requeue_v2_task": op(
+        "Put a node back in the queue with its attempts reset", body=REASON, returns=OBJECT
+    ),
+    "claim_v2_backlog_task": op("Claim a pending node of a run", body=ANY_BODY, returns=OBJECT),
+    "requeue_v2_backlog_task": op(
+        "Release a node's claim (an unfinished node is queued again)", body=REASON, returns=OBJECT
+    ),
     "agent_governance": op("An agent's governance state", returns=OBJECT),
     "govern_agent": op("Apply a governance action to an agent", body=ANY_BODY, returns=OBJECT),
 }
