@@ -19,6 +19,12 @@ EVENTS = (
     "run.resumed",
     "run.recovered",
     "run.repaired",
+    "automation.v2.webhook_trigger.created",
+    "automation.v2.webhook_trigger.updated",
+    "automation.v2.webhook_trigger.rotated",
+    "automation.v2.webhook_trigger.deleted",
+    "automation.v2.webhook.accepted",
+    "automation.v2.webhook.rejected",
 )
 
 OPERATIONS = {
@@ -59,6 +65,31 @@ OPERATIONS = {
     "claim_v2_backlog_task": op("Claim a pending node of a run", body=ANY_BODY, returns=OBJECT),
     "requeue_v2_backlog_task": op(
         "Release a node's claim (an unfinished node is queued again)", body=REASON, returns=OBJECT
+    ),
+    "list_v2_webhook_triggers": op("An automation's webhook triggers", returns=OBJECT),
+    "create_v2_webhook_trigger": op(
+        "Create a webhook trigger (its secret is in this reply only: `new_secret`)",
+        body=ANY_BODY,
+        returns=OBJECT,
+    ),
+    "get_v2_webhook_trigger": op("A webhook trigger (never its secret)", returns=OBJECT),
+    "update_v2_webhook_trigger": op("Change a webhook trigger", body=ANY_BODY, returns=OBJECT),
+    "disable_v2_webhook_trigger": op("Disable a webhook trigger", body=ANY_BODY, returns=OBJECT),
+    "delete_v2_webhook_trigger": op("Delete a webhook trigger", returns=OBJECT),
+    "rotate_v2_webhook_secret": op(
+        "Replace a webhook trigger's secret (the new one is in this reply only)",
+        body=ANY_BODY,
+        returns=OBJECT,
+    ),
+    "list_v2_webhook_deliveries": op(
+        "A webhook trigger's deliveries, newest first", returns=OBJECT, query=(q_int("limit"),)
+    ),
+    "get_v2_webhook_delivery": op("One delivery of a webhook trigger", returns=OBJECT),
+    "receive_v2_webhook": op(
+        'A signed delivery (`x-svc-signature: t=<ms>,v1=<hex HMAC-SHA256 of "<t>.<body>">`) '
+        "starts a run of the trigger's automation",
+        body=ANY_BODY,
+        returns=OBJECT,
     ),
     "agent_governance": op("An agent's governance state", returns=OBJECT),
     "govern_agent": op("Apply a governance action to an agent", body=ANY_BODY, returns=OBJECT),
