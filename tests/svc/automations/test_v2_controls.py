@@ -9,9 +9,8 @@ import httpx
 import trio
 
 import svc
-from tests.helpers import wait_for_event
-
 from svc.events import EventFilter, EventStream
+from tests.helpers import wait_for_event
 
 from .support import node, replies_by_step, user_prompt, v2_spec
 
