@@ -58,7 +58,9 @@ class WebhookTriggers:
         self.repo = repo
 
     # ------------------------------------------------------------------ management
-    async def create(self, automation_id: str, body: Mapping[str, Any]) -> tuple[dict, str]:
+    async def create(
+        self, automation_id: str, body: Mapping[str, Any]
+    ) -> tuple[dict[str, Any], str]:
         """A new trigger and its secret (the only time the secret is shown, with rotation)."""
         self.v2.require(automation_id)
         now = self.v2.now_ms()
@@ -114,7 +116,9 @@ class WebhookTriggers:
         self._publish("automation.v2.webhook_trigger.updated", record)
         return record
 
-    async def rotate(self, automation_id: str, trigger_id: str, by: str) -> tuple[dict, str]:
+    async def rotate(
+        self, automation_id: str, trigger_id: str, by: str
+    ) -> tuple[dict[str, Any], str]:
         record = await self.require(automation_id, trigger_id)
         now = self.v2.now_ms()
         secret = new_secret()
