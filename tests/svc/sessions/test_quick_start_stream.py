@@ -69,10 +69,12 @@ async def test_quick_start_loop_prints_the_streamed_answer(
     import svc
 
     fake_model.enqueue(Turn.reply("The answer is forty two."))
-    async with svc.open_engine(model_settings, serve_http=True) as engine:
-        async with httpx.AsyncClient(base_url=engine.url or "", timeout=30.0) as client:
-            session = (await client.post("/session", json={"title": "quick"})).json()
-            text = await quick_start(client, session["id"], "What is the answer?")
+    async with (
+        svc.open_engine(model_settings, serve_http=True) as engine,
+        httpx.AsyncClient(base_url=engine.url or "", timeout=30.0) as client,
+    ):
+        session = (await client.post("/session", json={"title": "quick"})).json()
+        text = await quick_start(client, session["id"], "What is the answer?")
     assert text == "The answer is forty two."
 
 
