@@ -327,6 +327,12 @@ ROUTE_POLICY: dict[tuple[str, str], Auth] = {
     ("POST", "/session/<session_id>/run/<run_id>/cancel"): TOKEN,
     ("GET", "/session/<session_id>/todo"): TOKEN,
     ("GET", "/session/status"): TOKEN,
+    # providers
+    ("GET", "/provider"): TOKEN,
+    ("GET", "/provider/auth"): TOKEN,
+    ("PATCH", "/config"): ADMIN,
+    ("PUT", "/auth/<provider_id>"): ADMIN,
+    ("DELETE", "/auth/<provider_id>"): ADMIN,
     ("POST", "/session/<session_id>/fork"): TOKEN,
     ("GET", "/session/<session_id>/children"): TOKEN,
     ("GET", "/session/<session_id>/diff"): TOKEN,
