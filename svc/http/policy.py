@@ -327,6 +327,11 @@ ROUTE_POLICY: dict[tuple[str, str], Auth] = {
     ("POST", "/session/<session_id>/run/<run_id>/cancel"): TOKEN,
     ("GET", "/session/<session_id>/todo"): TOKEN,
     ("GET", "/session/status"): TOKEN,
+    # memory context
+    ("POST", "/memory/context/resolve"): TOKEN,
+    ("GET", "/memory/context/tree"): TOKEN,
+    ("POST", "/memory/context/layers/generate"): TOKEN,
+    ("POST", "/memory/context/distill"): TOKEN,
     # providers
     ("GET", "/provider"): TOKEN,
     ("GET", "/provider/auth"): TOKEN,
