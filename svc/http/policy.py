@@ -327,6 +327,9 @@ ROUTE_POLICY: dict[tuple[str, str], Auth] = {
     ("POST", "/session/<session_id>/run/<run_id>/cancel"): TOKEN,
     ("GET", "/session/<session_id>/todo"): TOKEN,
     ("GET", "/session/status"): TOKEN,
+    # storage repair, worktrees
+    ("POST", "/global/storage/repair"): ADMIN,
+    ("POST", "/worktree/cleanup"): ADMIN,
     # memory context
     ("POST", "/memory/context/resolve"): TOKEN,
     ("GET", "/memory/context/tree"): TOKEN,

@@ -28,6 +28,7 @@ from . import (
     teams,
     tools,
     workflows,
+    worktrees,
 )
 
 BLUEPRINTS: list[Blueprint] = [
@@ -56,4 +57,5 @@ BLUEPRINTS: list[Blueprint] = [
     metrics.bp,
     channels.bp,
     docs.bp,
+    worktrees.bp,
 ]
