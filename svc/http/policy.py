@@ -327,6 +327,10 @@ ROUTE_POLICY: dict[tuple[str, str], Auth] = {
     ("POST", "/session/<session_id>/run/<run_id>/cancel"): TOKEN,
     ("GET", "/session/<session_id>/todo"): TOKEN,
     ("GET", "/session/status"): TOKEN,
+    # mcp resources and catalog
+    ("GET", "/mcp/resources"): TOKEN,
+    ("POST", "/mcp/<name>/resources/read"): TOKEN,
+    ("GET", "/mcp/catalog/<slug>/toml"): TOKEN,
     # storage repair, worktrees
     ("POST", "/global/storage/repair"): ADMIN,
     ("POST", "/worktree/cleanup"): ADMIN,

@@ -122,6 +122,16 @@ class CallTool(Ask[Pending[ToolResult]]):
 
 
 @attrs.frozen
+class ListResources(Ask[Pending[list[dict[str, Any]]]]):
+    pass
+
+
+@attrs.frozen
+class ReadResource(Ask[Pending[dict[str, Any]]]):
+    uri: str
+
+
+@attrs.frozen
 class GetSnapshot(Ask[ConnectorSnapshot]):
     pass
 
@@ -165,7 +175,9 @@ __all__ = [
     "DeleteConnector",
     "Disconnect",
     "GetSnapshot",
+    "ListResources",
     "Pending",
+    "ReadResource",
     "Reconfigure",
     "Refresh",
     "ToolCaller",

@@ -311,6 +311,18 @@ class McpService:
             if self.on_call is not None:
                 self.on_call(server, trio.current_time() - began)
 
+    async def resources(self) -> tuple[list[dict[str, Any]], dict[str, str]]:
+        """``GET /mcp/resources``: see :func:`.resources.list_all`."""
+        from .resources import list_all
+
+        return await list_all(self)
+
+    async def read_resource(self, server: str, uri: str) -> dict[str, Any]:
+        """``resources/read`` of ``uri`` through ``server``'s session (connecting if needed)."""
+        from .resources import read
+
+        return await read(self, server, uri)
+
     # ------------------------------------------------------------------ reads
     def snapshots(self) -> list[ConnectorSnapshot]:
         return [self._views[name] for name in sorted(self._views)]
@@ -335,6 +347,15 @@ class McpService:
         from .inventory import inventory
 
         return inventory(self.snapshots())
+
+    def catalog_toml(self, slug: str) -> str:
+        """``GET /mcp/catalog/{slug}/toml``: the entry as a TOML snippet (404 if unknown)."""
+        from .catalog_toml import entry_toml
+
+        entry = self.load_catalog().find(slug)
+        if entry is None:
+            raise McpNotFound(f"the MCP catalog has no server `{slug}`", name=slug)
+        return entry_toml(entry)
 
     def load_catalog(self) -> Catalog:
         if self._catalog is None:

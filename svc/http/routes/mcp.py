@@ -7,6 +7,7 @@ from typing import Any
 from quart import Blueprint
 
 from ...convert import structure
+from ...errors import ValidationFailed
 from ...mcp import ConnectorInput, ConnectorPatch
 from ..request import engine, header, object_body, query_int, query_str
 
@@ -59,9 +60,31 @@ async def list_tools() -> Any:
     return engine().mcp.tools()
 
 
+@bp.get("/mcp/resources")
+async def list_resources() -> Any:
+    rows, failed = await engine().mcp.resources()
+    # A list, as clients read it; servers that could not answer are named in a header.
+    headers = {"x-svc-mcp-failed": ",".join(sorted(failed))} if failed else {}
+    return rows, 200, headers
+
+
+@bp.post("/mcp/<name>/resources/read")
+async def read_resource(name: str) -> Any:
+    uri = (await object_body()).get("uri")
+    if not isinstance(uri, str) or not uri.strip():
+        raise ValidationFailed("`uri` is required", field="uri")
+    return await engine().mcp.read_resource(name, uri.strip())
+
+
 @bp.get("/mcp/catalog")
 async def catalog() -> Any:
     return engine().mcp.catalog()
+
+
+@bp.get("/mcp/catalog/<slug>/toml")
+async def catalog_toml(slug: str) -> Any:
+    text = engine().mcp.catalog_toml(slug)
+    return text, 200, {"Content-Type": "application/toml; charset=utf-8"}
 
 
 @bp.post("/mcp/request-capability")

@@ -12,6 +12,15 @@ OPERATIONS = {
     "refresh_server": op("Refresh a connector's tool cache", returns=OBJECT),
     "list_tools": op("Every cached MCP tool"),
     "catalog": op("The connector catalog", query=("q",)),
+    "catalog_toml": op(
+        "A catalog entry as a TOML configuration snippet", returns={"type": "string"}
+    ),
+    "list_resources": op("Resources of every connected connector (an array)"),
+    "read_resource": op(
+        "Read a resource through the connector's session",
+        body={"type": "object", "properties": {"uri": {"type": "string"}}, "required": ["uri"]},
+        returns=OBJECT,
+    ),
     "request_capability": op(
         "Ask for an MCP capability for an agent",
         body="svc.mcp.capability:CapabilityRequestInput",
