@@ -331,6 +331,11 @@ ROUTE_POLICY: dict[tuple[str, str], Auth] = {
     ("GET", "/mcp/resources"): TOKEN,
     ("POST", "/mcp/<name>/resources/read"): TOKEN,
     ("GET", "/mcp/catalog/<slug>/toml"): TOKEN,
+    ("POST", "/mcp/<name>/auth"): TOKEN,
+    ("GET", "/mcp/<name>/auth"): TOKEN,
+    ("DELETE", "/mcp/<name>/auth"): TOKEN,
+    ("POST", "/mcp/<name>/auth/callback"): TOKEN,
+    ("POST", "/mcp/<name>/auth/authenticate"): TOKEN,
     # storage repair, worktrees
     ("POST", "/global/storage/repair"): ADMIN,
     ("POST", "/worktree/cleanup"): ADMIN,

@@ -272,6 +272,7 @@ async def run_link(
     *,
     on_lost: Callable[[McpLink], None],
     on_tools_changed: Callable[[McpLink], None] | None = None,
+    auth: Any = None,
     task_status: trio.TaskStatus[McpLink] = trio.TASK_STATUS_IGNORED,
 ) -> None:
     """Open a session (``initialize`` + ``notifications/initialized``) and hold it open.
@@ -281,6 +282,7 @@ async def run_link(
     never raises an Exception: when the SDK ends the session on its own, the
     cause is stored in ``link.failure`` and ``on_lost(link)`` is called.
     ``link.close()`` ends it gracefully (``DELETE``), ``link.abort()`` at once.
+    ``auth`` is an ``httpx2`` auth (OAuth, svc/mcp/oauth.py) for every request.
     """
     sdk = _sdk()
     httpx2 = sdk.httpx2
@@ -309,6 +311,7 @@ async def run_link(
                         keepalive_expiry=KEEPALIVE_EXPIRY_S,
                     ),
                     event_hooks={"response": [link._observe]},
+                    auth=auth,
                 ) as http,
                 sdk.streamable_http_client(url, http_client=http) as (read, write),
                 sdk.ClientSession(

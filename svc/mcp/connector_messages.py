@@ -8,7 +8,7 @@ outside the actor (see :mod:`.connector`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Generic, TypeVar
 
 import attrs
@@ -163,6 +163,9 @@ class ConnectorServices:
     call_timeout_s: Callable[[], float]
     connect_timeout_s: Callable[[], float]
     auth_cooldown_ms: Callable[[], int]
+    oauth: Callable[[str, str], Awaitable[Any]] | None = None
+    """The ``httpx2`` auth of a connector with stored OAuth credentials, or None
+    (given the connector's name and URL; svc/mcp/oauth.py)."""
 
 
 __all__ = [
