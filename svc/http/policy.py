@@ -405,6 +405,7 @@ ROUTE_POLICY: dict[tuple[str, str], Auth] = {
     ("GET", "/mcp/<name>/auth"): TOKEN,
     ("DELETE", "/mcp/<name>/auth"): TOKEN,
     ("POST", "/mcp/<name>/auth/callback"): TOKEN,
+    ("GET", "/mcp/<name>/auth/callback"): PUBLIC,
     ("POST", "/mcp/<name>/auth/authenticate"): TOKEN,
     # storage repair, worktrees
     ("POST", "/global/storage/repair"): ADMIN,
