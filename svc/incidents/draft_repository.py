@@ -5,7 +5,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import attrs
+
 from ..store import Store, Tx, dumps, loads
+from .failure_pattern_repository import find_matches
+from .failure_patterns import PatternProbe
 from .records import DRAFT_LISTS, Draft, Incident
 
 MERGED_LISTS = ("evidence_refs", "external_correlation_ids", "route_tags")
@@ -123,6 +127,44 @@ def _record(
     return stored_draft, draft_created, stored_incident, incident_created
 
 
+@attrs.frozen
+class Recorded:
+    """What :meth:`DraftRepository.record_unless_known` stored (or why it stored no draft)."""
+
+    draft: Draft | None
+    created: bool
+    incident: Incident | None
+    incident_created: bool
+    known_matches: list[dict[str, Any]] = attrs.field(factory=list)
+    """Failure patterns the report matched: when non-empty, no draft was stored."""
+
+
+def _record_unless_known(
+    tx: Tx, draft: Draft, incident: Incident | None, now_ms: int, probe: PatternProbe
+) -> Recorded:
+    # The pattern check and the draft upsert share one transaction: one store call per
+    # report, and no pattern remembered in between can be missed.
+    matches = find_matches(tx, probe)
+    if not matches:
+        return Recorded(*_record(tx, draft, incident, now_ms))
+    stored_incident, incident_created = None, False
+    if incident is not None:
+        from .failure_patterns import duplicate_summary
+
+        suppressed = incident.evolve(
+            status="duplicate_suppressed",
+            duplicate_summary=duplicate_summary(matches),
+            duplicate_matches=matches,
+        )
+        stored_incident, incident_created = _upsert_incident(tx, suppressed, now_ms)
+        if not incident_created:
+            stored_incident = stored_incident.evolve(
+                status="duplicate_suppressed", duplicate_summary=duplicate_summary(matches)
+            )
+            _update_incident(tx, stored_incident)
+    return Recorded(None, False, stored_incident, incident_created, matches)
+
+
 def _save_outcome(tx: Tx, draft: Draft, incident: Incident | None) -> None:
     _update_draft(tx, draft)
     if incident is not None:
@@ -226,6 +268,15 @@ class DraftRepository:
         """
         return await self._db.write(_record, draft, incident, now_ms)
 
+    async def record_unless_known(
+        self, draft: Draft, incident: Incident | None, *, now_ms: int, probe: PatternProbe
+    ) -> Recorded:
+        """:meth:`record`, unless the report matches a remembered failure pattern.
+
+        A match stores no draft; a runtime incident is kept as ``duplicate_suppressed``.
+        """
+        return await self._db.write(_record_unless_known, draft, incident, now_ms, probe)
+
     async def draft(self, draft_id: str) -> Draft | None:
         return await self._db.read(_get_draft, draft_id)
 
@@ -271,4 +322,4 @@ class DraftRepository:
         return await self._db.write(_prune_incidents, before_ms)
 
 
-__all__ = ["DRAFT_LISTS", "DraftRepository", "merge_occurrence"]
+__all__ = ["DRAFT_LISTS", "DraftRepository", "Recorded", "merge_occurrence"]

@@ -24,6 +24,8 @@ from .config_repository import ConfigRepository
 from .config_validation import validate_config
 from .draft_repository import DraftRepository
 from .errors import bad_request, not_found, unauthorized
+from .failure_pattern_repository import FailurePatternRepository
+from .failure_patterns import duplicate_summary, probe
 from .intake import new_draft, new_incident, prepare
 from .intake_key_repository import IntakeKeyRepository
 from .log_source_repository import LogSourceRepository
@@ -57,6 +59,7 @@ class IncidentService:
         self.events = engine.events
         self.config_repo = ConfigRepository(engine.store)
         self.drafts = DraftRepository(engine.store)
+        self.patterns = FailurePatternRepository(engine.store)
         self.posts = PostRepository(engine.store)
         self.keys = IntakeKeyRepository(engine.store)
         self.log_states = LogSourceRepository(engine.store)
@@ -151,14 +154,39 @@ class IncidentService:
         fields = prepare(config, report, trusted_binding=None)
         self._check_quality(fields)
         draft = new_draft(config, fields, now_ms=self.now_ms(), project=None)
-        stored, created, _, _ = await self.drafts.record(draft, None, now_ms=self.now_ms())
+        recorded = await self.drafts.record_unless_known(
+            draft, None, now_ms=self.now_ms(), probe=probe(fields)
+        )
+        if recorded.known_matches:
+            return self._suppressed(fields, recorded.known_matches)
+        stored = recorded.draft
         assert stored is not None
-        self._announce_draft(stored, created)
+        self._announce_draft(stored, recorded.created)
         return {
             "draft": stored.to_wire(),
-            "deduplicated": not created,
-            "duplicate_summary": _no_duplicates(),
+            "deduplicated": not recorded.created,
+            "duplicate_summary": duplicate_summary([]),
             "duplicate_matches": [],
+        }
+
+    def _suppressed(
+        self, fields: Mapping[str, Any], matches: list[dict[str, Any]]
+    ) -> dict[str, Any]:
+        """A report of a remembered failure pattern (reference §1.7 step 2): nothing stored."""
+        self.last_activity_at_ms = self.now_ms()
+        self.publish_event(
+            "incident_monitor.report.suppressed",
+            {
+                "fingerprint": fields["fingerprint"],
+                "reason": "duplicate_failure_pattern",
+                "pattern_ids": [m["pattern_id"] for m in matches],
+            },
+        )
+        return {
+            "suppressed": True,
+            "reason": "duplicate_failure_pattern",
+            "duplicate_summary": duplicate_summary(matches),
+            "duplicate_matches": matches,
         }
 
     def _check_quality(self, fields: Mapping[str, Any]) -> None:
@@ -263,8 +291,13 @@ class IncidentService:
         event_type: str,
         event_payload: Mapping[str, Any],
         project: Any = None,
+        check_patterns: bool = False,
     ) -> tuple[Draft | None, Incident | None, bool]:
-        """A failure the monitor observed itself (runtime events, log lines)."""
+        """A failure the monitor observed itself (runtime events, log lines).
+
+        ``check_patterns`` (runtime failures, reference §1.9): a failure matching a
+        remembered failure pattern keeps only its incident, ``duplicate_suppressed``.
+        """
         now = self.now_ms()
         incident = new_incident(
             fields,
@@ -278,7 +311,22 @@ class IncidentService:
             _, _, stored_incident, _ = await self.drafts.record(None, incident, now_ms=now)
             return None, stored_incident, False
         draft = new_draft(self.config, fields, now_ms=now, project=project)
-        stored, created, stored_incident, _ = await self.drafts.record(draft, incident, now_ms=now)
+        if check_patterns:
+            recorded = await self.drafts.record_unless_known(
+                draft, incident, now_ms=now, probe=probe(fields)
+            )
+            if recorded.known_matches:
+                self._suppressed(fields, recorded.known_matches)
+                return None, recorded.incident, False
+            stored, created, stored_incident = (
+                recorded.draft,
+                recorded.created,
+                recorded.incident,
+            )
+        else:
+            stored, created, stored_incident, _ = await self.drafts.record(
+                draft, incident, now_ms=now
+            )
         assert stored is not None
         self._announce_draft(stored, created)
         if created and stored_incident is not None:
@@ -379,17 +427,6 @@ def _quality_error(fields: Mapping[str, Any], **extra: Any) -> Exception:
         quality_gate=gate,
         **extra,
     )
-
-
-def _no_duplicates() -> dict[str, Any]:
-    return {
-        "reason": "duplicate_failure_pattern",
-        "match_count": 0,
-        "max_recurrence_count": 1,
-        "linked_issue_numbers": [],
-        "best_match": None,
-        "matches": [],
-    }
 
 
 def _config_summary(config: MonitorConfig) -> dict[str, Any]:

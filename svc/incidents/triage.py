@@ -190,7 +190,14 @@ async def triage_summary(service: IncidentService, draft_id: str, body: Any) -> 
                     "TRIAGE_SYNTHESIS_FAILED", "the triage run has no output yet", draft_id=draft_id
                 )
         await service.drafts.save_draft(draft)
-    return {"ok": True, "draft": draft.to_wire(), "triage_summary": draft.get("triage_summary")}
+        # the summary sharpens the remembered pattern (reference §1.10.5)
+        pattern = await service.patterns.remember(draft, now_ms=service.now_ms())
+    return {
+        "ok": True,
+        "draft": draft.to_wire(),
+        "triage_summary": draft.get("triage_summary"),
+        "failure_pattern_memory": pattern,
+    }
 
 
 async def issue_draft(service: IncidentService, draft_id: str) -> dict[str, Any]:
