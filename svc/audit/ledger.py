@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import uuid
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import attrs
@@ -116,6 +116,18 @@ class AuditLedger:
         )
         self.announce(entry)
         return entry
+
+    async def record_all(self, entries: Sequence[AuditEntry]) -> list[AuditEntry]:
+        """Append prepared entries (:meth:`entry`) in one transaction, then announce them."""
+        from .repository import append_entries
+
+        stored = await self.store.write(append_entries, list(entries))
+        self.announce_all(stored)
+        return stored
+
+    def announce_all(self, entries: Sequence[AuditEntry]) -> None:
+        for entry in entries:
+            self.announce(entry)
 
     def announce(self, entry: AuditEntry) -> None:
         """Publish the committed entry (call after the transaction that wrote it)."""

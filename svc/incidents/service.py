@@ -76,11 +76,17 @@ class IncidentService:
         self.decisions = PolicyDecisionLog(engine.store, engine.clock)
         """Every domain's allow/deny/approval decisions (wired by the component)."""
         self.publisher = Publisher(self)
+        from .destinations.webhook_clients import WebhookClients
+
+        self.webhook_clients = WebhookClients()
         self.security = IncidentSecurity(self)
 
     @property
     def state_dir(self) -> Any:
         return self.engine.state_dir / "incident-monitor"
+
+    async def close(self) -> None:
+        await self.webhook_clients.aclose()
 
     async def load(self) -> None:
         doc = await self.config_repo.load()
@@ -138,6 +144,7 @@ class IncidentService:
         previous, self.config = self.config, saved
         if stored is not None:
             self.ledger.announce(stored)
+        await self.webhook_clients.retain(saved)
         await self.security.config_changed(previous, saved)
         return {"incident_monitor": saved.to_wire()}
 

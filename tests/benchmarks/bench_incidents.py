@@ -9,11 +9,12 @@ reports sent. Baseline in the same run: as many bare ``POST /memory/put`` reques
 Target: intake per report <= 2x a memory put.
 
 Webhook: ``--deliveries`` publishes to a webhook receiver on loopback (the two
-development opt-ins on) against plain ``httpx`` POSTs of the same payload bytes to the
-same receiver. Each publish is a new draft (a repeat would be skipped as a duplicate),
-so the figure is the delivery overhead: sign, guard, post, receipt and audit rows. Both
+development opt-ins on) against plain ``httpx`` POSTs (one pooled client) of the same
+payload bytes to the same receiver, interleaved one for one in alternating order. Each
+publish is a new draft (a repeat would be skipped as a duplicate), so the figure is the
+whole publish: read the draft, route, sign, guard, post, receipt and audit rows. Both
 sides run in the engine's process (``engine.incidents.publisher.publish``, no HTTP in
-front), medians of the per-delivery times.
+front), medians of the per-delivery times, after one warm-up of each.
 Target: <= 1.5x the plain POST. (Draft creation is measured separately and excluded.)
 """
 
@@ -93,22 +94,42 @@ async def webhook(
                     "draft"
                 ]["draft_id"]
             )
+        # Interleaved, in alternating order: on a busy machine a delivery and the plain
+        # POST it is compared with see the same background load (a run of one side after
+        # the other would measure whatever else the machine did meanwhile).
+        body = b""
         timings: list[float] = []
-        for draft_id in ids:
-            start = time.perf_counter()
-            result = await engine.incidents.publisher.publish(draft_id)
-            timings.append(time.perf_counter() - start)
-            assert result["action"] == "post_webhook", result
-        assert all(d.verified for d in receiver.deliveries)
-        body = receiver.deliveries[-1].body
         plain: list[float] = []
         async with httpx.AsyncClient() as direct:
-            for _ in range(deliveries):
+
+            async def deliver(draft_id: str) -> None:
+                start = time.perf_counter()
+                result = await engine.incidents.publisher.publish(draft_id)
+                timings.append(time.perf_counter() - start)
+                assert result["action"] == "post_webhook", result
+
+            async def post_plain() -> None:
                 start = time.perf_counter()
                 await direct.post(
                     receiver.url, content=body, headers={"content-type": "application/json"}
                 )
                 plain.append(time.perf_counter() - start)
+
+            await deliver(ids[0])  # warm-up: the destination's client connects
+            body = receiver.deliveries[-1].body
+            await post_plain()
+            timings.clear()
+            plain.clear()
+            for i, draft_id in enumerate(ids[1:]):
+                if i % 2:
+                    await deliver(draft_id)
+                    await post_plain()
+                else:
+                    await post_plain()
+                    await deliver(draft_id)
+        # the plain POSTs reach the receiver unsigned; every signed one must verify
+        signed = [d for d in receiver.deliveries if "x-svc-signature" in d.headers]
+        assert len(signed) == len(ids) and all(d.verified for d in signed)
         return statistics.median(timings), statistics.median(plain)
 
 
