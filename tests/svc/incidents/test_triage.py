@@ -14,7 +14,6 @@ from tests.svc.automations.support import settled
 
 from .support import configure, report
 
-
 STEP_REPLIES = (
     "The export job failed: the API answered 401 at 00:00:03.",
     "The export token expired at midnight; the job reads it once at start.",
