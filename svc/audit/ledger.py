@@ -88,13 +88,17 @@ class AuditLedger:
         domain: str,
         actor: str | None = None,
         subject: str | None = None,
+        sanitized: bool = False,
     ) -> AuditEntry:
-        """A redacted entry, ready for :func:`~svc.audit.append_entry` in a caller's transaction."""
+        """A redacted entry, ready for :func:`~svc.audit.append_entry` in a caller's transaction.
+
+        ``sanitized``: the payload was built from :func:`sanitize` output already (a caller
+        writing several rows over one base sanitizes it once)."""
         return AuditEntry(
             entry_id=f"audit-{uuid.uuid4().hex}",
             type=type,
             domain=domain,
-            payload=sanitize(dict(payload)),
+            payload=dict(payload) if sanitized else sanitize(dict(payload)),
             created_at_ms=self.clock.now_ms(),
             actor=actor,
             subject=subject,

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from ..audit.ledger import AuditEntry
+from ..audit.ledger import AuditEntry, sanitize
 from .destinations import Delivery, DeliveryContext, adapter_for
 from .errors import IncidentError, bad_request, conflict, not_found
 from .fingerprints import evidence_digest, idempotency_key
@@ -104,7 +104,8 @@ class Publisher:
         if draft.status == "denied":
             raise conflict("DRAFT_DENIED", "a denied draft cannot be published", draft_id=draft_id)
         match, context = plan.match, plan.context
-        base = _audit_base(draft, incident, match, requested, mode)
+        # Sanitized once: every audit row of this publish extends the same base.
+        base = sanitize(_audit_base(draft, incident, match, requested, mode))
         pending = [self._entry("incident_monitor.publish.attempted", base, draft_id)]
         problems = self._plan_problems(match, context.allowed_destination_ids)
         if not config.enabled:
@@ -245,14 +246,26 @@ class Publisher:
                 problems.append(f"Destination `{destination_id}` is not allowed by source binding")
         return problems
 
-    def _entry(self, type: str, payload: dict[str, Any], draft_id: str | None) -> AuditEntry:
-        return self.service.ledger.entry(type, payload, domain="incident_monitor", subject=draft_id)
+    def _entry(
+        self, type: str, base: dict[str, Any], draft_id: str | None, **extra: Any
+    ) -> AuditEntry:
+        """An audit row: ``base`` is sanitized already, ``extra`` is sanitized here."""
+        return self.service.ledger.entry(
+            type,
+            {**base, **sanitize(extra)},
+            domain="incident_monitor",
+            subject=draft_id,
+            sanitized=True,
+        )
 
     def _failed_entry(self, base: dict[str, Any], action: str, reasons: list[str]) -> AuditEntry:
         return self._entry(
             "incident_monitor.publish.failed",
-            {**base, "action": action, "blocked": True, "blocked_reasons": reasons},
+            base,
             base.get("draft_id"),
+            action=action,
+            blocked=True,
+            blocked_reasons=reasons,
         )
 
     async def _deliver_one(
@@ -285,7 +298,8 @@ class Publisher:
         )
         if not readiness.ready and blocks:
             reasons = list(readiness.missing)
-            payload = {**base, "destination_id": destination_id, "kind": destination.kind}
+            payload = {**base, **sanitize({"destination_id": destination_id})}
+            payload["kind"] = destination.kind
             service.decisions.record(
                 domain="publish_gate",
                 effect="deny",
@@ -297,9 +311,7 @@ class Publisher:
             pending.append(self._failed_entry(payload, "destination_not_ready", reasons))
             # The spec's audit event of its own name, beside the publish.failed row.
             pending.append(
-                self._entry(
-                    "destination_not_ready", {**payload, "missing": reasons}, draft.draft_id
-                )
+                self._entry("destination_not_ready", payload, draft.draft_id, missing=reasons)
             )
             outcome.update(
                 ok=False,
@@ -376,16 +388,19 @@ class Publisher:
             delivery,
         )
         action = "publish.completed" if delivery.ok else "publish.failed"
-        audit_payload = {
-            **base,
-            "destination_id": destination_id,
-            "kind": destination.kind,
-            "post_id": post.post_id,
-            "status": post.status,
-            "action": delivery.action if delivery.ok else "adapter_failed",
-            "detail": delivery.error,
-        }
-        pending.append(self._entry(f"incident_monitor.{action}", audit_payload, draft.draft_id))
+        pending.append(
+            self._entry(
+                f"incident_monitor.{action}",
+                base,
+                draft.draft_id,
+                destination_id=destination_id,
+                kind=destination.kind,
+                post_id=post.post_id,
+                status=post.status,
+                action=delivery.action if delivery.ok else "adapter_failed",
+                detail=delivery.error,
+            )
+        )
         outcome.update(
             ok=delivery.ok,
             action=delivery.action,
