@@ -20,6 +20,7 @@ from .destinations import Delivery, DeliveryContext, adapter_for
 from .errors import IncidentError, bad_request, conflict, not_found
 from .fingerprints import evidence_digest, idempotency_key
 from .readiness import destination_readiness
+from .receipts import audit_base, build_post, delivered_event
 from .records import Draft, Incident, Post
 from .routing import RouteContext, RouteMatch, build_context, match_routes
 
@@ -105,7 +106,7 @@ class Publisher:
             raise conflict("DRAFT_DENIED", "a denied draft cannot be published", draft_id=draft_id)
         match, context = plan.match, plan.context
         # Sanitized once: every audit row of this publish extends the same base.
-        base = sanitize(_audit_base(draft, incident, match, requested, mode))
+        base = sanitize(audit_base(draft, incident, match, requested, mode))
         pending = [self._entry("incident_monitor.publish.attempted", base, draft_id)]
         problems = self._plan_problems(match, context.allowed_destination_ids)
         if not config.enabled:
@@ -225,7 +226,7 @@ class Publisher:
         for outcome in outcomes:
             if outcome["ok"] and outcome.get("post_id"):
                 self.service.publish_event(
-                    _delivered_event(outcome["kind"]),
+                    delivered_event(outcome["kind"]),
                     {
                         "draft_id": draft.draft_id,
                         "destination_id": outcome["destination_id"],
@@ -376,7 +377,8 @@ class Publisher:
                 receipt={"provider": destination.kind, "status": "failed"},
                 error=f"{type(exc).__name__}: {exc}"[:500],
             )
-        post = self._post(
+        post = build_post(
+            service.now_ms(),
             draft,
             incident,
             match,
@@ -414,85 +416,3 @@ class Publisher:
             status_code=delivery.receipt.get("status_code"),
         )
         return outcome, post
-
-    def _post(
-        self,
-        draft: Draft,
-        incident: Incident | None,
-        match: RouteMatch,
-        destination: Any,
-        operation: str,
-        key: str,
-        digest: str,
-        target: str,
-        delivery: Delivery,
-    ) -> Post:
-        now = self.service.now_ms()
-        doc: dict[str, Any] = {
-            "post_id": f"failure-post-{uuid.uuid4().hex}",
-            "draft_id": draft.draft_id,
-            "incident_id": incident.incident_id if incident else None,
-            "fingerprint": draft.fingerprint,
-            "repo": draft.repo,
-            "operation": operation,
-            "status": "posted" if delivery.ok else "failed",
-            "destination_id": destination.destination_id,
-            "destination_kind": destination.kind,
-            "route_id": match.route_id,
-            "route_match_reason": match.reason,
-            "external_id": delivery.external_id,
-            "external_url": delivery.external_url,
-            "external_title": delivery.external_title,
-            "issue_number": delivery.issue_number,
-            "comment_id": delivery.comment_id,
-            "comment_url": delivery.comment_url,
-            "target_ref": target,
-            "receipt": dict(delivery.receipt),
-            "attempt_count": delivery.receipt.get("attempt_count", 1),
-            "status_code": delivery.receipt.get("status_code"),
-            "delivery_id": delivery.receipt.get("delivery_id"),
-            "evidence_digest": digest,
-            "confidence": draft.get("confidence"),
-            "risk_level": draft.get("risk_level"),
-            "expected_destination": draft.get("expected_destination"),
-            "evidence_refs": list(draft.get("evidence_refs", []))[:20],
-            "idempotency_key": key,
-            "response_excerpt": delivery.response_excerpt,
-            "error": delivery.error,
-            "tenant_id": draft.get("tenant_id"),
-            "workspace_id": draft.get("workspace_id"),
-            "created_at_ms": now,
-            "updated_at_ms": now,
-        }
-        return Post({k: v for k, v in doc.items() if v is not None or k == "route_id"})
-
-
-def _delivered_event(kind: str) -> str:
-    return {
-        "webhook": "incident_monitor.webhook.posted",
-        "telemetry": "incident_monitor.telemetry.recorded",
-        "internal_memory": "incident_monitor.internal_memory.stored",
-    }.get(kind, f"incident_monitor.{kind}.published")
-
-
-def _audit_base(
-    draft: Draft, incident: Incident | None, match: RouteMatch, requested: Sequence[str], mode: str
-) -> dict[str, Any]:
-    return {
-        "draft_id": draft.draft_id,
-        "incident_id": incident.incident_id if incident else None,
-        "mode": mode,
-        "requested_destination_ids": list(requested),
-        "selected_destination_ids": list(match.destination_ids),
-        "route_ids": [match.route_id] if match.route_id else [],
-        "route_match_reason": match.reason,
-        "approval_required": match.approval_required,
-        "fingerprint": draft.fingerprint,
-        "repo": draft.repo,
-        "status": draft.status,
-        "risk_level": draft.get("risk_level"),
-        "confidence": draft.get("confidence"),
-        "project_id": draft.get("project_id"),
-        "log_source_id": draft.get("log_source_id"),
-        "tenant_id": draft.get("tenant_id"),
-    }

@@ -9,8 +9,6 @@ from __future__ import annotations
 import hashlib
 import hmac
 import logging
-import secrets
-import uuid
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -23,7 +21,7 @@ from .config import REPORT_SCOPE, MonitorConfig, parse_config, source_binding
 from .config_repository import ConfigRepository
 from .config_validation import validate_config
 from .draft_repository import DraftRepository
-from .errors import bad_request, not_found, unauthorized
+from .errors import bad_request, unauthorized
 from .failure_pattern_repository import FailurePatternRepository
 from .failure_patterns import duplicate_summary, probe
 from .intake import new_draft, new_incident, prepare
@@ -342,60 +340,6 @@ class IncidentService:
                 {"incident_id": stored_incident.incident_id, "draft_id": stored.draft_id},
             )
         return stored, stored_incident, created
-
-    # ------------------------------------------------------------------ intake keys
-    async def intake_keys(self) -> dict[str, Any]:
-        return {"keys": [k.to_wire() for k in await self.keys.all_keys()]}
-
-    async def create_intake_key(self, body: Any) -> dict[str, Any]:
-        body = body if isinstance(body, Mapping) else {}
-        project_id = str(body.get("project_id") or "").strip()
-        if self.config.project(project_id) is None:
-            raise bad_request("INTAKE_PROJECT_UNKNOWN", f"project `{project_id}` is not configured")
-        name = str(body.get("name") or "").strip()
-        if not name:
-            raise bad_request("INTAKE_KEY_NAME_REQUIRED", "name is required")
-        scopes = body.get("scopes") or [REPORT_SCOPE]
-        if not isinstance(scopes, list) or not all(isinstance(s, str) for s in scopes):
-            raise bad_request("INTAKE_KEY_INVALID_SCOPES", "scopes must be a list of strings")
-        raw = INTAKE_KEY_PREFIX + secrets.token_hex(32)
-        key = IntakeKey(
-            key_id=f"intake-key-{uuid.uuid4().hex}",
-            project_id=project_id,
-            name=name,
-            key_hash=key_hash(raw),
-            enabled=True,
-            scopes=tuple(dict.fromkeys(s.strip() for s in scopes if s.strip())),
-            created_at_ms=self.now_ms(),
-        )
-        audit = self.ledger.entry(
-            "incident_monitor.intake_key.created",
-            {
-                "key_id": key.key_id,
-                "project_id": project_id,
-                "name": name,
-                "scopes": list(key.scopes),
-            },
-            domain=DOMAIN,
-            subject=key.key_id,
-        )
-        self.ledger.announce(await self.keys.insert(key, audit=audit))
-        return {"key": key.to_wire(), "raw_key": raw}
-
-    async def disable_intake_key(self, key_id: str) -> dict[str, Any]:
-        audit = self.ledger.entry(
-            "incident_monitor.intake_key.disabled",
-            {"key_id": key_id},
-            domain=DOMAIN,
-            subject=key_id,
-        )
-        key, stored = await self.keys.disable(key_id, audit=audit)
-        if key is None or stored is None:
-            raise not_found(
-                "INTAKE_KEY_NOT_FOUND", f"intake key `{key_id}` not found", key_id=key_id
-            )
-        self.ledger.announce(stored)
-        return {"key": key.to_wire()}
 
     # ------------------------------------------------------------------ upkeep
     async def poll_log_sources(self) -> None:
