@@ -11,8 +11,9 @@ module decides what happens:
 * a prompt passes the per-user rate limit, finds (or creates) the session of
   its conversation, and runs there with the channel's model and tool
   preferences; the answer streams into one message (:mod:`.streaming`);
-  permission asks and questions of the run appear with buttons; a completed
-  exchange is remembered (:mod:`.exchange_memory`).
+  permission asks and questions of the run appear with buttons; earlier
+  exchanges of the conversation are recalled (:mod:`.exchange_memory`; the
+  memory's exchange recorder stores each completed one, tagged).
 
 Prompts of one conversation take turns (``SerialByKey``), so a second message
 waits for the first answer instead of meeting a run conflict; buttons and
@@ -108,10 +109,7 @@ class ChannelChats:
             )
             return
         async with self._turns.turn((message.channel, message.conversation)):
-            exchange = await self._prompt(platform, config, message)
-        if exchange is not None:
-            # Outside the turn: the conversation's next prompt need not wait for it.
-            await self.memory.remember(message.channel, message.conversation, **exchange)
+            await self._prompt(platform, config, message)
 
     async def handle_button(
         self, platform: ChatPlatform, config: ChannelConfig, press: ButtonPress
@@ -255,18 +253,18 @@ class ChannelChats:
 
     async def _prompt(
         self, platform: ChatPlatform, config: ChannelConfig, message: Inbound
-    ) -> dict[str, str] | None:
+    ) -> None:
         active = self.active.setdefault(message.channel, set())
         active.add(message.conversation)
         try:
-            return await self._run_prompt(platform, config, message)
+            await self._run_prompt(platform, config, message)
         finally:
             active.discard(message.conversation)
 
     async def _run_prompt(
         self, platform: ChatPlatform, config: ChannelConfig, message: Inbound
-    ) -> dict[str, str] | None:
-        """Run one prompt and stream its answer; returns the exchange to remember, if any."""
+    ) -> None:
+        """Run one prompt and stream its answer."""
         sessions = self.engine.sessions
         found: dict[str, Any] = {}
 
@@ -318,14 +316,6 @@ class ChannelChats:
             text = text or f"The answer ended early ({run.status})."
         await reply.finish(text)
         self.prompts_answered += 1
-        if run.status != "completed":
-            return None
-        return {
-            "user_text": message.text,
-            "assistant_text": text,
-            "session_id": session_id,
-            "run_id": run.id,
-        }
 
     async def _follow(
         self,
