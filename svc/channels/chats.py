@@ -40,11 +40,13 @@ from .streaming import StreamedReply
 
 if TYPE_CHECKING:
     from ..engine import Engine
-    from ..sessions import RunRequest
+    from ..sessions import RunRequest, RunStarted
 
 log = logging.getLogger("svc.channels")
 
 COMMAND_TIERS = {"help": "read", "start": "read", "status": "read", "new": "act", "cancel": "act"}
+RUN_ENDED = EventFilter(types=frozenset({"session.run.finished"}))
+SLOT_RETRY_S = 1.0
 PERMISSION_BUTTONS = (("Allow once", "once"), ("Always allow", "always"), ("Deny", "reject"))
 
 HELP = (
@@ -302,7 +304,7 @@ class ChannelChats:
         with EventStream(
             events, EventFilter(session_id=session_id), after_seq=events.last_seq
         ) as stream:
-            started = await sessions.prompt(session_id, request)
+            started = await self._start_run(session_id, request)
             run_id, user_message_id = started.run.id, started.run.user_message_id
             await reply.open()
             async with trio.open_nursery() as nursery:
@@ -316,6 +318,25 @@ class ChannelChats:
             text = text or f"The answer ended early ({run.status})."
         await reply.finish(text)
         self.prompts_answered += 1
+
+    async def _start_run(self, session_id: str, request: RunRequest) -> RunStarted:
+        """Start the run, waiting for a free run slot when the engine is at its limit.
+
+        A chat has no client to retry for it: a burst of conversations past
+        ``max_concurrent_runs`` queues here instead of failing.
+        """
+        from ..limits import RunLimitReached
+
+        events = self.engine.events
+        while True:
+            # Subscribed before trying, so a run ending in between is not missed.
+            with EventStream(events, RUN_ENDED, after_seq=events.last_seq) as ended:
+                try:
+                    return await self.engine.sessions.prompt(session_id, request)
+                except RunLimitReached:
+                    # Woken by any run's end; the bound covers a slot freed without one.
+                    with trio.move_on_after(SLOT_RETRY_S):
+                        await ended.receive()
 
     async def _follow(
         self,
