@@ -90,9 +90,13 @@ class ChannelChats:
         if text.startswith("/"):
             command = text[1:].split(maxsplit=1)[0].split("@", 1)[0].lower() if text[1:] else ""
             if command in COMMAND_TIERS:
+                # Every effect waits until the message is recorded as received (a prompt's
+                # reads need not: _run_prompt).
+                await message.wait_recorded()
                 await self._command(platform, config, message, command, tier)
                 return
         if not _at_least(tier, "act"):
+            await message.wait_recorded()
             await platform.send(message.conversation, "You may read status here, not prompt.")
             return
         if not text and not message.uploads:
@@ -104,6 +108,7 @@ class ChannelChats:
             window_s=config.rate_limit_window_s,
         )
         if wait is not None:
+            await message.wait_recorded()
             await platform.send(
                 message.conversation,
                 f"You are sending messages faster than I can answer; please wait {wait} s "
@@ -199,6 +204,7 @@ class ChannelChats:
         session_id = await self.repo.session_of(message.channel, message.conversation)
         if session_id is not None:
             return session_id
+        await message.wait_recorded()
         return await self._new_session(config, message)
 
     async def _new_session(self, config: ChannelConfig, message: Inbound) -> str:
@@ -278,10 +284,22 @@ class ChannelChats:
                 message.channel, message.conversation, message.text
             )
 
-        # Independent reads: the conversation's session and its remembered exchanges.
+        reply = StreamedReply(
+            platform, message.conversation, interval_s=config.stream_edit_interval_ms / 1000
+        )
+
+        async def placeholder() -> None:
+            await message.wait_recorded()
+            await reply.open()
+
+        # Independent: the conversation's session, its remembered exchanges, and the
+        # placeholder the answer will replace (posted while the others wait on the store,
+        # not while the run is building its model request).
         async with trio.open_nursery() as nursery:
             nursery.start_soon(session)
             nursery.start_soon(recall)
+            nursery.start_soon(placeholder)
+        await message.wait_recorded()  # before the run: it is the prompt's first effect
         session_id: str = found["session"]
         parts: list[dict[str, Any]] = []
         if message.text.strip():
@@ -297,16 +315,16 @@ class ChannelChats:
             )
         request = self._request(config, message, parts, found["recalled"])
         events = self.engine.events
-        reply = StreamedReply(
-            platform, message.conversation, interval_s=config.stream_edit_interval_ms / 1000
-        )
         # Subscribed before the run starts, so no delta can fall before the stream.
         with EventStream(
             events, EventFilter(session_id=session_id), after_seq=events.last_seq
         ) as stream:
-            started = await self._start_run(session_id, request)
+            try:
+                started = await self._start_run(session_id, request)
+            except SvcError as error:
+                await reply.finish(f"I could not start an answer: {error.message}")
+                raise
             run_id, user_message_id = started.run.id, started.run.user_message_id
-            await reply.open()
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(reply.pump)
                 await self._follow(platform, message, stream, run_id, user_message_id, reply)
