@@ -14,7 +14,6 @@ import hashlib
 import hmac
 import json
 from collections.abc import Awaitable, Callable, MutableMapping
-from contextlib import aclosing
 from typing import Any
 
 import httpx
@@ -157,16 +156,44 @@ class EngineProxy:
                 # The browser leaving ends the relay (an SSE stream would otherwise
                 # wait on the engine for as long as the engine stays quiet).
                 nursery.start_soon(_cancel_on_disconnect, receive, nursery.cancel_scope)
-                async with aclosing(upstream.aiter_raw()) as chunks:
-                    async for chunk in chunks:
-                        await send({"type": "http.response.body", "body": chunk, "more_body": True})
-                await send({"type": "http.response.body", "body": b"", "more_body": False})
+                await _relay(upstream, send)
                 nursery.cancel_scope.cancel()
         finally:
             # Shielded and bounded: the engine's side of the stream must be closed even when
             # the browser went away (this task is being cancelled), not left to linger.
             with trio.CancelScope(shield=True), trio.move_on_after(5):
                 await upstream.aclose()
+
+
+async def _relay(upstream: httpx.Response, send: Send) -> None:
+    """Pass the engine's bytes on as they come; what arrives while a write is under way
+    goes out with the next write (one ``send`` for many small SSE frames when the
+    browser side is the slower one), unchanged."""
+    pending = bytearray()
+    arrived = trio.Event()
+    finished = False
+
+    async def read() -> None:
+        nonlocal finished
+        # Ended by exhaustion or by cancellation (both finish httpx's generators cleanly).
+        async for chunk in upstream.aiter_raw():
+            pending.extend(chunk)
+            arrived.set()
+        finished = True
+        arrived.set()
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(read)
+        while True:
+            await arrived.wait()
+            arrived = trio.Event()
+            if pending:
+                data = bytes(pending)
+                pending.clear()
+                await send({"type": "http.response.body", "body": data, "more_body": True})
+            if finished and not pending:
+                break
+    await send({"type": "http.response.body", "body": b"", "more_body": False})
 
 
 async def _cancel_on_disconnect(receive: Receive, scope: trio.CancelScope) -> None:
