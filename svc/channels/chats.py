@@ -288,18 +288,11 @@ class ChannelChats:
             platform, message.conversation, interval_s=config.stream_edit_interval_ms / 1000
         )
 
-        async def placeholder() -> None:
-            await message.wait_recorded()
-            await reply.open()
-
-        # Independent: the conversation's session, its remembered exchanges, and the
-        # placeholder the answer will replace (posted while the others wait on the store,
-        # not while the run is building its model request).
+        # Independent reads: the conversation's session and its remembered exchanges.
         async with trio.open_nursery() as nursery:
             nursery.start_soon(session)
             nursery.start_soon(recall)
-            nursery.start_soon(placeholder)
-        await message.wait_recorded()  # before the run: it is the prompt's first effect
+        await message.wait_recorded()  # before any effect: the placeholder, the run
         session_id: str = found["session"]
         parts: list[dict[str, Any]] = []
         if message.text.strip():
@@ -319,16 +312,22 @@ class ChannelChats:
         with EventStream(
             events, EventFilter(session_id=session_id), after_seq=events.last_seq
         ) as stream:
-            try:
-                started = await self._start_run(session_id, request)
-            except SvcError as error:
-                await reply.finish(f"I could not start an answer: {error.message}")
-                raise
-            run_id, user_message_id = started.run.id, started.run.user_message_id
             async with trio.open_nursery() as nursery:
+                # The placeholder is posted while the run starts (its store write), not
+                # after, when the run is building its model request.
+                nursery.start_soon(reply.open)
+                try:
+                    started = await self._start_run(session_id, request)
+                except SvcError as error:
+                    await reply.opened.wait()
+                    await reply.finish(f"I could not start an answer: {error.message}")
+                    raise
+                run_id, user_message_id = started.run.id, started.run.user_message_id
                 nursery.start_soon(reply.pump)
                 await self._follow(platform, message, stream, run_id, user_message_id, reply)
-                # The answer is complete: stop showing partial text.
+                # The answer is complete: stop showing partial text (once the placeholder
+                # it replaces is posted, so no stray one is left behind).
+                await reply.opened.wait()
                 nursery.cancel_scope.cancel()
         run = await sessions.wait(started)
         text = await sessions.reply_text(run)
