@@ -204,7 +204,7 @@ class ExchangeRecorder:
         content = compact_exchange(
             exchange.user_text, exchange.assistant_text, side_chars=self.side_chars
         )
-        metadata = {
+        metadata: dict[str, Any] = {
             "session_id": exchange.session_id,
             "run_id": exchange.run_id,
             "source": exchange.source,
