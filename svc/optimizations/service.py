@@ -167,7 +167,7 @@ class OptimizationService:
                 raise OptimizationConflict(
                     f"cannot {action} an optimization that is {record['status']}",
                     optimization_id=campaign_id,
-                    status=record["status"],
+                    current_status=record["status"],
                 )
             history = [
                 *record.get("history", []),
@@ -197,7 +197,7 @@ class OptimizationService:
                 raise OptimizationConflict(
                     f"cannot record an experiment on an optimization that is {record['status']}",
                     optimization_id=campaign_id,
-                    status=record["status"],
+                    current_status=record["status"],
                 )
             count = record.get("experiment_count", 0) + 1
             return {**record, "experiment_count": count, "updated_at_ms": now}
@@ -256,7 +256,7 @@ class OptimizationService:
                 raise OptimizationConflict(
                     f"cannot apply a winner to an optimization that is {record['status']}",
                     optimization_id=campaign_id,
-                    status=record["status"],
+                    current_status=record["status"],
                 )
             entry = {"action": "apply_winner", "status": "completed", "at_ms": now}
             return {
