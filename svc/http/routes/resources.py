@@ -68,9 +68,14 @@ async def resource_events() -> Any:
     eng = engine()
     after = resume_cursor("since_seq", "cursor")
     tail = query_int("tail", default=None, minimum=1, maximum=1000, clamp=True)
-    if after is None and tail is not None:
-        recent = await eng.events.replay(EventFilter(topic=TOPIC), limit=tail, tail=True)
-        after = recent[0].seq - 1 if recent else None
+    if after is None:
+        # Fixed now, not when the body starts streaming: a change committed in
+        # between would otherwise fall before the stream's starting point.
+        after = eng.events.committed_seq
+        if tail is not None:
+            recent = await eng.events.replay(EventFilter(topic=TOPIC), limit=tail, tail=True)
+            if recent:
+                after = recent[0].seq - 1
     preamble = [json_frame({"type": "resource.stream.connected", "properties": {}})]
     body = event_frames(
         eng.events, EventFilter(topic=TOPIC), after_seq=after, preamble=preamble, render=_render
