@@ -1,0 +1,20 @@
+"""The key/value resource store."""
+
+from ..registry import ANY_BODY, op
+
+OPERATIONS = {
+    "list_resources": op(
+        "List resources (optionally under a key prefix)", query=("prefix", "limit")
+    ),
+    "write_resource": op("Write a resource named in the body", body=ANY_BODY, body_required=True),
+    "delete_resource": op("Delete a resource named in the body", body=ANY_BODY),
+    "resource_events": op(
+        "Stream resource changes",
+        stream=("resource.updated", "resource.deleted"),
+        query=("since_seq", "tail"),
+    ),
+    "get_resource": op("Read one resource"),
+    "put_resource": op("Write one resource", body=ANY_BODY, body_required=True),
+    "patch_resource": op("Merge-patch one resource's value", body=ANY_BODY, body_required=True),
+    "delete_resource_key": op("Delete one resource"),
+}
