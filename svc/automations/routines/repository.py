@@ -223,17 +223,19 @@ class RoutineRepository:
         seq: int,
         moved: Sequence[tuple[int | None, int | None, str]],
         runs: Iterable[RoutineRun],
-    ) -> None:
-        """A fire journal row becomes runs: the runs, the fire times and the row's deletion,
-        in one transaction."""
+    ) -> bool:
+        """A fire journal row becomes runs: the row's deletion, the runs and the fire times,
+        in one transaction. False (and nothing written) if another replica already did."""
         rows = [run_row(r) for r in runs]
 
-        def q(tx: Tx) -> None:
+        def q(tx: Tx) -> bool:
+            if not delete_row(tx, seq):
+                return False
             tx.executemany(_MOVE_FIRE_TIMES, moved)
             tx.executemany(_RUN_INSERT_NEW, rows)
-            delete_row(tx, seq)
+            return True
 
-        await self.db.write(q)
+        return await self.db.write(q)
 
     # ------------------------------------------------------------------ runs
     async def save_run(self, run: RoutineRun) -> None:

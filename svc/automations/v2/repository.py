@@ -118,22 +118,24 @@ class V2Repository:
 
     async def materialize(
         self, seq: int, automations: Iterable[AutomationV2], runs: Iterable[AutomationV2Run]
-    ) -> None:
-        """A fire journal row becomes runs: the runs, the fire times and the row's deletion,
-        in one transaction."""
+    ) -> bool:
+        """A fire journal row becomes runs: the row's deletion, the runs and the fire times,
+        in one transaction. False (and nothing written) if another replica already did."""
         moved = [(a.next_fire_at_ms, a.last_fired_at_ms, a.automation_id) for a in automations]
         rows = [_run_row(r) for r in runs]
 
-        def q(tx: Tx) -> None:
+        def q(tx: Tx) -> bool:
+            if not delete_row(tx, seq):
+                return False
             tx.executemany(
                 "UPDATE automations_v2 SET next_fire_at_ms = ?, last_fired_at_ms = ? "
                 "WHERE automation_id = ?",
                 moved,
             )
             tx.executemany(_RUN_INSERT, rows)
-            delete_row(tx, seq)
+            return True
 
-        await self.db.write(q)
+        return await self.db.write(q)
 
     # ------------------------------------------------------------------ runs
     async def save_run(self, run: AutomationV2Run) -> None:
