@@ -20,6 +20,7 @@ from .service import AutomationService
 
 if TYPE_CHECKING:
     from ..engine import Engine
+    from .replica_sync import ScheduleSync
 
 
 MATERIALIZER = "automations-fire-journal"
@@ -31,11 +32,18 @@ class AutomationsComponent(Component):
 
     def __init__(self) -> None:
         self.service: AutomationService | None = None
+        self.sync: ScheduleSync | None = None
+        """Replicas on one store: definitions edited on the others (svc/cluster)."""
 
     async def setup(self, engine: Engine) -> None:
         self.service = AutomationService(engine)
+        loaded_at = engine.events.committed_seq  # before the definitions are read
         await self.service.load()
         engine.automations = self.service
+        if engine.cluster.shared:
+            from .replica_sync import ScheduleSync
+
+            self.sync = ScheduleSync(engine, self.service, after_seq=loaded_at)
 
     def children(self, engine: Engine) -> list[ChildSpec]:
         service = self.service
@@ -51,6 +59,12 @@ class AutomationsComponent(Component):
             ),
             ChildSpec(id=MATERIALIZER, start=service.journal.run, restart=Restart.PERMANENT),
         ]
+        if self.sync is not None:
+            children.append(
+                ChildSpec(
+                    id="automations-schedule-sync", start=self.sync.run, restart=Restart.PERMANENT
+                )
+            )
         if engine.settings.automation_scheduler_enabled:
             children.append(
                 ChildSpec(

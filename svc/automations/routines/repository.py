@@ -166,6 +166,22 @@ class RoutineRepository:
 
         return await self.db.read(q)
 
+    async def stored_routine(self, routine_id: str) -> Stored | None:
+        """One routine as the store has it (another replica may have changed it)."""
+
+        def q(tx: Tx) -> Stored | None:
+            for r in tx.execute(
+                "SELECT r.status, r.record, f.next_fire_at_ms, f.last_fired_at_ms "
+                "FROM automations_routines r "
+                "LEFT JOIN automations_routine_fire_times f USING (routine_id) "
+                "WHERE r.routine_id = ?",
+                (routine_id,),
+            ):
+                return _routine(r)
+            return None
+
+        return await self.db.read(q)
+
     async def save(
         self, routine: Routine, next_fire_at_ms: int | None, last_fired_at_ms: int | None
     ) -> None:

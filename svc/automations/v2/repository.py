@@ -97,6 +97,19 @@ class V2Repository:
 
         return await self.db.read(q)
 
+    async def stored_automation(self, automation_id: str) -> AutomationV2 | None:
+        """One automation as the store has it (another replica may have changed it)."""
+
+        def q(tx: Tx) -> AutomationV2 | None:
+            for r in tx.execute(
+                f"SELECT {_AUTOMATION_COLS} FROM automations_v2 WHERE automation_id = ?",
+                (automation_id,),
+            ):
+                return _automation(r)
+            return None
+
+        return await self.db.read(q)
+
     async def save(self, automation: AutomationV2) -> None:
         def q(tx: Tx) -> None:
             tx.execute(
