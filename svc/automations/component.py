@@ -40,10 +40,20 @@ class AutomationsComponent(Component):
         loaded_at = engine.events.committed_seq  # before the definitions are read
         await self.service.load()
         engine.automations = self.service
-        if engine.cluster.shared:
+        cluster = engine.cluster
+        if cluster.shared:
             from .replica_sync import ScheduleSync
+            from .v2.claims import RunClaims
+            from .v2.claims_repository import ClaimsRepository
 
             self.sync = ScheduleSync(engine, self.service, after_seq=loaded_at)
+            assert cluster.replica_id is not None
+            self.service.v2.claims = RunClaims(
+                self.service.v2,
+                ClaimsRepository(engine.store),
+                replica_id=cluster.replica_id,
+                lease_ms=engine.settings.cluster_lease_ms,
+            )
 
     def children(self, engine: Engine) -> list[ChildSpec]:
         service = self.service
@@ -59,6 +69,11 @@ class AutomationsComponent(Component):
             ),
             ChildSpec(id=MATERIALIZER, start=service.journal.run, restart=Restart.PERMANENT),
         ]
+        claims = service.v2.claims
+        if claims is not None:
+            children.append(
+                ChildSpec(id="automations-v2-claims", start=claims.run, restart=Restart.PERMANENT)
+            )
         if self.sync is not None:
             children.append(
                 ChildSpec(

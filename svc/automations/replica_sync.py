@@ -8,7 +8,8 @@ every replica (``LISTEN/NOTIFY``, read back from the log). :class:`ScheduleSync`
 follows those events and re-reads the definitions they name from the store,
 then tells the scheduler (``signal.changed``), so the leader's heap changes
 within a fan-out delay of an edit on a standby, not at the next leadership
-change.
+change. It also follows the end of automation v2 runs: a run claimed and run
+by another replica (:mod:`.v2.claims`) stops counting as busy here.
 
 The fire times need care: the scheduler leader advances a definition's fire
 times in memory when it fires, and writes them to the store only when the
@@ -35,6 +36,7 @@ from ..events import EventFilter, EventStream, StreamEnded
 
 if TYPE_CHECKING:
     from ..engine import Engine
+    from ..events import Event
     from .service import AutomationService
 
 log = logging.getLogger("svc.automations")
@@ -49,6 +51,13 @@ _KINDS = {
 }
 """The definition events, and the kind of schedule each names."""
 
+_SETTLED = frozenset({"run.completed", "run.failed", "run.cancelled"})
+"""The end of an automation v2 run (topic ``automations/v2``)."""
+
+
+def _wanted(event: Event) -> bool:
+    return event.type in _KINDS or (event.type in _SETTLED and event.topic == "automations/v2")
+
 
 class ScheduleSync:
     def __init__(self, engine: Engine, service: AutomationService, *, after_seq: int) -> None:
@@ -62,7 +71,10 @@ class ScheduleSync:
 
     async def run(self, *, task_status: trio.TaskStatus[None]) -> None:
         """Follow definition events until cancelled (a supervised child)."""
-        wanted = EventFilter(types=frozenset(_KINDS))
+        wanted = EventFilter(predicate=_wanted)
+        # Only the shared log (PostgreSQL) tells this replica's events apart;
+        # ScheduleSync runs on nothing else.
+        mine = getattr(self.engine.events, "published_here", lambda event: False)
         # From the seq delivered here when the definitions were loaded (then from
         # where this child left off): an edit committed later is re-read, an
         # older one is already in memory.
@@ -75,6 +87,15 @@ class ScheduleSync:
                     return  # the engine is stopping
                 keys: dict[tuple[str, str], None] = {}
                 for event in batch:
+                    if mine(event):
+                        continue  # this replica's own edit or run: its memory has it
+                    if event.type in _SETTLED:
+                        # An automation v2 run settled (on whichever replica claimed
+                        # it): one tracked here is not busy any more.
+                        run_id = event.properties.get("runID")
+                        if isinstance(run_id, str):
+                            self.service.v2.forget_settled(run_id)
+                        continue
                     target = event.properties.get("routineID") or event.properties.get(
                         "automationID"
                     )
@@ -107,7 +128,13 @@ class ScheduleSync:
 
     async def _sync_routine(self, routine_id: str) -> None:
         routines = self.service.routines
-        stored = await routines.repo.stored_routine(routine_id)
+        while True:
+            before = routines._routines.get(routine_id)
+            stored = await routines.repo.stored_routine(routine_id)
+            if routines._routines.get(routine_id) is before:
+                break
+            # Edited here while the store was read: read it again (that edit is
+            # in the store now), rather than put back an older copy.
         if stored is None:
             routines._routines.pop(routine_id, None)
             routines._next_fire.pop(routine_id, None)
@@ -129,7 +156,11 @@ class ScheduleSync:
 
     async def _sync_v2(self, automation_id: str) -> None:
         v2 = self.service.v2
-        stored = await v2.repo.stored_automation(automation_id)
+        while True:
+            before = v2._automations.get(automation_id)
+            stored = await v2.repo.stored_automation(automation_id)
+            if v2._automations.get(automation_id) is before:
+                break  # else edited here meanwhile: read again (see _sync_routine)
         if stored is None:
             v2._automations.pop(automation_id, None)
             return

@@ -110,6 +110,10 @@ class SharedEventLog(EventLog):
                 return
             await self._committed_changed.wait()
 
+    def published_here(self, event: Event) -> bool:
+        """Whether ``event`` was published by this replica (its id carries this log's prefix)."""
+        return event.event_id.startswith(self._id_prefix)
+
     async def committed(self, draft: Event) -> int:
         """The global seq of ``draft`` (an event :meth:`publish` returned here), once it is
         committed and delivered here."""

@@ -69,6 +69,10 @@ def _run(record: str) -> AutomationV2Run:
     return AutomationV2Run.from_record(loads(record))
 
 
+run_from_record = _run
+"""A stored run record (JSON) as a run (for the claims repository)."""
+
+
 def _run_row(r: AutomationV2Run) -> tuple[Any, ...]:
     return (
         r.run_id,
@@ -254,4 +258,4 @@ class V2Repository:
         return await self.db.read(q)
 
 
-__all__ = ["V2Repository"]
+__all__ = ["V2Repository", "run_from_record"]
