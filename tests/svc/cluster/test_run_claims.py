@@ -120,3 +120,52 @@ async def test_a_claim_excludes_other_replicas_until_it_expires(store_backend: S
     assert [
         r.run_id for r in await claims.claim("replica-b", now_ms=16_002, lease_ms=5000, limit=5)
     ] == ["run-0"]
+
+
+async def test_a_run_left_by_a_stopped_replica_is_claimed_and_finished_by_the_other(
+    make_settings: Callable[..., svc.Settings], pg_url: str, tmp_path: Path, fake_model: Any
+) -> None:
+    gate = trio.Event()
+    fake_model.default = lambda request: Turn.reply("done", gate=gate)
+    stops = {"a": trio.Event(), "b": trio.Event()}
+    gone = trio.Event()
+    engines: dict[str, svc.Engine] = {}
+
+    async def replica(name: str, *, task_status: trio.TaskStatus[None]) -> None:
+        settings = make_settings(
+            store_url=pg_url,
+            state_dir=tmp_path / name,
+            default_provider="openai",
+            providers={
+                "openai": {
+                    "url": fake_model.url,
+                    "api_key": "sk-test-key-0001",
+                    "default_model": "fake-model",
+                }
+            },
+        )
+        async with svc.open_engine(settings) as engine:
+            engines[name] = engine
+            task_status.started()
+            await stops[name].wait()
+        if name == "a":
+            gone.set()
+
+    async with trio.open_nursery() as nursery:
+        await nursery.start(replica, "a")
+        a = engines["a"]
+        with trio.fail_after(60):  # safety net only
+            automation = await a.automations.create_v2(v2_spec([node("only", "worker")]))
+            run = await a.automations.create_v2_run(automation.automation_id)
+            await fake_model.wait_for_requests(1)  # A claimed it and runs it
+            assert _claims(a).held == {run.run_id}
+            await nursery.start(replica, "b")
+            b = engines["b"]
+            stops["a"].set()  # A stops mid-run; B takes the run over
+            await gone.wait()
+            gate.set()
+            done = await settled(b, run.run_id)
+        assert done.status == "completed"
+        assert _claims(b).claimed_total == 1  # B ran it to the end
+        assert len(fake_model.requests) == 2  # A's interrupted attempt, B's
+        stops["b"].set()
