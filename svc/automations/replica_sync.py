@@ -94,7 +94,15 @@ class ScheduleSync:
                         # it): one tracked here is not busy any more.
                         run_id = event.properties.get("runID")
                         if isinstance(run_id, str):
-                            self.service.v2.forget_settled(run_id)
+                            reason = event.properties.get("reason")
+                            self.service.v2.forget_settled(
+                                run_id,
+                                cancelled=(
+                                    str(reason or "cancelled")
+                                    if event.type == "run.cancelled"
+                                    else None
+                                ),
+                            )
                         continue
                     target = event.properties.get("routineID") or event.properties.get(
                         "automationID"

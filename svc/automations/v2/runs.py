@@ -224,10 +224,19 @@ class V2Runs(V2Definitions):
             # store_run, which keeps the busy marks in step.
             await self.store_run(run)
 
-    def forget_settled(self, run_id: str) -> None:
-        """Replicas on one store: a run tracked here ended on another replica."""
+    def forget_settled(self, run_id: str, *, cancelled: str | None = None) -> None:
+        """Replicas on one store: a run tracked here ended on another replica.
+
+        ``cancelled`` (the reason): it was cancelled there; if it executes here,
+        it stops (a cancel reaches the run on whichever replica claimed it).
+        """
+        execution = self._executions.get(run_id)
+        if execution is not None:
+            if cancelled is not None:
+                execution.cancel(cancelled)
+            return  # it ends here, through store_run
         run = self._live.pop(run_id, None)
-        if run is not None and run_id not in self._executions and run.status in BUSY_STATUSES:
+        if run is not None and run.status in BUSY_STATUSES:
             self._busy[run.automation_id] -= 1
             if self._busy[run.automation_id] <= 0:
                 del self._busy[run.automation_id]

@@ -19,7 +19,7 @@ from svc.automations.v2.claims import RunClaims
 from svc.automations.v2.claims_repository import ClaimsRepository
 from svc.automations.v2.records import AutomationV2Run
 from svc.automations.v2.repository import V2Repository
-from svc.events import EventFilter
+from svc.events import Event, EventFilter, EventStream
 from svc.store import Store
 from tests.fakes.turns import Turn
 from tests.svc.automations.support import node, settled, v2_spec
@@ -169,3 +169,51 @@ async def test_a_run_left_by_a_stopped_replica_is_claimed_and_finished_by_the_ot
         assert _claims(b).claimed_total == 1  # B ran it to the end
         assert len(fake_model.requests) == 2  # A's interrupted attempt, B's
         stops["b"].set()
+
+
+async def test_a_run_cancelled_through_one_replica_stops_on_the_one_running_it(
+    make_settings: Callable[..., svc.Settings], pg_url: str, tmp_path: Path, fake_model: Any
+) -> None:
+    gate = trio.Event()  # never set: the run only ends by its cancel
+    fake_model.default = lambda request: Turn.reply("done", gate=gate)
+    stops = {"a": trio.Event(), "b": trio.Event()}
+    engines: dict[str, svc.Engine] = {}
+
+    async def replica(name: str, *, task_status: trio.TaskStatus[None]) -> None:
+        settings = make_settings(
+            store_url=pg_url,
+            state_dir=tmp_path / name,
+            default_provider="openai",
+            providers={
+                "openai": {
+                    "url": fake_model.url,
+                    "api_key": "sk-test-key-0001",
+                    "default_model": "fake-model",
+                }
+            },
+        )
+        async with svc.open_engine(settings) as engine:
+            engines[name] = engine
+            task_status.started()
+            await stops[name].wait()
+
+    async with trio.open_nursery() as nursery:
+        await nursery.start(replica, "a")
+        await nursery.start(replica, "b")
+        a, b = engines["a"], engines["b"]
+        with trio.fail_after(60):  # safety net only
+            automation = await a.automations.create_v2(v2_spec([node("only", "worker")]))
+            run = await a.automations.create_v2_run(automation.automation_id)
+            await fake_model.wait_for_requests(1)
+            runner, other = (a, b) if _claims(a).held else (b, a)
+            assert _claims(runner).held == {run.run_id}
+            cancelled = EventFilter(run_id=run.run_id, types=frozenset({"run.cancelled"}))
+            with EventStream(runner.events, cancelled, after_seq=0) as stream:
+                assert await other.automations.cancel_v2_run(run.run_id, "not needed") is True
+                seen: list[Event] = []
+                while len(seen) < 2:  # the cancel's, then the runner's as its execution stops
+                    seen += await stream.receive()
+        final = await runner.automations.get_v2_run(run.run_id)
+        assert final is not None and final.status == "cancelled"
+        for stop in stops.values():
+            stop.set()
