@@ -28,6 +28,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 import psycopg
+from psycopg.pq import TransactionStatus
 
 from ..dialect import POSTGRESQL, Dialect
 from ..errors import IntegrityError
@@ -130,9 +131,13 @@ class PgTx:
         try:
             cursor.execute(query, params)
         except psycopg.Error as exc:
-            self._begin = None  # sent: BEGIN runs even when a later statement fails
-            if guarded:
+            status = self._conn.info.transaction_status
+            if status != TransactionStatus.IDLE:
+                self._begin = None  # sent: BEGIN ran even though a later statement failed
+            if guarded and status == TransactionStatus.INERROR:
                 # The savepoint confines a failure to this statement (module docstring).
+                # (Not INERROR: the query never reached the server, e.g. a parameter
+                # it could not adapt, so there is no savepoint to return to.)
                 self._conn.execute(
                     "ROLLBACK TO SAVEPOINT svc_statement; RELEASE SAVEPOINT svc_statement"
                 )
