@@ -139,6 +139,36 @@ def _routine(row: tuple[Any, ...]) -> Stored:
     return routine, row[2], row[3]
 
 
+_TIMING_KEYS = ("status", "schedule", "timezone", "misfire_policy")
+
+
+def _kept_fire_times(
+    tx: Tx, definition: dict[str, Any], next_fire: int | None, last_fired: int | None
+) -> tuple[str, int | None, int | None]:
+    """The fire times to store with an edited routine: the caller's, unless the store's
+    are newer for the same timing.
+
+    Replicas on one store: an edit served by a standby carries the fire times of
+    the standby's memory, which the scheduler's leader has moved on since (it
+    writes them as its fires become runs). When the edit leaves the timing as it
+    was, the newer stored times stay, so a later leader does not fire those
+    slots again. Alone on its store an engine's memory is never behind the
+    store, so this never applies there.
+    """
+    routine_id = definition["routine_id"]
+    stored = tx.execute(
+        "SELECT r.record, f.next_fire_at_ms, f.last_fired_at_ms FROM automations_routines r "
+        "JOIN automations_routine_fire_times f USING (routine_id) WHERE r.routine_id = ?",
+        (routine_id,),
+    ).fetchone()
+    if stored is not None and stored[2] is not None and stored[2] > (last_fired or 0):
+        previous = loads(stored[0], {})
+        timing = loads(dumps({k: definition.get(k) for k in _TIMING_KEYS}))  # as stored
+        if all(previous.get(k) == timing[k] for k in _TIMING_KEYS):
+            return routine_id, stored[1], stored[2]
+    return routine_id, next_fire, last_fired
+
+
 def _save_runs(tx: Tx, runs: Sequence[RoutineRun]) -> None:
     tx.executemany(_RUN_INSERT, [run_row(r) for r in runs])
 
@@ -185,16 +215,17 @@ class RoutineRepository:
     async def save(
         self, routine: Routine, next_fire_at_ms: int | None, last_fired_at_ms: int | None
     ) -> None:
+        definition = routine.definition()
         row = (
             routine.routine_id,
             routine.status,
-            dumps(routine.definition()),
+            dumps(definition),
             routine.created_at_ms,
             routine.updated_at_ms,
         )
-        times = (routine.routine_id, next_fire_at_ms, last_fired_at_ms)
 
         def q(tx: Tx) -> None:
+            times = _kept_fire_times(tx, definition, next_fire_at_ms, last_fired_at_ms)
             tx.execute(
                 "INSERT INTO automations_routines(routine_id, status, record, created_at_ms, "
                 "updated_at_ms) VALUES (?,?,?,?,?) ON CONFLICT(routine_id) DO UPDATE SET "

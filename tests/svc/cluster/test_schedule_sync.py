@@ -22,6 +22,12 @@ from tests.svc.automations.test_scheduler import RECORD, Recorder, RecorderEntry
 LEASE_MS = 1500
 
 
+async def _stored(engine: svc.Engine) -> tuple[object, int | None, int | None]:
+    stored = await engine.automations.routines.repo.stored_routine("made-on-b")
+    assert stored is not None
+    return stored
+
+
 def _sync(engine: svc.Engine) -> ScheduleSync:
     (component,) = [c for c in engine.components if isinstance(c, AutomationsComponent)]
     assert component.sync is not None
@@ -80,6 +86,15 @@ async def test_a_routine_created_and_paused_on_a_standby_reaches_the_leader(
                 await fired.wait()
             # Fired by the leader, which never served the request.
             assert {replica for replica, _ in fires} == {"a"}
+            await a.automations.journal.drained()  # the fire's times are stored
+            stored_last = (await _stored(a))[2]
+            assert stored_last is not None
+            # B's memory never saw that fire; renaming through B keeps the stored
+            # times (a later leader must not fire those slots again).
+            assert b.automations.routines.fire_times("made-on-b")[1] is None
+            await b.automations.routines.patch("made-on-b", {"name": "renamed on b"})
+            assert (await _stored(a))[2] is not None
+            assert (await _stored(a))[2] >= stored_last
             synced = _sync(a).synced
             await b.automations.routines.patch("made-on-b", {"status": "paused"})
             await _sync(a).wait_synced(synced + 1)
