@@ -63,6 +63,28 @@ def _automation(row: tuple[Any, ...]) -> AutomationV2:
     )
 
 
+def _kept_fire_times(tx: Tx, row: tuple[Any, ...]) -> tuple[Any, ...]:
+    """``row`` (of :func:`_automation_row`), with the stored fire times if they are newer
+    and the status and schedule are unchanged.
+
+    Replicas on one store: an edit served by a standby carries the fire times
+    of its memory, which the scheduler's leader has moved on since (see
+    ``_kept_fire_times`` of the routines repository). Alone on its store an
+    engine's memory is never behind the store, so this never applies there.
+    """
+    stored = tx.execute(
+        "SELECT status, spec, next_fire_at_ms, last_fired_at_ms FROM automations_v2 "
+        "WHERE automation_id = ?",
+        (row[0],),
+    ).fetchone()
+    if stored is None or stored[3] is None or stored[3] <= (row[8] or 0):
+        return row
+    schedule = loads(row[3], {}).get("schedule")
+    if stored[0] != row[2] or loads(stored[1], {}).get("schedule") != schedule:
+        return row
+    return (*row[:7], stored[2], stored[3], *row[9:])
+
+
 def _run(record: str) -> AutomationV2Run:
     from .records import AutomationV2Run
 
@@ -115,13 +137,15 @@ class V2Repository:
         return await self.db.read(q)
 
     async def save(self, automation: AutomationV2) -> None:
+        row = _automation_row(automation)
+
         def q(tx: Tx) -> None:
             tx.execute(
                 f"{_AUTOMATION_INSERT} ON CONFLICT(automation_id) DO UPDATE SET "
                 + ", ".join(
                     f"{c.strip()} = excluded.{c.strip()}" for c in _AUTOMATION_COLS.split(",")[1:]
                 ),
-                _automation_row(automation),
+                _kept_fire_times(tx, row),
             )
 
         await self.db.write(q)
