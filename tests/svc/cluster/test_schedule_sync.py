@@ -95,10 +95,11 @@ async def test_a_routine_created_and_paused_on_a_standby_reaches_the_leader(
             await b.automations.routines.patch("made-on-b", {"name": "renamed on b"})
             assert (await _stored(a))[2] is not None
             assert (await _stored(a))[2] >= stored_last
-            synced = _sync(a).synced
             await b.automations.routines.patch("made-on-b", {"status": "paused"})
-            await _sync(a).wait_synced(synced + 1)
-            assert a.automations.routines._routines["made-on-b"].status == "paused"
+            # The leader syncs each event it follows in order; the rename's may still be
+            # in flight, so wait sync by sync until the pause has arrived.
+            while a.automations.routines._routines["made-on-b"].status != "paused":
+                await _sync(a).wait_synced(_sync(a).synced + 1)
             assert a.automations.routines.entry("made-on-b") is None  # off the heap
         for stop in stops.values():
             stop.set()
