@@ -127,6 +127,7 @@ class SharedEventLog(EventLog):
     async def _commit_batch(self) -> None:
         count = min(len(self._pending), BATCH_MAX)
         drafts = [self._pending[i] for i in range(count)]
+        began = trio.current_time()
         try:
             events = await self._shared.append_numbered(drafts)
         except PersistenceFailed:
@@ -136,6 +137,8 @@ class SharedEventLog(EventLog):
             await trio.sleep(min(5.0, 0.05 * 2 ** min(self._write_failures, 7)))
             return
         self._write_failures = 0
+        if self.on_append is not None:  # the append latency metric, as on SQLite
+            self.on_append(trio.current_time() - began, count)
         for draft, event in zip(drafts, events, strict=True):
             # The draft publish() returned is the caller's handle on its event:
             # it gets the seq the database gave it. Events are frozen (and
