@@ -362,7 +362,15 @@ async def _probe(
         blocked = not hooks
     status = "blocked" if blocked else ("pass" if ok else "fail")
     digest = sha256_hex([probe_id, target, status])
-    source = next((f["finding_id"] for f in findings if f["rule_id"] == rule), None)
+    # The posture finding behind a failing probe, as an object (a client validates it as one).
+    source = next(
+        (
+            {k: f[k] for k in ("finding_id", "fingerprint", "rule_id", "severity", "title")}
+            for f in findings
+            if f["rule_id"] == rule
+        ),
+        None,
+    )
     return {
         "probe_id": probe_id,
         # an object (a client validates it as one); `name` is the human label

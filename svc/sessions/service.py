@@ -174,7 +174,10 @@ class SessionService:
         if not directory.is_absolute():
             directory = workspace / directory
         directory = check_within_roots(directory, settings.workspace_roots, field="directory")
-        if not directory.is_dir():
+        # A directory that does not exist (yet) is accepted, as the reference does (its
+        # quick start passes a placeholder path); tools working there fail on their own.
+        # One that exists but is a file can never work.
+        if directory.exists() and not directory.is_dir():
             raise ValidationFailed(f"`directory` {directory} is not a directory", field="directory")
         if (body.provider_id is None) != (body.model_id is None) and body.model_id is not None:
             raise ValidationFailed(

@@ -65,7 +65,8 @@ def packs_dir(state_dir: Path) -> Path:
     return state_dir / "packs" / "installed"
 
 
-def skill_roots(workspace: Path, state_dir: Path, home: Path | None) -> list[SkillRoot]:
+def skill_roots(workspace: Path, state_dir: Path | None, home: Path | None) -> list[SkillRoot]:
+    """The roots in lookup order; without a state directory, only workspace and home ones."""
     roots = [
         SkillRoot("workspace", workspace / ".svc" / "skill"),
         SkillRoot("workspace", workspace / ".svc" / "skills"),
@@ -75,6 +76,8 @@ def skill_roots(workspace: Path, state_dir: Path, home: Path | None) -> list[Ski
             SkillRoot("user", home / ".svc" / "skills"),
             SkillRoot("user", home / ".agents" / "skills"),
         ]
+    if state_dir is None:
+        return roots
     roots.append(SkillRoot("user", global_root(state_dir)))
     installed = packs_dir(state_dir)
     if installed.is_dir():

@@ -3,8 +3,10 @@
 For each skill entry, in order: a ``path`` entry is the file
 ``<workspace>/<path>`` and contributes ``path:<path>:<sha256 of its bytes>``;
 an ``id`` entry is the first ``<root>/<id>/SKILL.md`` found among the skill
-roots (the workspace's ``.svc/skill`` and ``.svc/skills``, then the user's
-``~/.svc/skills`` and ``~/.agents/skills``), which must open with a front
+roots in the skills catalog's lookup order (svc/skills/catalog.py: the
+workspace's ``.svc/skill`` and ``.svc/skills``, the user's ``~/.svc/skills``
+and ``~/.agents/skills``, then the engine's ``<state_dir>/skills`` and the
+``skills/`` of every installed pack), which must open with a front
 matter naming the skill and describing it, and contributes
 ``id:<id>:<sha256 of its text>``. Entries with neither are ignored. The rows
 are sorted and fed, each followed by a newline, into one SHA-256; the result
@@ -31,15 +33,20 @@ SOURCE_DENIED = "spawn_skill_source_denied"
 HASH_MISMATCH = "spawn_skill_hash_mismatch"
 
 
-def skill_roots(workspace: Path, home: Path | None) -> list[Path]:
-    roots = [workspace / ".svc" / "skill", workspace / ".svc" / "skills"]
-    if home is not None:
-        roots += [home / ".svc" / "skills", home / ".agents" / "skills"]
-    return roots
+def skill_roots(workspace: Path, home: Path | None, state_dir: Path | None = None) -> list[Path]:
+    # One lookup order for the whole engine: the skills catalog owns it.
+    from svc.skills.catalog import skill_roots as catalog_roots
+
+    return [root.path for root in catalog_roots(workspace, state_dir, home)]
 
 
 def compute_skill_hash(
-    skills: list[SkillRef], sources: SkillSources, *, workspace: Path, home: Path | None
+    skills: list[SkillRef],
+    sources: SkillSources,
+    *,
+    workspace: Path,
+    home: Path | None,
+    state_dir: Path | None = None,
 ) -> str:
     """The template's ``skillHash``; SpawnDenied with the matching code when a skill fails."""
     rows: list[str] = []
@@ -51,7 +58,7 @@ def compute_skill_hash(
             rows.append(f"path:{skill.path}:{digest}")
         elif skill.id:
             _check_source(skill, sources)
-            digest = _skill_digest(skill.id, skill_roots(workspace, home))
+            digest = _skill_digest(skill.id, skill_roots(workspace, home, state_dir))
             _check_pin(skill, sources, digest)
             rows.append(f"id:{skill.id}:{digest}")
     hasher = hashlib.sha256()

@@ -259,6 +259,7 @@ class Spawner:
                     policy.skill_sources,
                     workspace=self.engine.workspace,
                     home=Path(home) if home else None,
+                    state_dir=self.engine.state_dir,
                 )
             )
             budget = resolve_budget(

@@ -56,3 +56,17 @@ async def test_single_draft_and_incident_replies_carry_their_record_under_its_na
     assert draft["draft_id"] == draft_id and draft["fingerprint"]
     incident = (await client.get(f"/incident-monitor/incidents/{incident_id}")).json()["incident"]
     assert incident["incident_id"] == incident_id and incident["draft_id"] == draft_id
+
+
+async def test_a_failing_probe_names_its_posture_finding_as_an_object(
+    client: httpx.AsyncClient,
+) -> None:
+    # An enabled connector without a tool allowlist: the allowlist probe fails on that finding.
+    added = await client.post("/mcp", json={"name": "open", "transport": "http://127.0.0.1:9/mcp"})
+    assert added.status_code == 200, added.text
+    probes = (await client.post("/incident-monitor/security/assessment-probes", json={})).json()
+    result = next(r for r in probes["results"] if r["probe_id"] == "mcp_tool_allowlist")
+    assert result["status"] == "fail"
+    source = result["source_finding"]
+    assert isinstance(source, dict) and source["finding_id"].startswith("bpf_")
+    assert source["rule_id"] == "mcp_server_without_tool_allowlist"

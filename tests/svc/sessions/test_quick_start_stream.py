@@ -121,3 +121,29 @@ async def test_prompt_sync_answers_with_reply_text_and_the_messages(
     ).json()
     assert body["reply"] == body["text"] == body["output"] != ""
     assert [m["info"]["role"] for m in body["messages"]] == ["user", "assistant"]
+
+
+async def test_quick_start_with_a_directory_that_does_not_exist_yet(
+    model_settings: Any, fake_model: Any, tmp_path: Any
+) -> None:
+    """The documented quick start names a placeholder project directory: the session is
+    created there all the same, and the run answers (as the reference runtime does)."""
+    import svc
+
+    fake_model.enqueue(Turn.reply("Top three TODOs."))
+    placeholder = tmp_path / "path" / "to" / "my" / "project"
+    async with (
+        svc.open_engine(model_settings, serve_http=True) as engine,
+        httpx.AsyncClient(base_url=engine.url or "", timeout=30.0) as client,
+    ):
+        created = await client.post(
+            "/session", json={"title": "My agent", "directory": str(placeholder)}
+        )
+        assert created.status_code == 200, created.text
+        assert created.json()["directory"] == str(placeholder)
+        text = await quick_start(client, created.json()["id"], "Summarize the README")
+        assert text == "Top three TODOs."
+        # A path that exists but is a file still names the field.
+        (tmp_path / "file.txt").write_text("x")
+        refused = await client.post("/session", json={"directory": str(tmp_path / "file.txt")})
+        assert refused.status_code == 400 and refused.json()["field"] == "directory"

@@ -367,3 +367,36 @@ async def test_concurrent_spawns_respect_max_concurrent_exactly(
         sorted(r.body["code"] for r in results if not r.ok) == ["spawn_max_concurrent_exceeded"] * 5
     )
     assert len(await engine.teams.instances(status="running")) == 3
+
+
+async def test_a_template_can_reference_a_skill_of_an_installed_pack_by_id(
+    client: httpx.AsyncClient,
+    write_policy: Callable[..., Path],
+    write_template: Callable[..., Path],
+    tmp_path: Path,
+) -> None:
+    from tests.svc.packs.test_routes import make_pack
+
+    write_policy(OPEN_POLICY)
+    write_template({**WORKER, "skills": [{"id": "deploy"}]})
+    missing = await client.post("/agent-team/spawn", json={"role": "worker"})
+    assert missing.json()["code"] == "spawn_required_skill_missing"
+    installed = await client.post("/packs/install", json={"path": str(make_pack(tmp_path / "p"))})
+    assert installed.status_code == 200
+    spawned = await client.post("/agent-team/spawn", json={"role": "worker"})
+    assert spawned.json()["ok"] is True and spawned.json()["skillHash"] != EMPTY_HASH
+
+
+async def test_a_template_can_reference_a_skill_of_the_engine_skill_root_by_id(
+    client: httpx.AsyncClient,
+    engine: svc.Engine,
+    write_policy: Callable[..., Path],
+    write_template: Callable[..., Path],
+) -> None:
+    write_policy(OPEN_POLICY)
+    write_template({**WORKER, "skills": [{"id": "triage"}]})
+    skill = engine.state_dir / "skills" / "triage" / "SKILL.md"
+    skill.parent.mkdir(parents=True)
+    skill.write_text("---\nname: triage\ndescription: sorts issues\n---\nsteps\n")
+    spawned = await client.post("/agent-team/spawn", json={"role": "worker"})
+    assert spawned.json()["ok"] is True and spawned.json()["skillHash"] != EMPTY_HASH
