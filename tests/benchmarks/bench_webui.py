@@ -17,7 +17,15 @@ Measured on loopback, one engine with ``--web-ui`` and a scripted model:
       milliseconds: the extra loopback hop's fixed cost dominates it. Hence also
   (d) the same comparison on a longer stream: the whole event log (the run above
       and ``LOG_RUNS`` more short runs, a few thousand events) replayed over
-      ``/event`` from ``Last-Event-ID: 0`` to its last event, best of the rounds.
+      ``/event`` from ``Last-Event-ID: 0`` to its last event, best of the rounds;
+  (e) what a person watching a run sees: a live run of ``LIVE_DELTAS`` deltas (the
+      model streaming as fast as it can) followed over ``/event?sessionID=`` from the
+      prompt to ``session.run.finished``, the stream read directly from the engine or
+      through the panel, alternately, medians of the rounds (the prompt itself always
+      goes straight to the engine, so the stream's path is the only difference).
+
+(c) and (d) are pure relays of stored events, the proxy's worst case: its per-chunk
+cost is compared with the engine's cheapest work. (e) is the stream a panel user has.
 
 (c) and (d) give wall time and this process's CPU time (engine, panel and client
 all run in it): on a machine shared with other work the wall time is mostly the
@@ -46,6 +54,7 @@ from tests.fakes import Turn, open_fake_openai
 from tests.svc.webui.browser import open_page
 
 DELTAS = 5_000
+LIVE_DELTAS = 500
 LOG_RUNS = 150
 REPLAY_ROUNDS = 4
 """(c) and (d) take the best of this many times ``--rounds`` (a busy machine's noise)."""
@@ -105,6 +114,25 @@ async def replay_log_seconds(
     return time.perf_counter() - started, time.process_time() - cpu
 
 
+async def live_seconds(
+    client: httpx.AsyncClient, stream_url: str, api_url: str, session_id: str
+) -> float:
+    async with client.stream(
+        "GET", f"{stream_url}/event?sessionID={session_id}", headers={"Accept": "text/event-stream"}
+    ) as response:
+        lines = response.aiter_lines()
+        started = time.perf_counter()
+        answer = await client.post(
+            f"{api_url}/session/{session_id}/prompt_async",
+            json={"parts": [{"type": "text", "text": "live"}]},
+        )
+        assert answer.status_code in (202, 204), answer.text
+        async for line in lines:
+            if line.startswith("data:") and '"session.run.finished"' in line:
+                break
+    return time.perf_counter() - started
+
+
 async def main(rounds: int) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         root = pathlib.Path(tmp)
@@ -154,6 +182,14 @@ async def main(rounds: int) -> None:
                             proxied.append(await replay_seconds(client, via, run_id))
                             log_direct.append(await replay_log_seconds(client, url, last_seq))
                             log_proxied.append(await replay_log_seconds(client, via, last_seq))
+                        live_direct: list[float] = []
+                        live_proxied: list[float] = []
+                        live = (await client.post(f"{url}/session", json={})).json()["id"]
+                        for index in range(rounds * REPLAY_ROUNDS):
+                            pair = [(url, live_direct), (via, live_proxied)]
+                            for stream_url, into in pair if index % 2 else pair[::-1]:
+                                fake.enqueue(Turn(chunks=["y "] * LIVE_DELTAS))
+                                into.append(await live_seconds(client, stream_url, url, live))
                         nursery.cancel_scope.cancel()
     paints = result["paints"]
     longest = max(result["longtasks"], default=0.0)
@@ -176,6 +212,13 @@ async def main(rounds: int) -> None:
             f"{wall_b * 1000:.1f} ms through the panel ({100 * (wall_b / wall_a - 1):+.1f} %); "
             f"CPU {cpu_a * 1000:.1f} vs {cpu_b * 1000:.1f} ms ({100 * (cpu_b / cpu_a - 1):+.1f} %)"
         )
+
+    live_a, live_b = statistics.median(live_direct), statistics.median(live_proxied)
+    print(
+        f"(e) a live run of {LIVE_DELTAS} deltas followed over SSE, median of {len(live_direct)}: "
+        f"{live_a * 1000:.1f} ms direct, {live_b * 1000:.1f} ms through the panel "
+        f"({100 * (live_b / live_a - 1):+.1f} %)"
+    )
 
 
 if __name__ == "__main__":
