@@ -114,6 +114,9 @@ async def replay_log_seconds(
     return time.perf_counter() - started, time.process_time() - cpu
 
 
+LIVE_EVENTS: list[int] = []
+
+
 async def live_seconds(
     client: httpx.AsyncClient, stream_url: str, api_url: str, session_id: str
 ) -> float:
@@ -127,9 +130,12 @@ async def live_seconds(
             json={"parts": [{"type": "text", "text": "live"}]},
         )
         assert answer.status_code in (202, 204), answer.text
+        events = 0
         async for line in lines:
+            events += line.startswith("data:")
             if line.startswith("data:") and '"session.run.finished"' in line:
                 break
+    LIVE_EVENTS.append(events)
     return time.perf_counter() - started
 
 
@@ -217,7 +223,7 @@ async def main(rounds: int) -> None:
     print(
         f"(e) a live run of {LIVE_DELTAS} deltas followed over SSE, median of {len(live_direct)}: "
         f"{live_a * 1000:.1f} ms direct, {live_b * 1000:.1f} ms through the panel "
-        f"({100 * (live_b / live_a - 1):+.1f} %)"
+        f"({100 * (live_b / live_a - 1):+.1f} %); {statistics.median(LIVE_EVENTS):.0f} events each"
     )
 
 
