@@ -67,7 +67,12 @@ class StreamedReply:
     async def _edit(self, text: str, *, buttons: tuple[Button, ...] = ()) -> None:
         assert self.message_id is not None
         self._last_edit = trio.current_time()
-        await self.platform.edit(self.conversation, self.message_id, text, buttons=buttons)
+        # Shielded: the pump is cancelled when the answer is complete, and an edit cut off
+        # after its request left could still reach the platform after the final edit and
+        # overwrite the answer with partial text. The edit is bounded by the platform
+        # client's own timeout and its few rate-limit retries.
+        with trio.CancelScope(shield=True):
+            await self.platform.edit(self.conversation, self.message_id, text, buttons=buttons)
         self._shown = text
         self.edits += 1
 

@@ -74,3 +74,50 @@ def test_split_message_prefers_paragraphs_then_lines_then_words() -> None:
     pieces = split_message("x" * 25, 10)
     assert pieces == ["x" * 10, "x" * 10, "x" * 5]
     assert all(len(p) <= 10 for p in split_message("word " * 100, 10))
+
+
+class InFlightPlatform(RecordingPlatform):
+    """A platform whose server applies an edit once its request arrives, answering later.
+
+    An edit whose caller is cancelled after the request left is still applied: the
+    server never hears of the cancellation. The partial text's request arrives late.
+    """
+
+    def __init__(self, server: trio.Nursery) -> None:
+        super().__init__()
+        self.server = server
+        self.applied: list[str] = []
+        self.partial_in_flight = trio.Event()
+
+    async def edit(
+        self, conversation: str, message_id: str, text: str, *, buttons: tuple[Button, ...] = ()
+    ) -> None:
+        answered = trio.Event()
+
+        async def apply(delay: float) -> None:
+            await trio.sleep(delay)
+            self.applied.append(text)
+            answered.set()
+
+        final = text == "the whole answer"
+        # The partial request is slower than the edit interval (a busy platform).
+        self.server.start_soon(apply, 0.0 if final else 1.5)
+        if not final:
+            self.partial_in_flight.set()
+        await answered.wait()
+
+
+async def test_an_edit_in_flight_when_the_answer_completes_never_overwrites_it(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    async with trio.open_nursery() as server:
+        platform = InFlightPlatform(server)
+        reply = StreamedReply(platform, "c", interval_s=1.0)
+        await reply.open()
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(reply.pump)
+            reply.add("the whole")
+            await platform.partial_in_flight.wait()
+            nursery.cancel_scope.cancel()  # the run finished while that edit was in flight
+        await reply.finish("the whole answer")
+    assert platform.applied[-1] == "the whole answer", platform.applied
