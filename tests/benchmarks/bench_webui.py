@@ -26,6 +26,9 @@ Measured on loopback, one engine with ``--web-ui`` and a scripted model:
 
 (c) and (d) are pure relays of stored events, the proxy's worst case: its per-chunk
 cost is compared with the engine's cheapest work. (e) is the stream a panel user has.
+In (c) to (e) the panel shares the engine's process and thread, so its work is added
+to the engine's one for one; (f) repeats (d) with the panel as users run it,
+``svc-engine panel`` in its own process, wall time, medians of the rounds.
 
 (c) and (d) give wall time and this process's CPU time (engine, panel and client
 all run in it): on a machine shared with other work the wall time is mostly the
@@ -37,6 +40,7 @@ from __future__ import annotations
 import argparse
 import pathlib
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -139,6 +143,27 @@ async def live_seconds(
     return time.perf_counter() - started
 
 
+async def panel_process(engine_url: str) -> tuple[trio.Process, str]:
+    """``svc-engine panel`` as users start it; returns the process and its URL."""
+    import os
+    import re
+
+    script = pathlib.Path(sys.executable).with_name("svc-engine")
+    process = await trio.lowlevel.open_process(
+        [str(script), "panel", "--port", "0", "--engine-url", engine_url],
+        stderr=subprocess.PIPE,
+        env={**os.environ, "SVC_CONTROL_PANEL_AUTO_START_ENGINE": "0"},
+    )
+    assert process.stderr is not None
+    seen = b""
+    while (found := re.search(rb"panel listening on (http://[^\s,]+)", seen)) is None:
+        chunk = await process.stderr.receive_some()
+        if not chunk:
+            raise RuntimeError(f"panel exited early: {seen.decode()}")
+        seen += chunk
+    return process, found.group(1).decode()
+
+
 async def main(rounds: int) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         root = pathlib.Path(tmp)
@@ -197,6 +222,17 @@ async def main(rounds: int) -> None:
                                 fake.enqueue(Turn(chunks=["y "] * LIVE_DELTAS))
                                 into.append(await live_seconds(client, stream_url, url, live))
                         nursery.cancel_scope.cancel()
+                    process, panel_url = await panel_process(url)
+                    try:
+                        apart_direct: list[float] = []
+                        apart_proxied: list[float] = []
+                        for index in range(rounds * REPLAY_ROUNDS):
+                            pair = [(url, apart_direct), (f"{panel_url}/engine", apart_proxied)]
+                            for base, into in pair if index % 2 else pair[::-1]:
+                                into.append((await replay_log_seconds(client, base, last_seq))[0])
+                    finally:
+                        process.terminate()
+                        await process.wait()
     paints = result["paints"]
     longest = max(result["longtasks"], default=0.0)
     print(
@@ -219,6 +255,14 @@ async def main(rounds: int) -> None:
             f"CPU {cpu_a * 1000:.1f} vs {cpu_b * 1000:.1f} ms ({100 * (cpu_b / cpu_a - 1):+.1f} %)"
         )
 
+    apart_a, apart_b = statistics.median(apart_direct), statistics.median(apart_proxied)
+    print(
+        f"(f) replay of the whole log through `svc-engine panel` in its own process, median "
+        f"of {len(apart_direct)}: wall {apart_a * 1000:.1f} ms direct, {apart_b * 1000:.1f} ms "
+        f"through the panel ({100 * (apart_b / apart_a - 1):+.1f} %); best "
+        f"{min(apart_direct) * 1000:.1f} vs {min(apart_proxied) * 1000:.1f} ms "
+        f"({100 * (min(apart_proxied) / min(apart_direct) - 1):+.1f} %)"
+    )
     live_a, live_b = statistics.median(live_direct), statistics.median(live_proxied)
     print(
         f"(e) a live run of {LIVE_DELTAS} deltas followed over SSE, median of {len(live_direct)}: "
