@@ -1,6 +1,7 @@
 """The global event stream and run event logs."""
 
-from ..registry import ARRAY, OBJECT, op, q_bool, q_int
+from ..records.system import RUN_EVENTS, RUN_EVENTS_PAGE
+from ..registry import op, q_bool, q_int
 
 OPERATIONS = {
     "events": op(
@@ -21,14 +22,14 @@ OPERATIONS = {
     ),
     "run_events_replay": op(
         "A page of a run's stored events",
-        returns=OBJECT,
+        returns=RUN_EVENTS_PAGE,
         query=(q_int("after_seq"), q_int("before_seq"), q_int("limit"), q_int("tail")),
     ),
     "run_events": op(
         "A run's events: a stream for `Accept: text/event-stream`, else a JSON array",
         stream=("run.stream.connected", "message.part.updated", "session.run.finished"),
         stream_or_json=True,
-        returns=ARRAY,
+        returns=RUN_EVENTS,
         query=(q_int("since_seq"), q_int("tail"), q_bool("json")),
     ),
 }
