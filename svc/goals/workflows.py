@@ -44,6 +44,10 @@ class WorkflowRun:
     node_outputs: Mapping[str, Any] = attrs.field(factory=dict)
     started_at_ms: int | None = None
     finished_at_ms: int | None = None
+    trigger_type: str = "manual"
+    created_at_ms: int = 0
+    updated_at_ms: int = 0
+    tenant_context: Mapping[str, Any] = attrs.field(factory=dict)
     raw: Any = attrs.field(default=None, eq=False, repr=False)
 
     @property
@@ -60,7 +64,23 @@ class WorkflowRun:
             "started_at_ms": self.started_at_ms,
             "finished_at_ms": self.finished_at_ms,
             "node_outputs": dict(self.node_outputs),
+            # The automation run record's own fields, as clients of the read models expect.
+            "tenant_context": dict(self.tenant_context) or tenant_of_spec({}).to_wire(),
+            "trigger_type": self.trigger_type,
+            "created_at_ms": self.created_at_ms,
+            "updated_at_ms": self.updated_at_ms,
         }
+        full = self.raw.to_wire() if hasattr(self.raw, "to_wire") else {}
+        for key in (
+            "active_session_ids",
+            "latest_session_id",
+            "checkpoint",
+            "workflow_definition_snapshot_hash",
+            "prompt_tokens",
+            "completion_tokens",
+        ):
+            if key in full:
+                wire[key] = full[key]
         return wire
 
 
@@ -158,6 +178,10 @@ def _view(run: Any) -> WorkflowRun:
         node_outputs=dict(getattr(run, "node_outputs", None) or {}),
         started_at_ms=getattr(run, "started_at_ms", None),
         finished_at_ms=getattr(run, "finished_at_ms", None),
+        trigger_type=str(getattr(run, "trigger_type", None) or "manual"),
+        created_at_ms=int(getattr(run, "created_at_ms", None) or 0),
+        updated_at_ms=int(getattr(run, "updated_at_ms", None) or 0),
+        tenant_context=tenant_of_spec(getattr(run, "snapshot", None) or {}).to_wire(),
         raw=run,
     )
 

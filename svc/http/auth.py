@@ -82,5 +82,13 @@ def presents_intake_key(headers: HeaderLookup) -> bool:
     return scheme.lower() == "bearer" and credential.strip().startswith(INTAKE_KEY_PREFIX)
 
 
+# Routes under these prefixes authenticate their caller themselves: automation v2 webhook
+# triggers check the signature over the raw body (svc/http/routes/automations_v2_webhooks.py).
+PUBLIC_PREFIXES = frozenset({("POST", "/webhooks/automations/")})
+
+
 def is_public(method: str, path: str) -> bool:
-    return (method, path) in PUBLIC_ROUTES
+    return (method, path) in PUBLIC_ROUTES or any(
+        method == m and path.startswith(prefix) and "/" not in path[len(prefix) :]
+        for m, prefix in PUBLIC_PREFIXES
+    )

@@ -124,6 +124,8 @@ class McpLink:
     session_id: str | None = None
     protocol_version: str | None = None
     server_info: dict[str, Any] | None = None
+    capabilities: dict[str, Any] | None = None
+    """What the server announced in ``initialize`` (``tools``, ``resources`` ...)."""
     expired: bool = False
     """A request carrying our session id was answered 404: the server forgot the session."""
     failure: BaseException | None = None
@@ -170,6 +172,41 @@ class McpLink:
         result = await self._request(lambda: self._session().call_tool(name, dict(arguments)))
         dumped: dict[str, Any] = result.model_dump(by_alias=True, mode="json", exclude_none=True)
         return dumped
+
+    async def list_resources(self) -> list[dict[str, Any]]:
+        """Every resource the server lists (``resources/list``), across ``nextCursor`` pages."""
+        resources: list[dict[str, Any]] = []
+        cursor: str | None = None
+        seen: set[str] = set()
+        for _ in range(MAX_PAGES):
+            params = (
+                _sdk().types.PaginatedRequestParams(cursor=cursor) if cursor is not None else None
+            )
+            page = await self._request(functools.partial(self._resources_page, params))
+            resources.extend(
+                r.model_dump(by_alias=True, mode="json", exclude_none=True) for r in page.resources
+            )
+            cursor = page.next_cursor
+            if not cursor:
+                return resources
+            if cursor in seen:
+                raise BadResponse(f"resources/list repeated the cursor {cursor!r}")
+            seen.add(cursor)
+        raise BadResponse(f"resources/list did not end within {MAX_PAGES} pages")
+
+    async def read_resource(self, uri: str) -> dict[str, Any]:
+        """The raw ``resources/read`` result (``contents``: text or base64 blobs)."""
+        result = await self._request(lambda: self._session().read_resource(uri))
+        dumped: dict[str, Any] = result.model_dump(by_alias=True, mode="json", exclude_none=True)
+        return dumped
+
+    @property
+    def supports_resources(self) -> bool | None:
+        """Whether the server announced the resources capability (None: not initialised)."""
+        return self.capabilities.get("resources") is not None if self.capabilities else None
+
+    def _resources_page(self, params: Any) -> Awaitable[Any]:
+        return self._session().list_resources(params=params)
 
     def _list_page(self, params: Any) -> Awaitable[Any]:
         return self._session().list_tools(params=params)
@@ -235,6 +272,7 @@ async def run_link(
     *,
     on_lost: Callable[[McpLink], None],
     on_tools_changed: Callable[[McpLink], None] | None = None,
+    auth: Any = None,
     task_status: trio.TaskStatus[McpLink] = trio.TASK_STATUS_IGNORED,
 ) -> None:
     """Open a session (``initialize`` + ``notifications/initialized``) and hold it open.
@@ -244,6 +282,7 @@ async def run_link(
     never raises an Exception: when the SDK ends the session on its own, the
     cause is stored in ``link.failure`` and ``on_lost(link)`` is called.
     ``link.close()`` ends it gracefully (``DELETE``), ``link.abort()`` at once.
+    ``auth`` is an ``httpx2`` auth (OAuth, svc/mcp/oauth.py) for every request.
     """
     sdk = _sdk()
     httpx2 = sdk.httpx2
@@ -272,6 +311,7 @@ async def run_link(
                         keepalive_expiry=KEEPALIVE_EXPIRY_S,
                     ),
                     event_hooks={"response": [link._observe]},
+                    auth=auth,
                 ) as http,
                 sdk.streamable_http_client(url, http_client=http) as (read, write),
                 sdk.ClientSession(
@@ -282,6 +322,7 @@ async def run_link(
                 result = await session.initialize()
                 link.protocol_version = result.protocol_version
                 link.server_info = result.server_info.model_dump(mode="json", exclude_none=True)
+                link.capabilities = result.capabilities.model_dump(mode="json", exclude_none=True)
                 started = True
                 task_status.started(link)
                 await link._close.wait()

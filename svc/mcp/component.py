@@ -26,6 +26,8 @@ class McpComponent(Component):
             http=engine.http,
         )
         await service.load()
+        service.spawn_task = engine.spawn_background
+        service.public_url = lambda: engine.url
         engine.mcp = service
         for tool in agent_tools(service):
             engine.tools.register(tool, replace=True)

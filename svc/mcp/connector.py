@@ -20,13 +20,13 @@ configuration is intact, and if it was connected it reconnects at once.
 The actor is built in layers, one responsibility each: its state, read model
 and store (:mod:`.connector_state`), discovery (:mod:`.connector_discovery`),
 the session's lifecycle (:mod:`.connector_session`), authorization challenges
-(:mod:`.connector_auth`) and tool calls (:mod:`.connector_calls`).
+(:mod:`.connector_auth`), tool calls (:mod:`.connector_calls`) and resources
+(:mod:`.connector_resources`).
 """
 
 from __future__ import annotations
 
 from ..errors import ValidationFailed
-from .connector_calls import ConnectorCalls
 from .connector_messages import (
     CallTool,
     CloseSession,
@@ -36,14 +36,17 @@ from .connector_messages import (
     DeleteConnector,
     Disconnect,
     GetSnapshot,
+    ListResources,
     Pending,
+    ReadResource,
     Reconfigure,
     Refresh,
     ToolCaller,
 )
+from .connector_resources import ConnectorResources
 
 
-class ConnectorActor(ConnectorCalls):
+class ConnectorActor(ConnectorResources):
     mailbox_size = 4096
 
     async def started(self) -> None:
@@ -71,6 +74,10 @@ class ConnectorActor(ConnectorCalls):
                 return await self._delete()
             case CloseSession():
                 return await self._close_session()
+            case ListResources():
+                return self._list_resources()
+            case ReadResource(uri=uri):
+                return self._read_resource(uri)
         raise ValidationFailed(f"connector actor cannot handle {type(message).__name__}")
 
 

@@ -95,6 +95,8 @@ class ConnectorDiscovery(ConnectorBase):
 
     async def _open_link(self, d: Discovery) -> McpLink:
         headers = resolve_headers(self.config.headers, self.s.environ())
+        oauth = self.s.oauth
+        auth = await oauth(self.server, self.config.transport) if oauth is not None else None
         link: McpLink = await self.nursery.start(
             partial(
                 run_link,
@@ -102,6 +104,7 @@ class ConnectorDiscovery(ConnectorBase):
                 headers,
                 on_lost=self._link_lost,
                 on_tools_changed=self._tools_changed,
+                auth=auth,
             )
         )
         d.opened = link

@@ -8,7 +8,7 @@ outside the actor (see :mod:`.connector`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Generic, TypeVar
 
 import attrs
@@ -122,6 +122,16 @@ class CallTool(Ask[Pending[ToolResult]]):
 
 
 @attrs.frozen
+class ListResources(Ask[Pending[list[dict[str, Any]]]]):
+    pass
+
+
+@attrs.frozen
+class ReadResource(Ask[Pending[dict[str, Any]]]):
+    uri: str
+
+
+@attrs.frozen
 class GetSnapshot(Ask[ConnectorSnapshot]):
     pass
 
@@ -153,6 +163,9 @@ class ConnectorServices:
     call_timeout_s: Callable[[], float]
     connect_timeout_s: Callable[[], float]
     auth_cooldown_ms: Callable[[], int]
+    oauth: Callable[[str, str], Awaitable[Any]] | None = None
+    """The ``httpx2`` auth of a connector with stored OAuth credentials, or None
+    (given the connector's name and URL; svc/mcp/oauth.py)."""
 
 
 __all__ = [
@@ -165,7 +178,9 @@ __all__ = [
     "DeleteConnector",
     "Disconnect",
     "GetSnapshot",
+    "ListResources",
     "Pending",
+    "ReadResource",
     "Reconfigure",
     "Refresh",
     "ToolCaller",

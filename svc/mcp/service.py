@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from .capability_requests import CapabilityRequests
     from .catalog import Catalog
     from .connector import ConnectorActor, ConnectorServices
+    from .oauth import McpOAuth
     from .records import CachedTool, ConnectorConfig, ConnectorSnapshot, ConnectorState
 
 # Imported on first use: a fresh engine connects nothing, so start-up loads neither the
@@ -82,6 +83,12 @@ class McpService:
         """What every connector actor shares; built when the first one activates."""
         self.on_call: Callable[[str, float], None] | None = None
         """Told each ``tools/call``'s connector and latency in seconds (metrics, when on)."""
+        self._store = store
+        self._oauth: McpOAuth | None = None
+        self.spawn_task: Callable[..., None] = _no_spawn
+        """Runs a background task of the engine (set by the component)."""
+        self.public_url: Callable[[], str | None] = lambda: None
+        """The engine's HTTP URL (OAuth redirect URIs point at it; set by the component)."""
 
     # ------------------------------------------------------------------ lifecycle
     async def load(self) -> None:
@@ -129,6 +136,7 @@ class McpService:
                 call_timeout_s=lambda: self.settings().mcp_call_timeout_ms / 1000,
                 connect_timeout_s=lambda: self.settings().mcp_connect_timeout_ms / 1000,
                 auth_cooldown_ms=lambda: self.settings().mcp_auth_cooldown_ms,
+                oauth=lambda server, url: self.oauth().connector_auth(server, url),
             )
         return self._connector_services
 
@@ -311,6 +319,28 @@ class McpService:
             if self.on_call is not None:
                 self.on_call(server, trio.current_time() - began)
 
+    def oauth(self) -> McpOAuth:
+        """OAuth flows and credentials of the connectors (svc/mcp/oauth.py)."""
+        if self._oauth is None:
+            # Imported on first use: most engines never authorize a connector.
+            from .oauth import McpOAuth
+            from .oauth_repository import McpOAuthRepository
+
+            self._oauth = McpOAuth(self, McpOAuthRepository(self._store))
+        return self._oauth
+
+    async def resources(self) -> tuple[list[dict[str, Any]], dict[str, str]]:
+        """``GET /mcp/resources``: see :func:`.resources.list_all`."""
+        from .resources import list_all
+
+        return await list_all(self)
+
+    async def read_resource(self, server: str, uri: str) -> dict[str, Any]:
+        """``resources/read`` of ``uri`` through ``server``'s session (connecting if needed)."""
+        from .resources import read
+
+        return await read(self, server, uri)
+
     # ------------------------------------------------------------------ reads
     def snapshots(self) -> list[ConnectorSnapshot]:
         return [self._views[name] for name in sorted(self._views)]
@@ -335,6 +365,15 @@ class McpService:
         from .inventory import inventory
 
         return inventory(self.snapshots())
+
+    def catalog_toml(self, slug: str) -> str:
+        """``GET /mcp/catalog/{slug}/toml``: the entry as a TOML snippet (404 if unknown)."""
+        from .catalog_toml import entry_toml
+
+        entry = self.load_catalog().find(slug)
+        if entry is None:
+            raise McpNotFound(f"the MCP catalog has no server `{slug}`", name=slug)
+        return entry_toml(entry)
 
     def load_catalog(self) -> Catalog:
         if self._catalog is None:
@@ -413,6 +452,10 @@ class McpService:
     # ------------------------------------------------------------------ plumbing
     async def _ask(self, name: str, message: Ask[R]) -> R:
         return await self.entities.ask(ACTOR_PREFIX, name, message)
+
+
+def _no_spawn(*_: Any) -> None:
+    raise RuntimeError("the MCP service is not attached to a running engine")
 
 
 def _idle_snapshot(config: ConnectorConfig, state: ConnectorState) -> ConnectorSnapshot:

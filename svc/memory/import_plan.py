@@ -111,7 +111,10 @@ class ImportSummary:
             "skipped_files": self.skipped_files,
             "deleted_files": self.deleted_files,
             "chunks_created": self.chunks_created,
-            "errors": [dict(e) for e in self.errors],
+            # A count, as the reference and its clients have it; which files failed and
+            # why is under `error_details`.
+            "errors": len(self.errors),
+            "error_details": [dict(e) for e in self.errors],
         }
 
 

@@ -29,11 +29,13 @@ from .requests import (
     DeleteSession,
     GetActiveRun,
     GetSession,
+    RevertMessages,
     RunConflict,
     RunRequest,
     RunStarted,
     SetTodos,
     StartRun,
+    UnrevertMessages,
     UpdateSession,
 )
 from .run import RunExecution
@@ -50,6 +52,8 @@ _UPDATABLE = {
     "settings",
     "project_id",
     "source_metadata",
+    "directory",
+    "parent_id",
 }
 
 
@@ -81,6 +85,10 @@ class SessionActor(Actor):
                 return await self._delete()
             case SetTodos(todos=todos):
                 return await self._set_todos(todos)
+            case RevertMessages(message_id=message_id):
+                return await self._revert(message_id)
+            case UnrevertMessages():
+                return await self._unrevert()
         raise ValidationFailed(f"session actor cannot handle {type(message).__name__}")
 
     # ------------------------------------------------------------------ runs
@@ -118,6 +126,10 @@ class SessionActor(Actor):
                 retryAfterMs=RETRY_AFTER_MS,
                 attachEventStream=hint,
             )
+        if self.session.settings.get("revert"):
+            from .revert import make_final
+
+            self.session = await make_final(self.s, self.session)
         now = self.s.clock.now_ms()
         run_id = str(uuid.uuid4())
         user_message = None
@@ -238,6 +250,32 @@ class SessionActor(Actor):
         await self.s.repo.delete(self.session.id)
         self.s.events.publish("session.deleted", {"sessionID": self.session.id})
         self.stop()
+
+    async def _revert(self, message_id: str | None) -> dict[str, Any]:
+        # Imported on first use: most sessions are never reverted.
+        from .revert import revert
+
+        self._refuse_while_running("revert")
+        self.session, reply = await revert(self.s, self.session, message_id)
+        return reply
+
+    async def _unrevert(self) -> dict[str, Any]:
+        from .revert import unrevert
+
+        self._refuse_while_running("unrevert")
+        self.session, reply = await unrevert(self.s, self.session)
+        return reply
+
+    def _refuse_while_running(self, what: str) -> None:
+        if self.active is not None:
+            active = self.active.run
+            raise RunConflict(
+                f"cannot {what} while a run is active",
+                sessionID=self.session.id,
+                activeRun=active.active_wire(),
+                retryAfterMs=RETRY_AFTER_MS,
+                attachEventStream=attach_hint(self.session.id, active.id),
+            )
 
     async def _store_todos(self, todos: list[dict[str, Any]]) -> None:
         self.session = attrs.evolve(

@@ -57,6 +57,18 @@ async def stream_turn(
                 "runID": run_id,
             },
         )
+        # The same delta under the name clients' quick-start loops read
+        # (`session.response` with `properties.delta`); see docs/api.md.
+        publish(
+            "session.response",
+            {
+                "delta": text,
+                "sessionID": session_id,
+                "runID": run_id,
+                "messageID": message_id,
+                "partID": text_part_id,
+            },
+        )
 
     deltas = DeltaCoalescer(emit_text)
 

@@ -47,4 +47,10 @@ class QuestionRequest:
         }
         if self.call_id or self.message_id:
             wire["tool"] = {"callID": self.call_id, "messageID": self.message_id}
+        # The first question flattened, for clients that model one question with choices.
+        first = self.questions[0] if self.questions else {}
+        wire["text"] = first.get("question")
+        wire["choices"] = [
+            str(o.get("label")) for o in first.get("options") or [] if isinstance(o, Mapping)
+        ]
         return wire

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 import attrs
@@ -55,6 +56,11 @@ def _message(row: tuple[Any, ...]) -> Message:
         info=loads(row[5], {}),
         created_at_ms=row[6],
     )
+
+
+def _visible(messages: Iterable[Message]) -> list[Message]:
+    """Messages a revert did not hide (svc/sessions/history.py)."""
+    return [m for m in messages if not m.info.get("reverted")]
 
 
 _RUN_COLS = (
@@ -132,6 +138,11 @@ def _run_params(run: Run) -> tuple[Any, ...]:
 class SessionRepository:
     def __init__(self, db: Store) -> None:
         self._db = db
+
+    @property
+    def store(self) -> Store:
+        """The store, for the other session repositories (history)."""
+        return self._db
 
     # ------------------------------------------------------------ sessions
     async def create(self, session: Session) -> None:
@@ -296,13 +307,13 @@ class SessionRepository:
                     f"SELECT {_MESSAGE_COLS} FROM messages WHERE session_id = ? ORDER BY seq",
                     (session_id,),
                 )
-                return [_message(r) for r in rows]
+                return _visible(_message(r) for r in rows)
             rows = tx.execute(
                 f"SELECT {_MESSAGE_COLS} FROM messages WHERE session_id = ? "
                 "ORDER BY seq DESC LIMIT ?",
                 (session_id, limit),
             )
-            return [_message(r) for r in reversed(list(rows))]
+            return _visible(_message(r) for r in reversed(list(rows)))
 
         return await self._db.read(q)
 

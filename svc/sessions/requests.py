@@ -114,6 +114,16 @@ class SetTodos(Ask["Session"]):
     todos: tuple[Mapping[str, Any], ...]
 
 
+@attrs.frozen
+class RevertMessages(Ask["dict[str, Any]"]):
+    message_id: str | None = None
+
+
+@attrs.frozen
+class UnrevertMessages(Ask["dict[str, Any]"]):
+    pass
+
+
 __all__ = [
     "AppendMessage",
     "CancelRun",
@@ -121,6 +131,7 @@ __all__ = [
     "GetActiveRun",
     "GetSession",
     "Message",
+    "RevertMessages",
     "RunConflict",
     "RunRequest",
     "RunStarted",
@@ -130,5 +141,6 @@ __all__ = [
     "StartRun",
     "ToolGate",
     "ToolMode",
+    "UnrevertMessages",
     "UpdateSession",
 ]

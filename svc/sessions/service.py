@@ -42,6 +42,7 @@ if TYPE_CHECKING:
 
     from .actor import SessionActor
     from .binding import SessionBinding
+    from .history import SessionHistory
     from .records import Message, Run, Session
     from .recovery import RunRecovery
     from .requests import RunRequest, RunStarted
@@ -52,6 +53,11 @@ R = TypeVar("R")
 
 ASK_TIMEOUT = 30.0
 SESSION_PREFIX = "session/"
+SUMMARY_TIMEOUT_S = 600.0
+SUMMARY_PROMPT = (
+    "Summarize the conversation so far for someone continuing it: the goal, what was "
+    "decided or done (files changed, commands run), and what remains open. Be concise."
+)
 
 
 @attrs.define(eq=False)
@@ -297,6 +303,74 @@ class SessionService:
             if message.id == run.assistant_message_id:
                 return message.text()
         return ""
+
+    # ------------------------------------------------------------------ history
+    def _history(self) -> SessionHistory:
+        # Imported on first use: start-up serves no fork, diff or revert.
+        from .history import SessionHistory
+        from .history_repository import SessionHistoryRepository
+
+        return SessionHistory(SessionHistoryRepository(self.repo.store))
+
+    async def fork(self, session_id: str, *, message_id: str | None = None) -> Session:
+        """A new session with this one's transcript up to ``message_id``, linked as its child."""
+        parent = await self.get(session_id)
+        child = await self._history().fork(
+            parent, message_id=message_id, now_ms=self.s.clock.now_ms()
+        )
+        self.s.events.publish(
+            "session.created",
+            {"sessionID": child.id, "title": child.title, "parentID": parent.id},
+        )
+        return child
+
+    async def children(self, session_id: str) -> list[Session]:
+        await self.get(session_id)
+        return await self._history().children(session_id)
+
+    async def diff(self, session_id: str) -> dict[str, Any]:
+        await self.get(session_id)
+        return await self._history().diff(session_id)
+
+    async def revert(self, session_id: str, message_id: str | None = None) -> dict[str, Any]:
+        from .requests import RevertMessages
+
+        return await self._ask(session_id, RevertMessages(message_id))
+
+    async def unrevert(self, session_id: str) -> dict[str, Any]:
+        from .requests import UnrevertMessages
+
+        return await self._ask(session_id, UnrevertMessages())
+
+    async def summarize(
+        self, session_id: str, *, provider_id: str | None = None, model_id: str | None = None
+    ) -> tuple[Run, str]:
+        """Ask the session's model for a summary of the conversation so far (a run of its own,
+        without tools); the summary is the run's answer, kept in the transcript."""
+        from .requests import RunRequest
+
+        request = RunRequest(
+            parts=({"type": "text", "text": SUMMARY_PROMPT, "synthetic": True},),
+            provider_id=provider_id,
+            model_id=model_id,
+            tool_mode="none",
+            source="summary",
+            metadata={"purpose": "summary"},
+        )
+        return await self.run_to_end(session_id, request, timeout=SUMMARY_TIMEOUT_S)
+
+    async def attach(self, session_id: str, directory: str) -> Session:
+        """Move the session to another workspace directory (inside the workspace roots)."""
+        settings = self.s.settings()
+        path = Path(directory).expanduser()
+        if not path.is_absolute():
+            path = settings.resolved_workspace / path
+        path = check_within_roots(path, settings.workspace_roots, field="target_workspace")
+        if not path.is_dir():
+            raise ValidationFailed(
+                f"`target_workspace` {path} is not a directory", field="target_workspace"
+            )
+        return await self.update(session_id, {"directory": str(path)})
 
     async def _ask(self, session_id: str, message: Ask[R]) -> R:
         return await self.entities.ask(SESSION_PREFIX, session_id, message)

@@ -213,6 +213,8 @@ class SpawnApproval:
             "request": self.request.to_wire(),
             "decisionCode": self.decision_code,
             "reason": self.reason,
+            # A queued approval is undecided (decided ones leave the queue).
+            "status": "pending",
         }
 
 

@@ -101,7 +101,7 @@ class ImportPreview:
     source_bundle_digest: str
     source_plan_id: str | None
     staged_schedule: dict[str, Any]
-    import_transform_log: tuple[str, ...]
+    import_transform_log: tuple[dict[str, Any], ...]
 
 
 def preview_import(
@@ -144,14 +144,40 @@ def preview_import(
         "source_connector_bindings": dropped,
     }
     package["metadata"] = metadata
+    # Objects, not sentences: clients read each step's `kind` and `message`.
     log = (
-        f"source plan id `{original_id}` re-rooted to `{plan_id}`",
-        f"owner re-rooted to `{creator_id}`",
-        f"output roots re-rooted to `{workspace_root}`",
-        "connector bindings cleared for local preview"
-        + (f" ({', '.join(map(str, dropped))})" if dropped else ""),
-        "credential envelopes recomputed from the sanitized preview",
-        f"schedule `{staged['type']}` staged until apply",
+        _step(
+            "plan_id_rerooted",
+            f"source plan id `{original_id}` re-rooted to `{plan_id}`",
+            original_id,
+            plan_id,
+        ),
+        _step("owner_rerooted", f"owner re-rooted to `{creator_id}`", None, creator_id),
+        _step(
+            "output_roots_rerooted",
+            f"output roots re-rooted to `{workspace_root}`",
+            None,
+            workspace_root,
+        ),
+        _step(
+            "connector_bindings_cleared",
+            "connector bindings cleared for local preview"
+            + (f" ({', '.join(map(str, dropped))})" if dropped else ""),
+            list(map(str, dropped)),
+            [],
+        ),
+        _step(
+            "credential_envelopes_recomputed",
+            "credential envelopes recomputed from the sanitized preview",
+            None,
+            None,
+        ),
+        _step(
+            "schedule_staged",
+            f"schedule `{staged['type']}` staged until apply",
+            staged,
+            {"type": "manual"},
+        ),
     )
     return ImportPreview(
         plan_package=package,
@@ -161,6 +187,10 @@ def preview_import(
         staged_schedule=staged,
         import_transform_log=log,
     )
+
+
+def _step(kind: str, message: str, before: Any, after: Any) -> dict[str, Any]:
+    return {"kind": kind, "message": message, "from": before, "to": after}
 
 
 def plan_from_import(preview: ImportPreview) -> WorkflowPlan:

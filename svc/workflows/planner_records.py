@@ -115,7 +115,7 @@ class PlannerSession:
     staged_schedule: Mapping[str, Any] | None = None
     """A schedule imported with a bundle: it takes effect only when the plan is applied."""
     import_validation: Mapping[str, Any] | None = None
-    import_transform_log: tuple[str, ...] = ()
+    import_transform_log: tuple[Mapping[str, Any], ...] = ()
     import_scope_snapshot: Mapping[str, Any] | None = None
     creator_id: str | None = None
     published_at_ms: int | None = None
@@ -137,7 +137,7 @@ class PlannerSession:
             if self.staged_schedule and self.published_at_ms is None
             else ("applied" if self.published_at_ms is not None else "none"),
             "import_validation": dict(self.import_validation) if self.import_validation else None,
-            "import_transform_log": list(self.import_transform_log),
+            "import_transform_log": [dict(e) for e in self.import_transform_log],
             "import_scope_snapshot": dict(self.import_scope_snapshot)
             if self.import_scope_snapshot
             else None,
@@ -160,7 +160,11 @@ class PlannerSession:
     def from_doc(cls, doc: Mapping[str, Any]) -> PlannerSession:
         fields = {f.name for f in attrs.fields(cls)}
         values = {k: v for k, v in doc.items() if k in fields}
-        values["import_transform_log"] = tuple(values.get("import_transform_log") or ())
+        # Sessions stored before log entries were objects hold sentences.
+        values["import_transform_log"] = tuple(
+            dict(e) if isinstance(e, Mapping) else {"kind": "note", "message": str(e)}
+            for e in values.get("import_transform_log") or ()
+        )
         return cls(**values)
 
 

@@ -14,7 +14,8 @@ SDK's own Streamable HTTP session manager, served by hypercorn on trio at
 
 The builders:
 
-* :func:`workbench_server`: an ``MCPServer`` with several tools (``add`` with
+* :func:`workbench_server`: an ``MCPServer`` with two resources (``docs://readme``,
+  ``docs://changelog``) and several tools (``add`` with
   structured output, ``echo``, ``fail`` raising a tool error, ``hold`` that waits
   for the test to open a gate, ``grow`` that adds a tool and sends
   ``notifications/tools/list_changed``);
@@ -313,6 +314,19 @@ def workbench_server(gate: Gate | None = None) -> MCPServer:
         server.add_tool(grown, name=name, description=f"Grown tool {name}")
         await ctx.request_context.session.send_tool_list_changed()
         return f"added {name}"
+
+    @server.resource(
+        "docs://readme",
+        name="readme",
+        description="What the workbench is",
+        mime_type="text/markdown",
+    )
+    def readme() -> str:
+        return "# Workbench\n\nTools for tests.\n"
+
+    @server.resource("docs://changelog", name="changelog", mime_type="text/plain")
+    def changelog() -> str:
+        return "1.0.0: first release"
 
     server.gate = held  # type: ignore[attr-defined]
     return server

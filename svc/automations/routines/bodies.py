@@ -22,6 +22,7 @@ from ...tools import normalize_patterns
 from ..routing import parse_model_policy
 from ..scheduler.schedule import MisfirePolicy, Schedule, parse_routine_schedule
 from ..targets import parse_output_targets
+from .compat import DEFINITION_STATUS_ALIASES
 from .records import DEFAULT_ENTRYPOINT, ROUTINE_STATUSES, Routine
 
 ROUTINE_CODE = "ROUTINE_INVALID"
@@ -62,7 +63,8 @@ def parse_body(body: Any, *, workspace: Path, code: str) -> RoutineFields:
 def parse_routine_body(
     body: Mapping[str, Any], *, workspace: Path, code: str = ROUTINE_CODE
 ) -> RoutineFields:
-    routine_id = _opt_id(body, "routine_id", code)
+    # A routine-shaped body sent to /automations may name itself `automation_id`.
+    routine_id = _opt_id(body, "routine_id", code) or _opt_id(body, "automation_id", code)
     name = _name(body.get("name"), routine_id, code)
     schedule, misfire = parse_routine_schedule(
         body.get("schedule"), body.get("timezone"), body.get("misfire_policy"), code=code
@@ -310,6 +312,8 @@ def _name(value: Any, fallback: str | None, code: str) -> str:
 def _status(value: Any, code: str) -> str:
     if value is None:
         return "active"
+    # Clients written against the published models send their own words.
+    value = DEFINITION_STATUS_ALIASES.get(value, value) if isinstance(value, str) else value
     if value not in ROUTINE_STATUSES:
         raise ValidationFailed(
             f"`status` must be one of {', '.join(ROUTINE_STATUSES)}", field="status", code=code

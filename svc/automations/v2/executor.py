@@ -55,6 +55,9 @@ class V2Execution(NodeExecution):
         waiting = False
         with self.budget:
             waiting = await self._drive()
+        if self.pause_reason is not None:
+            await self._paused(self.pause_reason)
+            return self.run
         if waiting and self.cancel_reason is None:
             return self.run
         await self._finish()
@@ -147,6 +150,21 @@ class V2Execution(NodeExecution):
             gate=awaiting,
             reason=f"approval required at step {node_id}",
         )
+
+    async def _paused(self, reason: str) -> None:
+        """An operator paused the run: nodes the pause interrupted (and those skipped because
+        of them) wait to run again; a node that failed stays failed, so its dependants are
+        skipped again on resume."""
+        nodes = {
+            k: (
+                attrs.evolve(n, status="pending", error=None, finished_at_ms=None)
+                if n.status in ("running", "cancelled", "skipped")
+                else n
+            )
+            for k, n in self.run.nodes.items()
+        }
+        await self._save(status="paused", nodes=nodes, stop_reason="paused", detail=reason)
+        self.service.publish("run.paused", self.run, status="paused", reason=reason)
 
     async def _finish(self) -> None:
         now = self.service.now_ms()

@@ -64,10 +64,20 @@ class NodeExecution:
         self.max_parallel = int((spec.get("execution") or {}).get("max_parallel_agents") or 1)
         self.budget = BudgetScope(run_limits(spec), name=f"automation-v2/{run.run_id}")
         self.cancel_reason: str | None = None
+        self.pause_reason: str | None = None
+        """Set when an operator pauses the run: it stops like a cancel but does not end."""
         self._progress = trio.Event()
+
+    def pause(self, reason: str) -> None:
+        """Stop the run's nodes as :meth:`cancel` does; the run then waits as ``paused``."""
+        if self.cancel_reason is None:
+            self.pause_reason = reason
+            self.budget.cancel(reason)
 
     def cancel(self, reason: str) -> None:
         """Cancel the run: every node's session run stops at its next checkpoint."""
+        # A cancel overrides a pause still under way: the run ends.
+        self.pause_reason = None
         if self.cancel_reason is None:
             self.cancel_reason = reason
         self.budget.cancel(reason)
@@ -286,6 +296,10 @@ class NodeExecution:
         return inputs
 
     def _rework_note(self, node_id: str) -> str | None:
+        # An operator's repair guidance (POST .../runs/{id}/repair) comes first.
+        guidance = (self.run.context.get("repair_guidance") or {}).get(node_id)
+        if isinstance(guidance, str) and guidance:
+            return guidance
         for entry in reversed(self.run.gate_history):
             if entry.get("decision") == "rework" and node_id in (entry.get("reset_nodes") or ()):
                 return str(entry.get("reason") or "rework requested")

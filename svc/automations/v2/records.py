@@ -9,7 +9,15 @@ from typing import Any
 
 import attrs
 
-RUN_STATUSES = ("queued", "running", "awaiting_approval", "completed", "failed", "cancelled")
+RUN_STATUSES = (
+    "queued",
+    "running",
+    "paused",
+    "awaiting_approval",
+    "completed",
+    "failed",
+    "cancelled",
+)
 TERMINAL_RUN_STATUSES = frozenset({"completed", "failed", "cancelled"})
 NODE_STATUSES = (
     "pending",
@@ -194,6 +202,8 @@ class AutomationV2Run:
                     for n in nodes
                     if n.status in ("pending", "running", "awaiting_approval")
                 ],
+                # Claims recorded by POST .../backlog/tasks/{id}/claim.
+                "backlog_claims": dict(self.context.get("backlog_claims") or {}),
                 "blocked_nodes": [
                     n.node_id for n in nodes if n.status in ("failed", "skipped", "cancelled")
                 ],

@@ -8,7 +8,7 @@ import attrs
 
 from ..scheduler.journal import JournalRow
 from ..scheduler.signal import ScheduleEntry
-from .gates import V2Gates
+from .controls import V2Controls
 
 if TYPE_CHECKING:
     from ..scheduler.schedule import MisfirePolicy
@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 # "Start-up budget").
 
 
-class V2Scheduling(V2Gates):
+class V2Scheduling(V2Controls):
     def schedule_entries(self) -> list[ScheduleEntry]:
         return [e for e in (self.entry(a) for a in self._automations) if e is not None]
 

@@ -15,12 +15,26 @@ node_skipped, gate_decided), ``approval.required``, and exactly one of
 
 from __future__ import annotations
 
+from functools import cached_property
+from typing import TYPE_CHECKING
+
 from .scheduling import V2Scheduling
 from .state import TOPIC
+
+if TYPE_CHECKING:
+    from .webhooks import WebhookTriggers
 
 
 class V2Service(V2Scheduling):
     """The automations v2 service: every layer (see :mod:`.state`), as ``engine.automations.v2``."""
+
+    @cached_property
+    def webhooks(self) -> WebhookTriggers:
+        """The automations' webhook triggers (built on first use: most engines have none)."""
+        from .webhook_repository import WebhookRepository
+        from .webhooks import WebhookTriggers
+
+        return WebhookTriggers(self, WebhookRepository(self.repo.db))
 
 
 __all__ = ["TOPIC", "V2Service"]

@@ -106,6 +106,10 @@ class WorkMission:
     def to_wire(self) -> dict[str, Any]:
         return {
             "mission_id": self.mission_id,
+            # Clients read `id`, `title` and `goal` at the top of the record.
+            "id": self.mission_id,
+            "title": self.spec.get("title"),
+            "goal": self.spec.get("goal"),
             "status": self.status,
             "spec": dict(self.spec),
             "work_items": [w.to_wire() for w in self.work_items],

@@ -21,17 +21,21 @@ from . import (
     memory,
     metrics,
     missions,
+    providers,
+    session_history,
     sessions,
     storage,
     teams,
     tools,
     workflows,
+    worktrees,
 )
 
 BLUEPRINTS: list[Blueprint] = [
     global_.bp,
     events.bp,
     sessions.bp,
+    session_history.bp,
     tools.bp,
     approvals.bp,
     workflows.bp,
@@ -42,6 +46,7 @@ BLUEPRINTS: list[Blueprint] = [
     automations_v2.bp,
     missions.bp,
     identity.bp,
+    providers.bp,
     memory.bp,
     storage.bp,
     incidents.bp,
@@ -52,4 +57,5 @@ BLUEPRINTS: list[Blueprint] = [
     metrics.bp,
     channels.bp,
     docs.bp,
+    worktrees.bp,
 ]

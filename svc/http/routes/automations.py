@@ -18,6 +18,12 @@ from typing import TYPE_CHECKING, Any
 from quart import Blueprint
 
 from ...automations import Principal
+from ...automations.routines.compat import (
+    client_run_status,
+    definition_wire,
+    flat_run,
+    history_entries,
+)
 from ...errors import ValidationFailed
 from ...events import Event, EventFilter, json_frame
 from ..request import engine, header, json_body, object_body, query_int, query_str
@@ -68,11 +74,9 @@ def _both(path: str, **kwargs: Any) -> Callable[[Any], Any]:
 
 def _routine_wire(routine: Routine, dialect: str) -> dict[str, Any]:
     service = engine().automations.routines
-    return (
-        service.automation_wire(routine)
-        if dialect == "automation"
-        else service.routine_wire(routine)
-    )
+    if dialect == "automation":
+        return definition_wire(service.automation_wire(routine), "automation_id")
+    return definition_wire(service.routine_wire(routine), "routine_id")
 
 
 def _run_wire(run: RoutineRun, dialect: str) -> dict[str, Any]:
@@ -110,14 +114,16 @@ async def patch_routine(routine_id: str, dialect: str) -> Any:
         routine_id, await object_body(), dialect=dialect
     )
     key = "automation" if dialect == "automation" else "routine"
-    return {key: _routine_wire(routine, dialect)}
+    wire = _routine_wire(routine, dialect)
+    # The record also at the top level: some clients read it there.
+    return {**wire, key: wire}
 
 
 @_both("/<routine_id>", methods=["DELETE"])
 async def delete_routine(routine_id: str, dialect: str) -> Any:
     routine = await engine().automations.routines.delete(routine_id, dialect=dialect)
     if dialect == "automation":
-        return {"ok": True, "automation": routine.automation_wire()}
+        return {"ok": True, "automation": _routine_wire(routine, dialect)}
     return {"deleted": True, "routineID": routine_id}
 
 
@@ -133,17 +139,23 @@ async def run_now(routine_id: str, dialect: str) -> Any:
         dialect=dialect,
     )
     first = runs[0]
+    # `status` in the clients' run vocabulary (a run awaiting approval is "queued"); the run's
+    # own status stays in `run_status` (and in `run.status`).
+    status = {"status": client_run_status(first.status), "run_status": first.status}
     if dialect == "automation":
         return {
             "ok": True,
-            "status": first.status,
+            **status,
             "run": first.automation_wire(),
             "runs": [r.automation_wire() for r in runs],
+            # Not in the reference's automation reply; clients read the id at the top level.
+            "runID": first.run_id,
+            "run_id": first.run_id,
             **first.context_links(),
         }
     return {
         "ok": True,
-        "status": first.status,
+        **status,
         "routineID": routine_id,
         "runID": first.run_id,
         "runIDs": [r.run_id for r in runs],
@@ -160,7 +172,12 @@ async def history(routine_id: str, dialect: str) -> Any:
     limit = query_int("limit", default=50, minimum=1, maximum=500, clamp=True)
     events = await service.history(routine_id, limit=limit or 50)
     key = "automationID" if dialect == "automation" else "routineID"
-    return {key: routine_id, "events": events, "count": len(events)}
+    return {
+        key: routine_id,
+        "events": events,
+        "history": history_entries(events),
+        "count": len(events),
+    }
 
 
 @_both("/runs", methods=["GET"])
@@ -190,7 +207,10 @@ async def routine_runs(routine_id: str, dialect: str) -> Any:
 @_both("/runs/<run_id>", methods=["GET"])
 async def get_run(run_id: str, dialect: str) -> Any:
     run = await engine().automations.routines.require_run(run_id)
-    return {"run": _run_wire(run, dialect)}
+    wire = _run_wire(run, dialect)
+    # The run's main fields also at the top level, in the clients' vocabulary.
+    id_key = "automation_id" if dialect == "automation" else "routine_id"
+    return {**flat_run(wire, id_key), "run": wire}
 
 
 @_both("/runs/<run_id>/approve", methods=["POST"])

@@ -202,4 +202,8 @@ async def govern_agent(agent_id: str, action: str) -> Any:
     return {"ok": True, "agent": await governance.summary(agent_id)}
 
 
-__all__ = ["bp"]
+# The operator controls and the webhook triggers register on this blueprint.
+from . import automations_v2_controls as _controls  # noqa: E402
+from . import automations_v2_webhooks as _webhooks  # noqa: E402
+
+__all__ = ["_controls", "_webhooks", "bp"]

@@ -37,7 +37,16 @@ async def events() -> Any:
             }
         ),
     ]
-    body = event_frames(eng.events, _stream_filter(), after_seq=resume_cursor(), preamble=preamble)
+    filter = _stream_filter()
+    after = resume_cursor()
+    if after is None and filter.run_id is not None:
+        # Attaching to one run: replay it from its first event, so a client that
+        # subscribes just after `prompt_async` (the quick-start loop) misses none of a
+        # fast run. A run with no event yet is followed live.
+        first = await eng.events.replay(EventFilter(run_id=filter.run_id), after_seq=0, limit=1)
+        if first:
+            after = first[0].seq - 1
+    body = event_frames(eng.events, filter, after_seq=after, preamble=preamble)
     return sse_response(body)
 
 
@@ -86,4 +95,5 @@ async def run_events(run_id: str) -> Any:
     found = await eng.events.replay(
         EventFilter(run_id=run_id), after_seq=after or 0, limit=tail or 1000, tail=tail is not None
     )
-    return [e.to_record() for e in found]
+    # Each item also carries `type` and `properties`, the shape event parsers read.
+    return [{**e.to_record(), "type": e.type, "properties": dict(e.properties)} for e in found]

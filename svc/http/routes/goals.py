@@ -124,11 +124,9 @@ async def refresh_references(orchestration_id: str) -> Any:
     spec, refreshed = await engine().goals.orchestrations.refresh_references(
         caller(), orchestration_id, await _revision()
     )
-    return {
-        "orchestration": spec.to_wire(),
-        "refreshed_node_ids": refreshed,
-        "updated_at_ms": spec.updated_at_ms,
-    }
+    # Exactly the reference's shape: clients validate it strictly (no extra keys); the new
+    # revision token is `orchestration.updated_at_ms`.
+    return {"orchestration": spec.to_wire(), "refreshed_node_ids": refreshed}
 
 
 @bp.post("/orchestrations/<orchestration_id>/publish")

@@ -7,6 +7,7 @@ from typing import Any
 from quart import Blueprint
 
 from ...convert import structure
+from ...errors import ValidationFailed
 from ...mcp import ConnectorInput, ConnectorPatch
 from ..request import engine, header, object_body, query_int, query_str
 
@@ -59,9 +60,73 @@ async def list_tools() -> Any:
     return engine().mcp.tools()
 
 
+@bp.get("/mcp/resources")
+async def list_resources() -> Any:
+    rows, failed = await engine().mcp.resources()
+    # A list, as clients read it; servers that could not answer are named in a header.
+    headers = {"x-svc-mcp-failed": ",".join(sorted(failed))} if failed else {}
+    return rows, 200, headers
+
+
+@bp.post("/mcp/<name>/resources/read")
+async def read_resource(name: str) -> Any:
+    uri = (await object_body()).get("uri")
+    if not isinstance(uri, str) or not uri.strip():
+        raise ValidationFailed("`uri` is required", field="uri")
+    return await engine().mcp.read_resource(name, uri.strip())
+
+
+# ------------------------------------------------------------------ OAuth (svc/mcp/oauth.py)
+@bp.post("/mcp/<name>/auth")
+async def start_auth(name: str) -> Any:
+    return await engine().mcp.oauth().start(name)
+
+
+@bp.get("/mcp/<name>/auth")
+async def auth_status(name: str) -> Any:
+    return await engine().mcp.oauth().status(name)
+
+
+@bp.delete("/mcp/<name>/auth")
+async def delete_auth(name: str) -> Any:
+    return await engine().mcp.oauth().logout(name)
+
+
+@bp.post("/mcp/<name>/auth/callback")
+async def auth_callback(name: str) -> Any:
+    body = await object_body()
+    code = body.get("code")
+    if not isinstance(code, str) or not code:
+        raise ValidationFailed("`code` is required", field="code")
+    state = body.get("state")
+    if state is not None and not isinstance(state, str):
+        raise ValidationFailed("`state` must be a string", field="state")
+    return await engine().mcp.oauth().callback(name, code, state)
+
+
+@bp.post("/mcp/<name>/auth/authenticate")
+async def authenticate(name: str) -> Any:
+    """Authorize if needed: a stored token is used (the connector reconnects), else a flow
+    starts and the reply carries its authorization URL."""
+    oauth = engine().mcp.oauth()
+    status = await oauth.status(name)
+    if status["state"] == "authorized" and status["hasTokens"]:
+        connected = await engine().mcp.connect(name)
+        return {**status, "connected": bool(connected.get("ok"))}
+    if status["state"] == "pending":
+        return status
+    return await oauth.start(name)
+
+
 @bp.get("/mcp/catalog")
 async def catalog() -> Any:
     return engine().mcp.catalog()
+
+
+@bp.get("/mcp/catalog/<slug>/toml")
+async def catalog_toml(slug: str) -> Any:
+    text = engine().mcp.catalog_toml(slug)
+    return text, 200, {"Content-Type": "application/toml; charset=utf-8"}
 
 
 @bp.post("/mcp/request-capability")

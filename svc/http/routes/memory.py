@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING, Any
 
 from quart import Blueprint, request
 
-from ...errors import NotFound
-from ..request import engine, json_body, query_int, query_str
+from ...errors import NotFound, ValidationFailed
+from ..request import engine, json_body, object_body, query_int, query_str
 
 # The body parsers (svc.memory.requests) are imported on first use: start-up
 # mounts the routes but parses no body (docs/architecture.md, "Start-up budget").
@@ -120,3 +120,49 @@ async def import_memory() -> Any:
 
     summary = await memory().import_body(parse_import(await json_body()))
     return summary.to_wire()
+
+
+# ------------------------------------------------------------------ context (svc/memory/context.py)
+def _context() -> Any:
+    # Imported on first use: start-up mounts the routes but walks no tree.
+    from ...memory.context import MemoryContext
+
+    return MemoryContext(memory())
+
+
+def _required(body: dict[str, Any], name: str) -> str:
+    value = body.get(name)
+    if not isinstance(value, str) or not value.strip():
+        raise ValidationFailed(f"`{name}` is required", field=name)
+    return value
+
+
+@bp.post("/memory/context/resolve")
+async def context_resolve() -> Any:
+    return await _context().resolve(_required(await object_body(), "uri"))
+
+
+@bp.get("/memory/context/tree")
+async def context_tree() -> Any:
+    uri = query_str("uri") or "svc://memory"
+    depth = query_int("max_depth", "maxDepth", default=2, minimum=0, maximum=5, clamp=True)
+    return await _context().tree(uri, max_depth=2 if depth is None else depth)
+
+
+@bp.post("/memory/context/layers/generate")
+async def context_layers() -> Any:
+    body = await object_body()
+    node = body.get("node_id") or body.get("nodeId") or body.get("uri")
+    return await _context().layers(_required({"node_id": node}, "node_id"))
+
+
+@bp.post("/memory/context/distill")
+async def context_distill() -> Any:
+    body = await object_body()
+    session_id = _required(
+        {"session_id": body.get("session_id") or body.get("sessionID")}, "session_id"
+    )
+    conversation = body.get("conversation")
+    if not isinstance(conversation, list) or not all(isinstance(c, str) for c in conversation):
+        raise ValidationFailed("`conversation` must be an array of strings", field="conversation")
+    return await _context().distill(session_id, conversation)

@@ -36,4 +36,9 @@ async def get_mission(mission_id: str) -> Any:
 
 @bp.post("/mission/<mission_id>/event")
 async def mission_event(mission_id: str) -> Any:
-    return await engine().automations.work_missions.apply_event(mission_id, await object_body())
+    body = await object_body()
+    event = body.get("event")
+    if isinstance(event, dict) and "mission_id" not in event and "missionID" not in event:
+        # The mission is the one in the path unless the event names one.
+        body = {**body, "event": {**event, "mission_id": mission_id}}
+    return await engine().automations.work_missions.apply_event(mission_id, body)

@@ -1,4 +1,5 @@
-"""``GET /global/storage/files``: files kept under the engine's state directory."""
+"""``GET /global/storage/files`` (files under the state directory) and
+``POST /global/storage/repair`` (the store's self-check, svc/files/repair.py)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,8 @@ from typing import Any
 import trio
 from quart import Blueprint
 
-from ..request import engine, query_int, query_str
+from ...errors import ValidationFailed
+from ..request import engine, object_body, query_int, query_str
 
 bp = Blueprint("storage", __name__)
 
@@ -25,3 +27,15 @@ async def storage_files() -> Any:
     listing = partial(list_storage_files, engine().state_dir, query_str("path"), limit=limit)
     # A large tree takes a while to walk: keep the event loop free meanwhile.
     return await trio.to_thread.run_sync(listing)
+
+
+@bp.post("/global/storage/repair")
+async def storage_repair() -> Any:
+    # Imported on first use: start-up mounts the route but repairs nothing.
+    from ...files.repair import repair_store
+
+    body = await object_body()
+    force = body.get("force", False)
+    if not isinstance(force, bool):
+        raise ValidationFailed("`force` must be a boolean", field="force")
+    return await repair_store(engine().store, force=force)

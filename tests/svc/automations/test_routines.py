@@ -52,7 +52,8 @@ async def test_both_paths_take_both_body_shapes(client: httpx.AsyncClient) -> No
     created = await client.post("/routines", json=routine_body())
     assert created.status_code == 200, created.text
     routine = created.json()["routine"]
-    assert routine["routine_id"] == "digest" and routine["status"] == "active"
+    assert routine["routine_id"] == "digest" and routine["state"] == "active"
+    assert routine["id"] == "digest" and routine["status"] == "enabled"
     assert routine["allowed_tools"] == ["read", "glob"]
     assert (
         routine["schedule"] == {"interval_seconds": {"seconds": 3600}}
@@ -323,7 +324,7 @@ async def test_requires_approval_holds_runs_for_a_human(
 ) -> None:
     await client.post("/routines", json=routine_body(requires_approval=True))
     body = (await client.post("/routines/digest/run_now", json={})).json()
-    assert body["status"] == "pending_approval"
+    assert body["run_status"] == "pending_approval" and body["status"] == "queued"
     run_id = body["runID"]
     required = await wait_for_event(engine, "approval.required", run_id=run_id)
     assert "manual approval required" in required.properties["reason"]
@@ -652,7 +653,8 @@ async def test_routine_route_shapes(
     await client.post("/automations", json=routine_body(requires_approval=True))
     started = (await client.post("/automations/digest/run_now", json={})).json()
     run_id = started["run"]["run_id"]
-    assert "runID" not in started and started["status"] == "pending_approval"
+    assert started["runID"] == run_id and started["run_status"] == "pending_approval"
+    assert started["status"] == "queued" and started["run"]["status"] == "pending_approval"
     # A run's context run is its own event timeline.
     assert started["contextRunID"] == started["linked_context_run_id"] == run_id
     assert started["run"]["contextRunID"] == run_id

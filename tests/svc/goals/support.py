@@ -72,7 +72,7 @@ async def publish(client: httpx.AsyncClient, body: dict[str, Any]) -> dict[str, 
     assert refreshed.status_code == 200, refreshed.text
     published = await client.post(
         f"/orchestrations/{body['orchestration_id']}/publish",
-        json={"expected_updated_at_ms": refreshed.json()["updated_at_ms"]},
+        json={"expected_updated_at_ms": refreshed.json()["orchestration"]["updated_at_ms"]},
     )
     assert published.status_code == 201, published.text
     return published.json()

@@ -116,7 +116,7 @@ async def test_goal_journey_survives_a_restart(
         )
         published = await client.post(
             "/orchestrations/release-loop/publish",
-            json={"expected_updated_at_ms": pinned.json()["updated_at_ms"]},
+            json={"expected_updated_at_ms": pinned.json()["orchestration"]["updated_at_ms"]},
         )
         assert published.status_code == 201 and published.json()["version"] == 1
 

@@ -158,6 +158,8 @@ OPAQUE = {
     "metadata",
     "snapshot",
     "node_outputs",
+    "node_attempts",
+    "backlog_claims",
     "outputs",
     "schema",
     "payload_schema",

@@ -182,7 +182,7 @@ async def test_publish_writes_immutable_numbered_versions(
     )
     first = await client.post(
         "/orchestrations/release-loop/publish",
-        json={"expected_updated_at_ms": refreshed["updated_at_ms"]},
+        json={"expected_updated_at_ms": refreshed["orchestration"]["updated_at_ms"]},
     )
     assert first.status_code == 201, first.text
     v1 = first.json()

@@ -62,6 +62,7 @@ async def test_a_request_only_edge_queues_the_spawn_for_approval(
     assert (
         approval["approvalID"] == queued["approvalID"]
         and approval["decisionCode"] == "spawn_requires_approval"
+        and approval["status"] == "pending"
     )
     assert approval["request"] == {
         "missionID": "m-q",

@@ -429,6 +429,10 @@ async def test_import_preview_then_import_stages_the_schedule(
         )
     ).json()
     assert preview["ok"] is True and preview["persisted"] is False
+    # Transform log entries are objects (clients validate each as one).
+    log = preview["import_transform_log"]
+    assert all(isinstance(e, dict) and e["kind"] and e["message"] for e in log)
+    assert "schedule_staged" in {e["kind"] for e in log}
     assert preview["import_validation"]["compatible"] is True
     assert (
         preview["plan"]["schedule"]["type"] == "manual"

@@ -245,7 +245,7 @@ def test_import_sanitizes_the_package_and_stages_the_schedule() -> None:
         and package["metadata"]["import"]["source_plan_id"] == "wfplan-1"
     )
     assert preview.staged_schedule["type"] == "cron"
-    assert any("staged until apply" in line for line in preview.import_transform_log)
+    assert any("staged until apply" in line["message"] for line in preview.import_transform_log)
 
     imported = plan_from_import(preview)
     assert (

@@ -15,6 +15,16 @@ EVENTS = (
     "run.completed",
     "run.failed",
     "run.cancelled",
+    "run.paused",
+    "run.resumed",
+    "run.recovered",
+    "run.repaired",
+    "automation.v2.webhook_trigger.created",
+    "automation.v2.webhook_trigger.updated",
+    "automation.v2.webhook_trigger.rotated",
+    "automation.v2.webhook_trigger.deleted",
+    "automation.v2.webhook.accepted",
+    "automation.v2.webhook.rejected",
 )
 
 OPERATIONS = {
@@ -34,6 +44,53 @@ OPERATIONS = {
     "v2_run": op("An automation v2 run", returns=OBJECT),
     "cancel_v2_run": op("Cancel an automation v2 run", body=REASON, returns=OBJECT),
     "decide_v2_gate": op("Decide a v2 run's gate", body=ANY_BODY, returns=OBJECT),
+    "pause_v2": op("Pause an automation v2 (no scheduled runs)", body=REASON, returns=OBJECT),
+    "resume_v2": op("Resume a paused automation v2", body=ANY_BODY, returns=OBJECT),
+    "pause_v2_run": op("Pause a queued or running v2 run", body=REASON, returns=OBJECT),
+    "resume_v2_run": op("Resume a paused v2 run", body=REASON, returns=OBJECT),
+    "recover_v2_run": op(
+        "Run a failed, cancelled or paused v2 run again from its completed nodes",
+        body=REASON,
+        returns=OBJECT,
+    ),
+    "repair_v2_run": op(
+        "Give a node repair guidance and run it again", body=ANY_BODY, returns=OBJECT
+    ),
+    "preview_v2_task_reset": op("Which nodes a task reset would touch", returns=OBJECT),
+    "retry_v2_task": op("Run a node and everything downstream again", body=REASON, returns=OBJECT),
+    "continue_v2_task": op("Run a node again, keeping its attempts", body=REASON, returns=OBJECT),
+    "requeue_v2_task": op(
+        "Put a node back in the queue with its attempts reset", body=REASON, returns=OBJECT
+    ),
+    "claim_v2_backlog_task": op("Claim a pending node of a run", body=ANY_BODY, returns=OBJECT),
+    "requeue_v2_backlog_task": op(
+        "Release a node's claim (an unfinished node is queued again)", body=REASON, returns=OBJECT
+    ),
+    "list_v2_webhook_triggers": op("An automation's webhook triggers", returns=OBJECT),
+    "create_v2_webhook_trigger": op(
+        "Create a webhook trigger (its secret is in this reply only: `new_secret`)",
+        body=ANY_BODY,
+        returns=OBJECT,
+    ),
+    "get_v2_webhook_trigger": op("A webhook trigger (never its secret)", returns=OBJECT),
+    "update_v2_webhook_trigger": op("Change a webhook trigger", body=ANY_BODY, returns=OBJECT),
+    "disable_v2_webhook_trigger": op("Disable a webhook trigger", body=ANY_BODY, returns=OBJECT),
+    "delete_v2_webhook_trigger": op("Delete a webhook trigger", returns=OBJECT),
+    "rotate_v2_webhook_secret": op(
+        "Replace a webhook trigger's secret (the new one is in this reply only)",
+        body=ANY_BODY,
+        returns=OBJECT,
+    ),
+    "list_v2_webhook_deliveries": op(
+        "A webhook trigger's deliveries, newest first", returns=OBJECT, query=(q_int("limit"),)
+    ),
+    "get_v2_webhook_delivery": op("One delivery of a webhook trigger", returns=OBJECT),
+    "receive_v2_webhook": op(
+        'A signed delivery (`x-svc-signature: t=<ms>,v1=<hex HMAC-SHA256 of "<t>.<body>">`) '
+        "starts a run of the trigger's automation",
+        body=ANY_BODY,
+        returns=OBJECT,
+    ),
     "agent_governance": op("An agent's governance state", returns=OBJECT),
     "govern_agent": op("Apply a governance action to an agent", body=ANY_BODY, returns=OBJECT),
 }

@@ -13,6 +13,7 @@ OPERATIONS = {
             "session.updated",
             "session.status",
             "message.part.updated",
+            "session.response",
             "todo.updated",
             "question.asked",
             "approval.required",
@@ -27,7 +28,12 @@ OPERATIONS = {
     ),
     "run_events": op(
         "A run's events: a stream for `Accept: text/event-stream`, else a JSON array",
-        stream=("run.stream.connected", "message.part.updated", "session.run.finished"),
+        stream=(
+            "run.stream.connected",
+            "message.part.updated",
+            "session.response",
+            "session.run.finished",
+        ),
         stream_or_json=True,
         returns=RUN_EVENTS,
         query=(q_int("since_seq"), q_int("tail"), q_bool("json")),

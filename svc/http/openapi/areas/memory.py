@@ -28,4 +28,30 @@ OPERATIONS = {
     "import_memory": op(
         "Import files from a path on the engine's host", body=f"{M}:ImportBody", returns=OBJECT
     ),
+    "context_resolve": op(
+        "Resolve a context URI (`svc://memory/<tier>[/<scope>][/<record>]`) to its node",
+        body={"type": "object", "properties": {"uri": {"type": "string"}}, "required": ["uri"]},
+        returns=OBJECT,
+    ),
+    "context_tree": op(
+        "The tree of context nodes under a URI",
+        returns=OBJECT,
+        query=("uri", q_int("max_depth")),
+    ),
+    "context_layers": op(
+        "The abstract (L0), overview (L1) and full text (L2) of a node",
+        body={"type": "object", "properties": {"node_id": {"type": "string"}}},
+        returns=OBJECT,
+    ),
+    "context_distill": op(
+        "Keep a conversation's durable statements as session facts",
+        body={
+            "type": "object",
+            "properties": {
+                "session_id": {"type": "string"},
+                "conversation": {"type": "array", "items": {"type": "string"}},
+            },
+        },
+        returns=OBJECT,
+    ),
 }

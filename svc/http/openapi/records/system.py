@@ -38,6 +38,27 @@ STORAGE_FILES = Record(
     ),
 )
 
+STORAGE_REPAIR = Record(
+    "StorageRepair",
+    obj(
+        {
+            "status": STR,
+            "ok": BOOL,
+            "force": BOOL,
+            "integrity": obj({"status": STR}),
+            "orphans": OBJ,
+            "removed": OBJ,
+            "marker_updated": BOOL,
+            "sessions_merged": INT,
+            "messages_recovered": INT,
+            "parts_recovered": INT,
+            "legacy_counts": OBJ,
+            "imported_counts": OBJ,
+            "store": STR,
+        }
+    ),
+)
+
 _PERSONALITY = obj({"preset": NULL_STR, "custom_instructions": NULL_STR})
 IDENTITY = Record(
     "IdentityConfig",
@@ -152,6 +173,7 @@ RECORDS = (
     OK,
     STORAGE_FILE,
     STORAGE_FILES,
+    STORAGE_REPAIR,
     IDENTITY,
     TOOL,
     TOOLS,

@@ -1,0 +1,12 @@
+"""Git worktrees under the workspace."""
+
+from ..registry import OBJECT, op
+
+OPERATIONS = {
+    "worktree_cleanup": op(
+        "Find (and unless `dry_run`, the default, remove) stale worktrees and orphan "
+        "directories of a repository under the workspace",
+        body="svc.http.routes.worktrees:CleanupBody",
+        returns=OBJECT,
+    ),
+}
