@@ -59,6 +59,26 @@ STORAGE_REPAIR = Record(
     ),
 )
 
+_WORKTREE_ACTION = obj({"path": STR}, {"branch": NULL_STR, "via": STR, "code": STR})
+WORKTREE_CLEANUP = Record(
+    "WorktreeCleanup",
+    obj(
+        {
+            "ok": BOOL,
+            "dry_run": BOOL,
+            "repo_root": STR,
+            "managed_root": STR,
+            "tracked_paths": STRS,
+            "active_paths": STRS,
+            "stale_paths": array_of(obj({"path": STR, "branch": NULL_STR})),
+            "cleaned_worktrees": array_of(_WORKTREE_ACTION),
+            "orphan_dirs": STRS,
+            "orphan_dirs_removed": array_of(_WORKTREE_ACTION),
+            "failures": array_of(_WORKTREE_ACTION),
+        }
+    ),
+)
+
 _PERSONALITY = obj({"preset": NULL_STR, "custom_instructions": NULL_STR})
 IDENTITY = Record(
     "IdentityConfig",
@@ -174,6 +194,7 @@ RECORDS = (
     STORAGE_FILE,
     STORAGE_FILES,
     STORAGE_REPAIR,
+    WORKTREE_CLEANUP,
     IDENTITY,
     TOOL,
     TOOLS,
