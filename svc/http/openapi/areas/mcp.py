@@ -1,25 +1,31 @@
 """MCP connectors, their tools and capability requests."""
 
+from ..records import mcp as m
+from ..records.system import OK
 from ..registry import OBJECT, op
 
 OPERATIONS = {
-    "list_servers": op("Every connector and its state", returns=OBJECT),
-    "add_server": op("Add a connector", body="svc.mcp.inputs:ConnectorInput", returns=OBJECT),
-    "patch_server": op("Change a connector", body="svc.mcp.inputs:ConnectorPatch", returns=OBJECT),
-    "delete_server": op("Remove a connector", returns=OBJECT),
-    "connect_server": op("Connect a connector and cache its tools", returns=OBJECT),
-    "disconnect_server": op("Disconnect a connector", returns=OBJECT),
-    "refresh_server": op("Refresh a connector's tool cache", returns=OBJECT),
-    "list_tools": op("Every cached MCP tool"),
+    "list_servers": op("Every connector and its state", returns=m.MCP_SERVERS),
+    "add_server": op("Add a connector", body="svc.mcp.inputs:ConnectorInput", returns=OK),
+    "patch_server": op(
+        "Change a connector", body="svc.mcp.inputs:ConnectorPatch", returns=m.MCP_PATCHED
+    ),
+    "delete_server": op("Remove a connector", returns=m.MCP_REMOVED),
+    "connect_server": op("Connect a connector and cache its tools", returns=m.MCP_CONNECTED),
+    "disconnect_server": op("Disconnect a connector", returns=m.MCP_REMOVED),
+    "refresh_server": op("Refresh a connector's tool cache", returns=m.MCP_CONNECTED),
+    "list_tools": op("Every cached MCP tool", returns=m.MCP_TOOLS),
     "catalog": op("The connector catalog", query=("q",)),
     "catalog_toml": op(
         "A catalog entry as a TOML configuration snippet", returns={"type": "string"}
     ),
     "start_auth": op(
-        "Start an OAuth authorization; the reply carries the authorization URL", returns=OBJECT
+        "Start an OAuth authorization; the reply carries the authorization URL", returns=m.MCP_AUTH
     ),
-    "auth_status": op("The connector's OAuth state (never a token)", returns=OBJECT),
-    "delete_auth": op("Forget the connector's OAuth credentials and disconnect", returns=OBJECT),
+    "auth_status": op("The connector's OAuth state (never a token)", returns=m.MCP_AUTH),
+    "delete_auth": op(
+        "Forget the connector's OAuth credentials and disconnect", returns=m.MCP_AUTH
+    ),
     "auth_callback": op(
         "Hand the authorization's `code` and `state` to the waiting flow",
         body={
@@ -27,9 +33,9 @@ OPERATIONS = {
             "properties": {"code": {"type": "string"}, "state": {"type": "string"}},
             "required": ["code"],
         },
-        returns=OBJECT,
+        returns=m.MCP_AUTH,
     ),
-    "authenticate": op("Use stored credentials, or start an authorization", returns=OBJECT),
+    "authenticate": op("Use stored credentials, or start an authorization", returns=m.MCP_AUTH),
     "list_resources": op("Resources of every connected connector (an array)"),
     "read_resource": op(
         "Read a resource through the connector's session",
@@ -39,7 +45,9 @@ OPERATIONS = {
     "request_capability": op(
         "Ask for an MCP capability for an agent",
         body="svc.mcp.capability:CapabilityRequestInput",
-        returns=OBJECT,
+        returns=m.MCP_CAPABILITY_REQUEST,
     ),
-    "capability_requests": op("Capability requests and their decisions", returns=OBJECT),
+    "capability_requests": op(
+        "Capability requests and their decisions", returns=m.MCP_CAPABILITY_REQUESTS
+    ),
 }
