@@ -1,0 +1,220 @@
+"""Records of orchestrations (drafts, versions) and goals (runs, transitions, waits)."""
+
+from __future__ import annotations
+
+from ..registry import Record
+from .common import ARR, BOOL, INT, NULL_INT, NULL_STR, NUM, OBJ, STR, array_of, nullable, obj, of
+
+ORCHESTRATION = Record(
+    "Orchestration",
+    obj(
+        {
+            "schema_version": INT,
+            "orchestration_id": STR,
+            "name": STR,
+            "status": {"enum": ["draft", "published", "archived"]},
+            "version": INT,
+            "root_node_id": STR,
+            "nodes": ARR,
+            "edges": ARR,
+            "goal_policy": OBJ,
+            "tenant_context": OBJ,
+            "created_at_ms": INT,
+            "updated_at_ms": INT,
+        },
+        {"description": STR, "published_at_ms": NULL_INT, "metadata": {}},
+    ),
+)
+ORCHESTRATION_VERSION = Record(
+    "OrchestrationVersion",
+    obj(
+        {
+            "orchestration": of(ORCHESTRATION),
+            "orchestration_id": STR,
+            "version": INT,
+            "status": STR,
+            "updated_at_ms": INT,
+        }
+    ),
+)
+ORCHESTRATIONS = Record(
+    "Orchestrations",
+    obj(
+        {
+            "orchestrations": array_of(
+                obj(
+                    {
+                        "orchestration_id": STR,
+                        "name": STR,
+                        "draft": nullable(obj({"status": STR, "updated_at_ms": INT})),
+                        "latest_published_version": NULL_INT,
+                        "published_versions": array_of(
+                            obj({"version": INT, "published_at_ms": NULL_INT})
+                        ),
+                    }
+                )
+            ),
+            "count": INT,
+        }
+    ),
+)
+ORCHESTRATION_AGGREGATE = Record(
+    "OrchestrationAggregate",
+    obj(
+        {
+            "orchestration_id": STR,
+            "draft": nullable(ORCHESTRATION),
+            "latest_published": nullable(ORCHESTRATION),
+        }
+    ),
+)
+ORCHESTRATION_VERSIONS = Record(
+    "OrchestrationVersions",
+    obj(
+        {
+            "orchestration_id": STR,
+            "versions": array_of(obj({"version": INT, "name": STR, "published_at_ms": NULL_INT})),
+            "count": INT,
+        }
+    ),
+)
+_REFERENCE = obj({"node_id": STR, "automation_id": STR, "state": STR})
+ORCHESTRATION_VALIDATION = Record(
+    "OrchestrationValidation",
+    obj(
+        {
+            "orchestration_id": STR,
+            "version": INT,
+            "report": obj({"valid": BOOL, "issues": ARR}),
+            "stale_references": array_of(_REFERENCE),
+        }
+    ),
+)
+STALE_REFERENCES = Record(
+    "OrchestrationStaleReferences",
+    obj({"orchestration_id": STR, "references": array_of(_REFERENCE), "stale_count": INT}),
+)
+REFRESHED_REFERENCES = Record(
+    "OrchestrationRefreshedReferences",
+    obj({"orchestration": of(ORCHESTRATION), "refreshed_node_ids": ARR}),
+)
+DRY_RUN = Record("TransitionDryRun", obj({"allowed": BOOL, "issues": ARR}))
+
+GOAL = Record(
+    "Goal",
+    obj(
+        {
+            "schema_version": INT,
+            "goal_id": STR,
+            "orchestration_id": STR,
+            "orchestration_version": INT,
+            "objective": STR,
+            "status": STR,
+            "tenant_context": OBJ,
+            "policy": OBJ,
+            "hop_count": INT,
+            "total_tokens": INT,
+            "total_cost_usd": NUM,
+            "created_at_ms": INT,
+            "updated_at_ms": INT,
+        },
+        {
+            "active_run_id": STR,
+            "current_node_id": STR,
+            "finished_at_ms": INT,
+            "final_artifact": {},
+            "metadata": {},
+        },
+    ),
+)
+GOALS = Record("Goals", obj({"goals": array_of(GOAL), "count": INT}))
+GOAL_STARTED = Record(
+    "GoalStarted", obj({"goal": of(GOAL), "root_run_id": NULL_STR, "replayed": BOOL})
+)
+GOAL_VIEW = Record(
+    "GoalView", obj({"goal": of(GOAL), "goal_id": STR, "status": STR, "budgets": OBJ})
+)
+GOAL_OUTCOME = Record(
+    "GoalOutcome",
+    obj(
+        {"outcome": STR},
+        {"goal": of(GOAL), "handoff": OBJ, "commit": {}, "downstream_run_id": {}, "link": {}},
+    ),
+)
+GOAL_GRAPH = Record(
+    "GoalGraph",
+    obj(
+        {
+            "goal_id": STR,
+            "status": STR,
+            "orchestration_id": STR,
+            "orchestration_version": INT,
+            "nodes": ARR,
+            "edges": ARR,
+            "budgets": {},
+        }
+    ),
+)
+GOAL_RUNS = Record(
+    "GoalRuns", obj({"goal_id": STR, "active_run_id": {}, "runs": ARR, "count": INT})
+)
+GOAL_ARTIFACTS = Record(
+    "GoalArtifacts",
+    obj({"goal_id": STR, "artifacts": ARR, "final_artifact": {}, "count": INT}),
+)
+GOAL_BUDGETS = Record("GoalBudgets", obj({"goal_id": STR, "status": STR, "budgets": OBJ}))
+GOAL_HANDOFFS = Record("GoalHandoffs", obj({"goal_id": STR, "handoffs": ARR, "count": INT}))
+GOAL_HANDOFF = Record("GoalHandoff", obj({"handoff": OBJ}))
+GOAL_WAITS = Record("GoalWaits", obj({"goal_id": STR, "waits": ARR, "count": INT}))
+GOAL_WAIT = Record("GoalWait", obj({"goal_id": STR, "wait": OBJ}))
+GOAL_EVENTS = Record(
+    "GoalEvents",
+    obj({"goal_id": STR, "events": ARR, "count": INT, "last_cursor": {}, "event_source": {}}),
+)
+GOAL_PROJECTION = Record(
+    "GoalProjection",
+    obj(
+        {
+            "schema_version": INT,
+            "goal_id": STR,
+            "mode": {},
+            "cursor": {},
+            "goal": {},
+            "graph": {},
+            "timeline": OBJ,
+            "actions": ARR,
+        }
+    ),
+)
+LEGACY_HANDOFFS = Record(
+    "LegacyHandoffs",
+    obj({"handoffs": ARR, "count": INT, "quarantined": ARR, "quarantined_count": INT}),
+)
+
+RECORDS = (
+    ORCHESTRATION,
+    ORCHESTRATION_VERSION,
+    ORCHESTRATIONS,
+    ORCHESTRATION_AGGREGATE,
+    ORCHESTRATION_VERSIONS,
+    ORCHESTRATION_VALIDATION,
+    STALE_REFERENCES,
+    REFRESHED_REFERENCES,
+    DRY_RUN,
+    GOAL,
+    GOALS,
+    GOAL_STARTED,
+    GOAL_VIEW,
+    GOAL_OUTCOME,
+    GOAL_GRAPH,
+    GOAL_RUNS,
+    GOAL_ARTIFACTS,
+    GOAL_BUDGETS,
+    GOAL_HANDOFFS,
+    GOAL_HANDOFF,
+    GOAL_WAITS,
+    GOAL_WAIT,
+    GOAL_EVENTS,
+    GOAL_PROJECTION,
+    LEGACY_HANDOFFS,
+)
