@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import uuid
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import attrs
@@ -88,13 +88,17 @@ class AuditLedger:
         domain: str,
         actor: str | None = None,
         subject: str | None = None,
+        sanitized: bool = False,
     ) -> AuditEntry:
-        """A redacted entry, ready for :func:`~svc.audit.append_entry` in a caller's transaction."""
+        """A redacted entry, ready for :func:`~svc.audit.append_entry` in a caller's transaction.
+
+        ``sanitized``: the payload was built from :func:`sanitize` output already (a caller
+        writing several rows over one base sanitizes it once)."""
         return AuditEntry(
             entry_id=f"audit-{uuid.uuid4().hex}",
             type=type,
             domain=domain,
-            payload=sanitize(dict(payload)),
+            payload=dict(payload) if sanitized else sanitize(dict(payload)),
             created_at_ms=self.clock.now_ms(),
             actor=actor,
             subject=subject,
@@ -116,6 +120,18 @@ class AuditLedger:
         )
         self.announce(entry)
         return entry
+
+    async def record_all(self, entries: Sequence[AuditEntry]) -> list[AuditEntry]:
+        """Append prepared entries (:meth:`entry`) in one transaction, then announce them."""
+        from .repository import append_entries
+
+        stored = await self.store.write(append_entries, list(entries))
+        self.announce_all(stored)
+        return stored
+
+    def announce_all(self, entries: Sequence[AuditEntry]) -> None:
+        for entry in entries:
+            self.announce(entry)
 
     def announce(self, entry: AuditEntry) -> None:
         """Publish the committed entry (call after the transaction that wrote it)."""

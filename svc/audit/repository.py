@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Sequence
 
 import attrs
 
@@ -52,6 +53,11 @@ def append_entry(tx: Tx, entry: AuditEntry) -> AuditEntry:
         ),
     ).scalar()
     return attrs.evolve(entry, seq=seq, prev_hash=prev, hash=digest)
+
+
+def append_entries(tx: Tx, entries: Sequence[AuditEntry]) -> list[AuditEntry]:
+    """Append several entries, in order, in ``tx``."""
+    return [append_entry(tx, entry) for entry in entries]
 
 
 def _row(r: Row) -> AuditEntry:

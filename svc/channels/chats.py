@@ -11,8 +11,9 @@ module decides what happens:
 * a prompt passes the per-user rate limit, finds (or creates) the session of
   its conversation, and runs there with the channel's model and tool
   preferences; the answer streams into one message (:mod:`.streaming`);
-  permission asks and questions of the run appear with buttons; a completed
-  exchange is remembered (:mod:`.exchange_memory`).
+  permission asks and questions of the run appear with buttons; earlier
+  exchanges of the conversation are recalled (:mod:`.exchange_memory`; the
+  memory's exchange recorder stores each completed one, tagged).
 
 Prompts of one conversation take turns (``SerialByKey``), so a second message
 waits for the first answer instead of meeting a run conflict; buttons and
@@ -39,11 +40,13 @@ from .streaming import StreamedReply
 
 if TYPE_CHECKING:
     from ..engine import Engine
-    from ..sessions import RunRequest
+    from ..sessions import RunRequest, RunStarted
 
 log = logging.getLogger("svc.channels")
 
 COMMAND_TIERS = {"help": "read", "start": "read", "status": "read", "new": "act", "cancel": "act"}
+RUN_ENDED = EventFilter(types=frozenset({"session.run.finished"}))
+SLOT_RETRY_S = 1.0
 PERMISSION_BUTTONS = (("Allow once", "once"), ("Always allow", "always"), ("Deny", "reject"))
 
 HELP = (
@@ -87,9 +90,13 @@ class ChannelChats:
         if text.startswith("/"):
             command = text[1:].split(maxsplit=1)[0].split("@", 1)[0].lower() if text[1:] else ""
             if command in COMMAND_TIERS:
+                # Every effect waits until the message is recorded as received (a prompt's
+                # reads need not: _run_prompt).
+                await message.wait_recorded()
                 await self._command(platform, config, message, command, tier)
                 return
         if not _at_least(tier, "act"):
+            await message.wait_recorded()
             await platform.send(message.conversation, "You may read status here, not prompt.")
             return
         if not text and not message.uploads:
@@ -101,6 +108,7 @@ class ChannelChats:
             window_s=config.rate_limit_window_s,
         )
         if wait is not None:
+            await message.wait_recorded()
             await platform.send(
                 message.conversation,
                 f"You are sending messages faster than I can answer; please wait {wait} s "
@@ -108,10 +116,7 @@ class ChannelChats:
             )
             return
         async with self._turns.turn((message.channel, message.conversation)):
-            exchange = await self._prompt(platform, config, message)
-        if exchange is not None:
-            # Outside the turn: the conversation's next prompt need not wait for it.
-            await self.memory.remember(message.channel, message.conversation, **exchange)
+            await self._prompt(platform, config, message)
 
     async def handle_button(
         self, platform: ChatPlatform, config: ChannelConfig, press: ButtonPress
@@ -199,6 +204,7 @@ class ChannelChats:
         session_id = await self.repo.session_of(message.channel, message.conversation)
         if session_id is not None:
             return session_id
+        await message.wait_recorded()
         return await self._new_session(config, message)
 
     async def _new_session(self, config: ChannelConfig, message: Inbound) -> str:
@@ -255,18 +261,18 @@ class ChannelChats:
 
     async def _prompt(
         self, platform: ChatPlatform, config: ChannelConfig, message: Inbound
-    ) -> dict[str, str] | None:
+    ) -> None:
         active = self.active.setdefault(message.channel, set())
         active.add(message.conversation)
         try:
-            return await self._run_prompt(platform, config, message)
+            await self._run_prompt(platform, config, message)
         finally:
             active.discard(message.conversation)
 
     async def _run_prompt(
         self, platform: ChatPlatform, config: ChannelConfig, message: Inbound
-    ) -> dict[str, str] | None:
-        """Run one prompt and stream its answer; returns the exchange to remember, if any."""
+    ) -> None:
+        """Run one prompt and stream its answer."""
         sessions = self.engine.sessions
         found: dict[str, Any] = {}
 
@@ -278,10 +284,15 @@ class ChannelChats:
                 message.channel, message.conversation, message.text
             )
 
+        reply = StreamedReply(
+            platform, message.conversation, interval_s=config.stream_edit_interval_ms / 1000
+        )
+
         # Independent reads: the conversation's session and its remembered exchanges.
         async with trio.open_nursery() as nursery:
             nursery.start_soon(session)
             nursery.start_soon(recall)
+        await message.wait_recorded()  # before any effect: the placeholder, the run
         session_id: str = found["session"]
         parts: list[dict[str, Any]] = []
         if message.text.strip():
@@ -297,20 +308,26 @@ class ChannelChats:
             )
         request = self._request(config, message, parts, found["recalled"])
         events = self.engine.events
-        reply = StreamedReply(
-            platform, message.conversation, interval_s=config.stream_edit_interval_ms / 1000
-        )
         # Subscribed before the run starts, so no delta can fall before the stream.
         with EventStream(
             events, EventFilter(session_id=session_id), after_seq=events.last_seq
         ) as stream:
-            started = await sessions.prompt(session_id, request)
-            run_id, user_message_id = started.run.id, started.run.user_message_id
-            await reply.open()
             async with trio.open_nursery() as nursery:
+                # The placeholder is posted while the run starts (its store write), not
+                # after, when the run is building its model request.
+                nursery.start_soon(reply.open)
+                try:
+                    started = await self._start_run(session_id, request)
+                except SvcError as error:
+                    await reply.opened.wait()
+                    await reply.finish(f"I could not start an answer: {error.message}")
+                    raise
+                run_id, user_message_id = started.run.id, started.run.user_message_id
                 nursery.start_soon(reply.pump)
                 await self._follow(platform, message, stream, run_id, user_message_id, reply)
-                # The answer is complete: stop showing partial text.
+                # The answer is complete: stop showing partial text (once the placeholder
+                # it replaces is posted, so no stray one is left behind).
+                await reply.opened.wait()
                 nursery.cancel_scope.cancel()
         run = await sessions.wait(started)
         text = await sessions.reply_text(run)
@@ -318,14 +335,25 @@ class ChannelChats:
             text = text or f"The answer ended early ({run.status})."
         await reply.finish(text)
         self.prompts_answered += 1
-        if run.status != "completed":
-            return None
-        return {
-            "user_text": message.text,
-            "assistant_text": text,
-            "session_id": session_id,
-            "run_id": run.id,
-        }
+
+    async def _start_run(self, session_id: str, request: RunRequest) -> RunStarted:
+        """Start the run, waiting for a free run slot when the engine is at its limit.
+
+        A chat has no client to retry for it: a burst of conversations past
+        ``max_concurrent_runs`` queues here instead of failing.
+        """
+        from ..limits import RunLimitReached
+
+        events = self.engine.events
+        while True:
+            # Subscribed before trying, so a run ending in between is not missed.
+            with EventStream(events, RUN_ENDED, after_seq=events.last_seq) as ended:
+                try:
+                    return await self.engine.sessions.prompt(session_id, request)
+                except RunLimitReached:
+                    # Woken by any run's end; the bound covers a slot freed without one.
+                    with trio.move_on_after(SLOT_RETRY_S):
+                        await ended.receive()
 
     async def _follow(
         self,

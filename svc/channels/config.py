@@ -169,6 +169,19 @@ def mask(secret: str) -> str | None:
     return "****" + secret[-4:] if len(secret) >= 16 else "****"
 
 
+UNCONFIGURED: Mapping[str, Any] = {
+    "configured": False,
+    "enabled": False,
+    "has_token": False,
+    "token_masked": None,
+    "has_signing_secret": False,
+    "allowed_users": [],
+    "mention_only": False,
+}
+"""``GET /channels/config`` for a channel with no block: the same shape, saying so (clients
+read an object per channel)."""
+
+
 def public_view(config: ChannelConfig) -> dict[str, Any]:
     """``GET /channels/config`` for one channel: everything but the secrets."""
     raw: dict[str, Any] = unstructure(config)
@@ -177,6 +190,7 @@ def public_view(config: ChannelConfig) -> dict[str, Any]:
     raw["has_token"] = bool(config.bot_token)
     raw["token_masked"] = mask(config.bot_token)
     raw["has_signing_secret"] = bool(config.signing_secret)
+    raw["configured"] = True
     return raw
 
 
@@ -203,6 +217,7 @@ __all__ = [
     "DEFAULT_API_BASES",
     "DEFAULT_GATEWAY",
     "MESSAGE_LIMITS",
+    "UNCONFIGURED",
     "ChannelConfig",
     "ToolPreferences",
     "UnknownChannel",

@@ -1,10 +1,12 @@
 """The compact memory of a conversation's completed exchanges (through ``svc.memory``'s API).
 
-Each completed user and assistant exchange of a channel run is stored as one
-small global-tier record tagged with the channel (``telegram``) and the
-conversation (``telegram:<chat>``), so it outlives ``/new``: the next prompt
-of the same conversation finds the exchanges relevant to it, and only those of
-its own conversation (the tag is the filter).
+Each completed user and assistant exchange of a channel run is stored once, by the
+memory's exchange recorder (svc/memory/exchanges.py, which reads the run's channel
+and conversation from its metadata), as one small global-tier record tagged with
+the channel (``telegram``) and the conversation (``telegram:<chat>``), so it
+outlives ``/new``. This module finds, for the next prompt of the same
+conversation, the exchanges relevant to it, and only those of its own
+conversation (the tag is the filter).
 """
 
 from __future__ import annotations
@@ -20,52 +22,17 @@ if TYPE_CHECKING:
 log = logging.getLogger("svc.channels")
 
 RECALL_LIMIT = 3
-SIDE_CHARS = 600
 
 
 def conversation_tag(channel: str, conversation: str) -> str:
-    return f"{channel}:{conversation}"[:64].lower()
+    from ..memory import channel_tags
+
+    return channel_tags(channel, conversation)[1]
 
 
 class ExchangeMemory:
     def __init__(self, memory: MemoryService | None) -> None:
         self.memory = memory
-
-    async def remember(
-        self,
-        channel: str,
-        conversation: str,
-        *,
-        user_text: str,
-        assistant_text: str,
-        session_id: str,
-        run_id: str,
-    ) -> str | None:
-        """Store one exchange; returns the record id (None: memory is off or empty)."""
-        if self.memory is None or not user_text.strip() or not assistant_text.strip():
-            return None
-        from ..memory import PutRequest, compact_exchange
-
-        request = PutRequest(
-            text=compact_exchange(user_text, assistant_text, side_chars=SIDE_CHARS),
-            tags=[channel, conversation_tag(channel, conversation)],
-            tier="global",
-            kind="exchange",
-            source="channel",
-            metadata={
-                "channel": channel,
-                "conversation": conversation,
-                "session_id": session_id,
-                "run_id": run_id,
-            },
-        )
-        try:
-            stored = await self.memory.put(request)
-        except SvcError:
-            # Memory is an aid: a failed write must not fail the chat.
-            log.exception("could not store a %s exchange", channel)
-            return None
-        return str(stored.get("id")) if stored.get("id") else None
 
     async def recall(self, channel: str, conversation: str, query: str) -> list[str]:
         """Earlier exchanges of this conversation relevant to ``query`` (best first)."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import Protocol
 
 import attrs
@@ -38,10 +39,18 @@ class Inbound:
     mentioned: bool = False
     message_id: str | None = None
     uploads: tuple[Upload, ...] = ()
+    recorded: Callable[[], Awaitable[None]] | None = attrs.field(default=None, eq=False, repr=False)
+    """Returns once the adapter has recorded the message as received (Telegram's stored
+    offset), or raises when it could not: the chat logic reads freely before that,
+    and waits for it before any effect (a reply, a run, a new session)."""
 
     @property
     def user(self) -> str:
         return self.user_ids[0] if self.user_ids else ""
+
+    async def wait_recorded(self) -> None:
+        if self.recorded is not None:
+            await self.recorded()
 
 
 @attrs.frozen

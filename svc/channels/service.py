@@ -279,10 +279,10 @@ class ChannelService:
         return body
 
     async def public_config(self) -> dict[str, Any]:
-        from .config import public_view
+        from .config import UNCONFIGURED, public_view
 
         return {
-            name: public_view(config) if config is not None else None
+            name: public_view(config) if config is not None else dict(UNCONFIGURED)
             for name, config in self.configs().items()
         }
 

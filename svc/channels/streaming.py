@@ -29,11 +29,14 @@ class StreamedReply:
         self._shown = PLACEHOLDER
         self._last_edit = -float("inf")
         self._changed = trio.Event()
+        self.opened = trio.Event()
+        """Set once the placeholder is posted (``open`` runs beside the run's start)."""
 
     async def open(self) -> None:
         """Post the placeholder the answer will replace."""
         self.message_id = await self.platform.send(self.conversation, PLACEHOLDER)
         self._last_edit = -float("inf")  # the first text is shown at once
+        self.opened.set()
 
     def add(self, delta: str) -> None:
         self.text += delta
@@ -41,6 +44,7 @@ class StreamedReply:
 
     async def pump(self) -> None:
         """Show the growing text until cancelled (by :meth:`finish`'s caller)."""
+        await self.opened.wait()
         while True:
             await self._changed.wait()
             self._changed = trio.Event()

@@ -113,16 +113,24 @@ class TelegramListener(ChannelListener):
             if not updates:
                 continue
             offset = max(int(u["update_id"]) for u in updates) + 1
-            # Stored before the updates are handled: a restart never answers one twice.
-            await self.context.repo.put_state(
-                "telegram", OFFSET_KEY, str(offset), now_ms=self.context.now_ms()
-            )
+            # Stored before the updates have any effect, so a restart never answers one
+            # twice; their handling starts meanwhile (reads only until `recorded` returns).
+            recorded = _Recorded()
             for update in updates:
-                self.spawn(self._handle, update)
+                self.spawn(self._handle, (update, recorded))
+            try:
+                await self.context.repo.put_state(
+                    "telegram", OFFSET_KEY, str(offset), now_ms=self.context.now_ms()
+                )
+                recorded.ok = True
+            finally:
+                recorded.done.set()
 
-    async def _handle(self, update: Mapping[str, Any]) -> None:
+    async def _handle(self, item: tuple[Mapping[str, Any], _Recorded]) -> None:
+        update, recorded = item
         chats = self.context.chats
         if "callback_query" in update:
+            await recorded.wait()
             query = update["callback_query"]
             message = query.get("message") or {}
             press = ButtonPress(
@@ -159,6 +167,8 @@ class TelegramListener(ChannelListener):
             return
         uploads: tuple[Upload, ...] = ()
         try:
+            if message.get("document") or message.get("photo"):
+                await recorded.wait()  # storing an upload is an effect
             uploads = await self._uploads(conversation, message)
         except UploadTooLarge:
             await self.send(conversation, "That file is larger than this chat accepts.")
@@ -175,6 +185,7 @@ class TelegramListener(ChannelListener):
                 mentioned=mentioned,
                 message_id=str(message.get("message_id")),
                 uploads=uploads,
+                recorded=recorded.wait,
             ),
         )
 
@@ -217,6 +228,21 @@ class TelegramListener(ChannelListener):
                 )
             )
         return tuple(stored)
+
+
+class _Recorded:
+    """Whether a batch of updates' offset is stored (see ``Inbound.recorded``)."""
+
+    def __init__(self) -> None:
+        self.done = trio.Event()
+        self.ok = False
+
+    async def wait(self) -> None:
+        await self.done.wait()
+        if not self.ok:
+            # Not stored: the platform delivers the update again; answering now could
+            # answer it twice.
+            raise PlatformError("the Telegram offset could not be stored; update left for later")
 
 
 def _keyboard(buttons: tuple[Button, ...]) -> dict[str, Any]:

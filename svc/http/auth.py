@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import re
 from typing import Protocol
 
 TOKEN_HEADERS = ("x-agent-token", "x-svc-token")
@@ -86,9 +87,18 @@ def presents_intake_key(headers: HeaderLookup) -> bool:
 # triggers check the signature over the raw body (svc/http/routes/automations_v2_webhooks.py).
 PUBLIC_PREFIXES = frozenset({("POST", "/webhooks/automations/")})
 
+# Routes with a variable segment that authenticate their caller themselves: an MCP
+# authorization server redirects the person's browser (which holds no engine token) back
+# to the callback, whose ``state`` the OAuth service checks (svc/mcp/oauth.py).
+PUBLIC_PATTERNS = (("GET", re.compile(r"/mcp/[^/]+/auth/callback")),)
+
 
 def is_public(method: str, path: str) -> bool:
-    return (method, path) in PUBLIC_ROUTES or any(
-        method == m and path.startswith(prefix) and "/" not in path[len(prefix) :]
-        for m, prefix in PUBLIC_PREFIXES
+    return (
+        (method, path) in PUBLIC_ROUTES
+        or any(
+            method == m and path.startswith(prefix) and "/" not in path[len(prefix) :]
+            for m, prefix in PUBLIC_PREFIXES
+        )
+        or any(method == m and pattern.fullmatch(path) for m, pattern in PUBLIC_PATTERNS)
     )

@@ -136,6 +136,11 @@ ROUTE_POLICY: dict[tuple[str, str], Auth] = {
     ("POST", "/browser/install"): Auth.LOOPBACK_HOST_EFFECT,
     ("POST", "/browser/smoke-test"): Auth.LOOPBACK_HOST_EFFECT,
     ("GET", "/browser/status"): TOKEN,
+    # capabilities
+    ("GET", "/capabilities/bindings"): TOKEN,
+    ("PUT", "/capabilities/bindings"): TOKEN,
+    ("GET", "/capabilities/discovery"): TOKEN,
+    ("POST", "/capabilities/resolve"): TOKEN,
     # channels
     ("DELETE", "/channels/<name>"): TOKEN,
     ("PUT", "/channels/<name>"): TOKEN,
@@ -340,6 +345,14 @@ ROUTE_POLICY: dict[tuple[str, str], Auth] = {
     ("POST", "/mission"): TOKEN,
     ("GET", "/mission/<mission_id>"): TOKEN,
     ("POST", "/mission/<mission_id>/event"): TOKEN,
+    # optimizations
+    ("GET", "/optimizations"): TOKEN,
+    ("POST", "/optimizations"): TOKEN,
+    ("GET", "/optimizations/<optimization_id>"): TOKEN,
+    ("POST", "/optimizations/<optimization_id>/actions"): TOKEN,
+    ("GET", "/optimizations/<optimization_id>/experiments"): TOKEN,
+    ("GET", "/optimizations/<optimization_id>/experiments/<experiment_id>"): TOKEN,
+    ("POST", "/optimizations/<optimization_id>/experiments/<experiment_id>"): TOKEN,
     # orchestrations
     ("GET", "/orchestrations"): TOKEN,
     ("POST", "/orchestrations"): TOKEN,
@@ -353,6 +366,16 @@ ROUTE_POLICY: dict[tuple[str, str], Auth] = {
     ("POST", "/orchestrations/<orchestration_id>/validate"): TOKEN,
     ("GET", "/orchestrations/<orchestration_id>/versions"): TOKEN,
     ("GET", "/orchestrations/<orchestration_id>/versions/<int:version>"): TOKEN,
+    # packs
+    ("GET", "/packs"): TOKEN,
+    ("POST", "/packs/detect"): TOKEN,
+    ("POST", "/packs/export"): TOKEN,
+    ("POST", "/packs/install"): TOKEN,
+    ("POST", "/packs/install_from_attachment"): TOKEN,
+    ("POST", "/packs/uninstall"): TOKEN,
+    ("GET", "/packs/<selector>"): TOKEN,
+    ("POST", "/packs/<selector>/update"): TOKEN,
+    ("GET", "/packs/<selector>/updates"): TOKEN,
     # permission
     ("GET", "/permission"): TOKEN,
     ("POST", "/permission/<request_id>/reply"): TOKEN,
@@ -360,6 +383,15 @@ ROUTE_POLICY: dict[tuple[str, str], Auth] = {
     ("GET", "/question"): TOKEN,
     ("POST", "/question/<question_id>/reject"): TOKEN,
     ("POST", "/question/<question_id>/reply"): TOKEN,
+    # resource
+    ("DELETE", "/resource"): TOKEN,
+    ("GET", "/resource"): TOKEN,
+    ("PUT", "/resource"): TOKEN,
+    ("GET", "/resource/events"): TOKEN,
+    ("DELETE", "/resource/<path:key>"): TOKEN,
+    ("GET", "/resource/<path:key>"): TOKEN,
+    ("PATCH", "/resource/<path:key>"): TOKEN,
+    ("PUT", "/resource/<path:key>"): TOKEN,
     # routines
     ("GET", "/routines"): TOKEN,
     ("POST", "/routines"): TOKEN,
@@ -405,6 +437,7 @@ ROUTE_POLICY: dict[tuple[str, str], Auth] = {
     ("GET", "/mcp/<name>/auth"): TOKEN,
     ("DELETE", "/mcp/<name>/auth"): TOKEN,
     ("POST", "/mcp/<name>/auth/callback"): TOKEN,
+    ("GET", "/mcp/<name>/auth/callback"): PUBLIC,
     ("POST", "/mcp/<name>/auth/authenticate"): TOKEN,
     # storage repair, worktrees
     ("POST", "/global/storage/repair"): ADMIN,
@@ -431,6 +464,12 @@ ROUTE_POLICY: dict[tuple[str, str], Auth] = {
     ("POST", "/sessions/<session_id>/questions/<question_id>/answer"): TOKEN,
     ("POST", "/sessions/<session_id>/tools/<request_id>/approve"): TOKEN,
     ("POST", "/sessions/<session_id>/tools/<request_id>/deny"): TOKEN,
+    # skills
+    ("GET", "/skills"): TOKEN,
+    ("POST", "/skills/import"): TOKEN,
+    ("POST", "/skills/import/preview"): TOKEN,
+    ("GET", "/skills/templates"): TOKEN,
+    ("GET", "/skills/<path:name>"): TOKEN,
     # tool
     ("GET", "/tool"): TOKEN,
     ("POST", "/tool/execute"): TOKEN,

@@ -36,6 +36,10 @@ class IncidentsComponent(Component):
         # restarts it, and it resumes from its committed cursor and persisted offsets.
         return [ChildSpec(id="incident-monitor", start=monitor.run, restart=Restart.TRANSIENT)]
 
+    async def stopping(self, engine: Engine) -> None:
+        if self.service is not None:
+            await self.service.close()
+
 
 def _wire_decision_sinks(engine: Engine, sink: DecisionSink) -> None:
     """Every domain that decides allow/deny/approval reports to the monitor's store.

@@ -2,11 +2,20 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, Generic, TypeVar
 
+import attrs
+
+from ..audit.ledger import AuditEntry
+from ..audit.repository import append_entries
 from ..store import Store, Tx, dumps, loads
-from .records import DRAFT_LISTS, Draft, Incident
+from .failure_pattern_repository import find_matches
+from .failure_patterns import PatternProbe
+from .post_repository import by_keys, save_post
+from .records import DRAFT_LISTS, Draft, Incident, Post
+
+P = TypeVar("P")
 
 MERGED_LISTS = ("evidence_refs", "external_correlation_ids", "route_tags")
 
@@ -123,10 +132,83 @@ def _record(
     return stored_draft, draft_created, stored_incident, incident_created
 
 
-def _save_outcome(tx: Tx, draft: Draft, incident: Incident | None) -> None:
+@attrs.frozen
+class Recorded:
+    """What :meth:`DraftRepository.record_unless_known` stored (or why it stored no draft)."""
+
+    draft: Draft | None
+    created: bool
+    incident: Incident | None
+    incident_created: bool
+    known_matches: list[dict[str, Any]] = attrs.field(factory=list)
+    """Failure patterns the report matched: when non-empty, no draft was stored."""
+
+
+def _record_unless_known(
+    tx: Tx, draft: Draft, incident: Incident | None, now_ms: int, probe: PatternProbe
+) -> Recorded:
+    # The pattern check and the draft upsert share one transaction: one store call per
+    # report, and no pattern remembered in between can be missed.
+    matches = find_matches(tx, probe)
+    if not matches:
+        return Recorded(*_record(tx, draft, incident, now_ms))
+    stored_incident, incident_created = None, False
+    if incident is not None:
+        from .failure_patterns import duplicate_summary
+
+        suppressed = incident.evolve(
+            status="duplicate_suppressed",
+            duplicate_summary=duplicate_summary(matches),
+            duplicate_matches=matches,
+        )
+        stored_incident, incident_created = _upsert_incident(tx, suppressed, now_ms)
+        if not incident_created:
+            stored_incident = stored_incident.evolve(
+                status="duplicate_suppressed", duplicate_summary=duplicate_summary(matches)
+            )
+            _update_incident(tx, stored_incident)
+    return Recorded(None, False, stored_incident, incident_created, matches)
+
+
+def _save_outcome(
+    tx: Tx,
+    draft: Draft,
+    incident: Incident | None,
+    posts: Sequence[Post],
+    audits: Sequence[AuditEntry],
+) -> list[AuditEntry]:
     _update_draft(tx, draft)
     if incident is not None:
         _update_incident(tx, incident)
+    for post in posts:
+        save_post(tx, post)
+    return append_entries(tx, audits)
+
+
+@attrs.frozen
+class PublishInputs(Generic[P]):
+    """What a publish reads, in one snapshot: the draft, its incident, its plan, receipts."""
+
+    draft: Draft
+    incident: Incident | None
+    plan: P
+    earlier: dict[str, list[Post]]
+    """Receipts by the idempotency keys the plan named."""
+
+
+def _publish_inputs(
+    tx: Tx,
+    draft_id: str,
+    plan_of: Callable[[Draft, Incident | None], tuple[P, Sequence[str]]],
+) -> PublishInputs[P] | None:
+    draft = _get_draft(tx, draft_id)
+    if draft is None:
+        return None
+    incident = _incident_of_draft(tx, draft_id)
+    # The plan (routing, digests, keys) is pure; computing it here lets the receipts of
+    # its keys be read in the same snapshot as the draft, in one store call.
+    plan, keys = plan_of(draft, incident)
+    return PublishInputs(draft, incident, plan, by_keys(tx, keys))
 
 
 def _get_draft(tx: Tx, draft_id: str) -> Draft | None:
@@ -226,6 +308,15 @@ class DraftRepository:
         """
         return await self._db.write(_record, draft, incident, now_ms)
 
+    async def record_unless_known(
+        self, draft: Draft, incident: Incident | None, *, now_ms: int, probe: PatternProbe
+    ) -> Recorded:
+        """:meth:`record`, unless the report matches a remembered failure pattern.
+
+        A match stores no draft; a runtime incident is kept as ``duplicate_suppressed``.
+        """
+        return await self._db.write(_record_unless_known, draft, incident, now_ms, probe)
+
     async def draft(self, draft_id: str) -> Draft | None:
         return await self._db.read(_get_draft, draft_id)
 
@@ -241,9 +332,26 @@ class DraftRepository:
     async def incident_of_draft(self, draft_id: str) -> Incident | None:
         return await self._db.read(_incident_of_draft, draft_id)
 
-    async def save_outcome(self, draft: Draft, incident: Incident | None) -> None:
-        """A publish's end state: the draft and its incident in one transaction."""
-        await self._db.write(_save_outcome, draft, incident)
+    async def save_outcome(
+        self,
+        draft: Draft,
+        incident: Incident | None,
+        *,
+        posts: Sequence[Post] = (),
+        audits: Sequence[AuditEntry] = (),
+    ) -> list[AuditEntry]:
+        """A publish's end state in one transaction: the draft, its incident, the last
+        receipts and the audit rows not yet written. Returns the stored audit rows."""
+        return await self._db.write(_save_outcome, draft, incident, list(posts), list(audits))
+
+    async def publish_inputs(
+        self,
+        draft_id: str,
+        plan_of: Callable[[Draft, Incident | None], tuple[P, Sequence[str]]],
+    ) -> PublishInputs[P] | None:
+        """The draft, its incident, ``plan_of(draft, incident)``'s plan and the receipts of
+        the idempotency keys it names, from one snapshot (``None``: no such draft)."""
+        return await self._db.read(_publish_inputs, draft_id, plan_of)
 
     async def save_incident(self, incident: Incident) -> None:
         await self._db.write(_update_incident, incident)
@@ -271,4 +379,4 @@ class DraftRepository:
         return await self._db.write(_prune_incidents, before_ms)
 
 
-__all__ = ["DRAFT_LISTS", "DraftRepository", "merge_occurrence"]
+__all__ = ["DRAFT_LISTS", "DraftRepository", "PublishInputs", "Recorded", "merge_occurrence"]

@@ -89,13 +89,21 @@ async def decide(
         else:
             draft = draft.evolve(status="denied", updated_at_ms=now, detail=detail)
         await service.drafts.save_draft(draft)
+        # An approved failure is a known failure pattern from now on (reference §1.10.2):
+        # later reports of it are suppressed instead of drafted again.
+        pattern = await service.patterns.remember(draft, now_ms=now) if approve else None
     verb = "approved" if approve else "denied"
     service.publish_event(
         f"incident_monitor.draft.{verb}", {"draft_id": draft_id, "fingerprint": draft.fingerprint}
     )
     if not approve:
         return {"ok": True, "draft": draft.to_wire()}
-    body: dict[str, Any] = {"ok": True, "draft": draft.to_wire(), "action": "approved"}
+    body: dict[str, Any] = {
+        "ok": True,
+        "draft": draft.to_wire(),
+        "action": "approved",
+        "failure_pattern_memory": pattern,
+    }
     if service.config.enabled and not service.config.paused:
         from .errors import IncidentError
 

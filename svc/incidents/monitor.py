@@ -114,6 +114,7 @@ class IncidentMonitor:
             fields,
             event_type=event.type,
             event_payload={"event_seq": event.seq, "run_id": run_id, "workflow_id": workflow_id},
+            check_patterns=True,
         )
 
     async def _upkeep(self) -> None:

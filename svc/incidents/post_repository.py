@@ -5,12 +5,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..audit.ledger import AuditEntry
-from ..audit.repository import append_entry
+from ..audit.repository import append_entries
 from ..store import Store, Tx, dumps, loads
 from .records import Post
 
 
-def _save(tx: Tx, post: Post, audit: AuditEntry | None) -> AuditEntry | None:
+def save_post(tx: Tx, post: Post) -> None:
+    """Insert or replace a receipt in a caller's transaction."""
     tx.execute(
         "INSERT INTO incident_posts(post_id, draft_id, destination_id, idempotency_key, status, "
         "created_at_ms, updated_at_ms, doc) VALUES (?,?,?,?,?,?,?,?) "
@@ -27,7 +28,11 @@ def _save(tx: Tx, post: Post, audit: AuditEntry | None) -> AuditEntry | None:
             dumps(post.to_wire()),
         ),
     )
-    return append_entry(tx, audit) if audit is not None else None
+
+
+def _save(tx: Tx, post: Post, audits: Sequence[AuditEntry]) -> list[AuditEntry]:
+    save_post(tx, post)
+    return append_entries(tx, audits)
 
 
 def _get(tx: Tx, post_id: str) -> Post | None:
@@ -51,6 +56,11 @@ def _page(tx: Tx, limit: int, destination_id: str | None, draft_id: str | None) 
         (*params, limit),
     )
     return [Post(loads(r[0])) for r in rows]
+
+
+def by_keys(tx: Tx, keys: Sequence[str]) -> dict[str, list[Post]]:
+    """Receipts by idempotency key, oldest first, in a caller's transaction."""
+    return {key: _by_key(tx, key) for key in dict.fromkeys(keys)}
 
 
 def _by_key(tx: Tx, key: str) -> list[Post]:
@@ -90,9 +100,9 @@ class PostRepository:
     def __init__(self, store: Store) -> None:
         self._db = store
 
-    async def save(self, post: Post, *, audit: AuditEntry | None = None) -> AuditEntry | None:
-        """Insert or replace the receipt; an audit row commits with it."""
-        return await self._db.write(_save, post, audit)
+    async def save(self, post: Post, *, audits: Sequence[AuditEntry] = ()) -> list[AuditEntry]:
+        """Insert or replace the receipt; its audit rows commit with it (returned stored)."""
+        return await self._db.write(_save, post, list(audits))
 
     async def get(self, post_id: str) -> Post | None:
         return await self._db.read(_get, post_id)

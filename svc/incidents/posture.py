@@ -365,7 +365,8 @@ async def _probe(
     source = next((f["finding_id"] for f in findings if f["rule_id"] == rule), None)
     return {
         "probe_id": probe_id,
-        "target": target,
+        # an object (a client validates it as one); `name` is the human label
+        "target": {"kind": probe_id, "name": target},
         "expected_behavior": expected,
         "observed_behavior": "as expected" if ok else "not as expected",
         "status": status,

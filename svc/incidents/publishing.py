@@ -13,17 +13,30 @@ import uuid
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+import attrs
+
+from ..audit.ledger import AuditEntry, sanitize
 from .destinations import Delivery, DeliveryContext, adapter_for
 from .errors import IncidentError, bad_request, conflict, not_found
 from .fingerprints import evidence_digest, idempotency_key
 from .readiness import destination_readiness
+from .receipts import audit_base, build_post, delivered_event
 from .records import Draft, Incident, Post
-from .routing import RouteMatch, build_context, match_routes
+from .routing import RouteContext, RouteMatch, build_context, match_routes
 
 if TYPE_CHECKING:
     from .service import IncidentService
 
 MODES = ("auto", "recovery", "manual", "recheck")
+
+
+@attrs.frozen
+class _Plan:
+    context: RouteContext
+    match: RouteMatch
+    digest: str
+    targets: dict[str, tuple[str, str]]
+    """destination id -> (target ref, idempotency key), for configured destinations."""
 
 
 def _publish_failed(message: str, draft: Draft | None, **extra: Any) -> IncidentError:
@@ -47,25 +60,54 @@ class Publisher:
         async with self.service.serial.turn(draft_id):
             return await self._publish(draft_id, requested, mode)
 
-    async def _publish(self, draft_id: str, requested: Sequence[str], mode: str) -> dict[str, Any]:
-        service = self.service
-        config = service.config
-        draft = await service.drafts.draft(draft_id)
-        if draft is None:
-            raise not_found("DRAFT_NOT_FOUND", f"draft `{draft_id}` not found", draft_id=draft_id)
-        if draft.status == "denied":
-            raise conflict("DRAFT_DENIED", "a denied draft cannot be published", draft_id=draft_id)
-        incident = await service.drafts.incident_of_draft(draft_id)
+    def _plan(
+        self, requested: Sequence[str], draft: Draft, incident: Incident | None
+    ) -> tuple[_Plan, list[str]]:
+        """Route, digest and idempotency keys of a publish (pure: runs in the read)."""
+        config = self.service.config
         layers = [draft.doc, *([incident.doc] if incident else [])]
         context = build_context(config, layers, trusted=True)
         match = match_routes(config, context, requested)[0]
-        base = _audit_base(draft, incident, match, requested, mode)
-        await service.ledger.record(
-            "incident_monitor.publish.attempted",
-            base,
-            domain="incident_monitor",
-            subject=draft_id,
+        digest = evidence_digest(
+            draft.repo, draft.fingerprint, draft.text("title"), draft.text("detail")
         )
+        targets: dict[str, tuple[str, str]] = {}
+        for destination_id in match.destination_ids:
+            destination = config.destination(destination_id)
+            if destination is None:
+                continue  # reported by _plan_problems
+            adapter = adapter_for(destination.kind)
+            target = adapter.target_ref(config, destination)
+            key = idempotency_key(
+                destination_id,
+                adapter.kind_tag,
+                target,
+                draft.fingerprint,
+                adapter.operation,
+                digest,
+            )
+            targets[destination_id] = (target, key)
+        plan = _Plan(context=context, match=match, digest=digest, targets=targets)
+        return plan, [key for _, key in targets.values()]
+
+    async def _publish(self, draft_id: str, requested: Sequence[str], mode: str) -> dict[str, Any]:
+        service = self.service
+        config = service.config
+        # One read: the draft, its incident and the receipts of every key this publish
+        # could repeat. Writes are batched the same way: the attempt's audit row and any
+        # refusal rows wait in `pending` and commit with the next receipt or the outcome.
+        inputs = await service.drafts.publish_inputs(
+            draft_id, functools.partial(self._plan, tuple(requested))
+        )
+        if inputs is None:
+            raise not_found("DRAFT_NOT_FOUND", f"draft `{draft_id}` not found", draft_id=draft_id)
+        draft, incident, plan = inputs.draft, inputs.incident, inputs.plan
+        if draft.status == "denied":
+            raise conflict("DRAFT_DENIED", "a denied draft cannot be published", draft_id=draft_id)
+        match, context = plan.match, plan.context
+        # Sanitized once: every audit row of this publish extends the same base.
+        base = sanitize(audit_base(draft, incident, match, requested, mode))
+        pending = [self._entry("incident_monitor.publish.attempted", base, draft_id)]
         problems = self._plan_problems(match, context.allowed_destination_ids)
         if not config.enabled:
             problems.append("Incident Monitor is disabled")
@@ -82,7 +124,8 @@ class Publisher:
         )
         if problems:
             gate(effect="deny", code="validation_failed", reason="; ".join(problems))
-            await self._failed(base, "validation_failed", problems)
+            pending.append(self._failed_entry(base, "validation_failed", problems))
+            await service.ledger.record_all(pending)
             raise _publish_failed("; ".join(problems), draft)
         if mode != "recheck" and (
             draft.status == "approval_required"
@@ -93,7 +136,8 @@ class Publisher:
                 github_status="approval_required",
                 updated_at_ms=service.now_ms(),
             )
-            await service.drafts.save_draft(draft)
+            stored = await service.drafts.save_outcome(draft, None, audits=pending)
+            service.ledger.announce_all(stored)
             gate(effect="approval_required", approval_id=draft_id)
             return {
                 "ok": True,
@@ -108,23 +152,30 @@ class Publisher:
                 effect="allow",
                 approval_id=draft_id if draft.get("approval_granted_at_ms") else None,
             )
-        digest = evidence_digest(
-            draft.repo, draft.fingerprint, draft.text("title"), draft.text("detail")
-        )
         outcomes: list[dict[str, Any]] = []
-        posts: list[dict[str, Any]] = []
-        for destination_id in match.destination_ids:
+        posts: list[Post] = []
+        unsaved: list[Post] = []
+        last_index = len(match.destination_ids) - 1
+        for index, destination_id in enumerate(match.destination_ids):
             outcome, post = await self._deliver_one(
-                draft, incident, match, destination_id, digest, mode, base
+                draft, incident, plan, destination_id, inputs.earlier, mode, base, pending
             )
             outcomes.append(outcome)
-            if post is not None:
-                posts.append(post.to_wire())
+            if post is None:
+                continue
+            posts.append(post)
+            if index == last_index:
+                unsaved.append(post)
+            else:
+                # Not the last destination: commit this receipt now, so a crash before the
+                # others are done still leaves the receipt of what was delivered.
+                service.ledger.announce_all(await service.posts.save(post, audits=pending))
+                pending = []
         delivered = [o for o in outcomes if o["ok"]]
         now = service.now_ms()
         last = (delivered or outcomes)[-1]
         changes: dict[str, Any] = {
-            "evidence_digest": digest,
+            "evidence_digest": plan.digest,
             "updated_at_ms": now,
             "github_status": last["draft_status"],
         }
@@ -143,22 +194,26 @@ class Publisher:
             if incident is not None and mode != "recheck"
             else None
         )
-        await service.drafts.save_outcome(draft, ended)
+        # the last receipt, the draft's outcome and every audit row still pending: one write
+        stored = await service.drafts.save_outcome(draft, ended, posts=unsaved, audits=pending)
+        service.ledger.announce_all(stored)
+        self._announce_deliveries(draft, outcomes)
+        wires = [p.to_wire() for p in posts]
         if not delivered:
             raise _publish_failed(
                 "no destination accepted the delivery: "
                 + "; ".join(f"{o['destination_id']}: {o.get('error')}" for o in outcomes),
                 draft,
                 outcomes=outcomes,
-                posts=posts,
+                posts=wires,
             )
-        first = posts[0] if posts else None
+        first = wires[0] if wires else None
         return {
             "ok": True,
             "draft": draft.to_wire(),
             "action": delivered[0]["action"] if len(delivered) == 1 else "multi_destination",
             "outcomes": outcomes,
-            "posts": posts,
+            "posts": wires,
             "post": first,
             "post_id": first["post_id"] if first else None,
             "issue_number": delivered[0].get("issue_number"),
@@ -166,6 +221,19 @@ class Publisher:
             "comment_id": delivered[0].get("comment_id"),
             "comment_url": delivered[0].get("comment_url"),
         }
+
+    def _announce_deliveries(self, draft: Draft, outcomes: list[dict[str, Any]]) -> None:
+        for outcome in outcomes:
+            if outcome["ok"] and outcome.get("post_id"):
+                self.service.publish_event(
+                    delivered_event(outcome["kind"]),
+                    {
+                        "draft_id": draft.draft_id,
+                        "destination_id": outcome["destination_id"],
+                        "post_id": outcome["post_id"],
+                        "action": outcome["action"],
+                    },
+                )
 
     def _plan_problems(self, match: RouteMatch, allowed: Sequence[str]) -> list[str]:
         config = self.service.config
@@ -179,26 +247,44 @@ class Publisher:
                 problems.append(f"Destination `{destination_id}` is not allowed by source binding")
         return problems
 
-    async def _failed(self, base: dict[str, Any], action: str, reasons: list[str]) -> None:
-        await self.service.ledger.record(
-            "incident_monitor.publish.failed",
-            {**base, "action": action, "blocked": True, "blocked_reasons": reasons},
+    def _entry(
+        self, type: str, base: dict[str, Any], draft_id: str | None, **extra: Any
+    ) -> AuditEntry:
+        """An audit row: ``base`` is sanitized already, ``extra`` is sanitized here."""
+        return self.service.ledger.entry(
+            type,
+            {**base, **sanitize(extra)},
             domain="incident_monitor",
-            subject=base.get("draft_id"),
+            subject=draft_id,
+            sanitized=True,
+        )
+
+    def _failed_entry(self, base: dict[str, Any], action: str, reasons: list[str]) -> AuditEntry:
+        return self._entry(
+            "incident_monitor.publish.failed",
+            base,
+            base.get("draft_id"),
+            action=action,
+            blocked=True,
+            blocked_reasons=reasons,
         )
 
     async def _deliver_one(
         self,
         draft: Draft,
         incident: Incident | None,
-        match: RouteMatch,
+        plan: _Plan,
         destination_id: str,
-        digest: str,
+        earlier_by_key: dict[str, list[Post]],
         mode: str,
         base: dict[str, Any],
+        pending: list[AuditEntry],
     ) -> tuple[dict[str, Any], Post | None]:
+        """Deliver to one destination; audit rows go to ``pending``, the receipt is returned
+        unsaved (the caller commits it with the next write)."""
         service = self.service
         config = service.config
+        match = plan.match
         destination = config.destination(destination_id)
         assert destination is not None  # checked by _plan_problems
         outcome: dict[str, Any] = {"destination_id": destination_id, "kind": destination.kind}
@@ -213,7 +299,8 @@ class Publisher:
         )
         if not readiness.ready and blocks:
             reasons = list(readiness.missing)
-            payload = {**base, "destination_id": destination_id, "kind": destination.kind}
+            payload = {**base, **sanitize({"destination_id": destination_id})}
+            payload["kind"] = destination.kind
             service.decisions.record(
                 domain="publish_gate",
                 effect="deny",
@@ -222,13 +309,10 @@ class Publisher:
                 scope_id=draft.draft_id,
                 code="destination_not_ready",
             )
-            await self._failed(payload, "destination_not_ready", reasons)
+            pending.append(self._failed_entry(payload, "destination_not_ready", reasons))
             # The spec's audit event of its own name, beside the publish.failed row.
-            await service.ledger.record(
-                "destination_not_ready",
-                {**payload, "missing": reasons},
-                domain="incident_monitor",
-                subject=draft.draft_id,
+            pending.append(
+                self._entry("destination_not_ready", payload, draft.draft_id, missing=reasons)
             )
             outcome.update(
                 ok=False,
@@ -238,11 +322,8 @@ class Publisher:
             )
             return outcome, None
         adapter = adapter_for(destination.kind)
-        target = adapter.target_ref(config, destination)
-        key = idempotency_key(
-            destination_id, adapter.kind_tag, target, draft.fingerprint, adapter.operation, digest
-        )
-        earlier = await service.posts.with_key(key)
+        target, key = plan.targets[destination_id]
+        earlier = earlier_by_key.get(key, [])
         if any(p.status == "posted" for p in earlier):
             done = next(p for p in earlier if p.status == "posted")
             outcome.update(
@@ -251,6 +332,7 @@ class Publisher:
                 draft_status=draft.get("github_status") or draft.status,
                 post_id=done.post_id,
                 external_url=done.get("external_url"),
+                skipped=True,
             )
             return outcome, None
         if mode == "recheck":
@@ -279,7 +361,7 @@ class Publisher:
             draft=draft,
             incident=incident,
             match=match,
-            evidence_digest=digest,
+            evidence_digest=plan.digest,
             idempotency_key=key,
             delivery_id=delivery_id,
             target_ref=target,
@@ -295,38 +377,32 @@ class Publisher:
                 receipt={"provider": destination.kind, "status": "failed"},
                 error=f"{type(exc).__name__}: {exc}"[:500],
             )
-        post = self._post(
-            draft, incident, match, destination, adapter.operation, key, digest, target, delivery
+        post = build_post(
+            service.now_ms(),
+            draft,
+            incident,
+            match,
+            destination,
+            adapter.operation,
+            key,
+            plan.digest,
+            target,
+            delivery,
         )
         action = "publish.completed" if delivery.ok else "publish.failed"
-        audit_payload = {
-            **base,
-            "destination_id": destination_id,
-            "kind": destination.kind,
-            "post_id": post.post_id,
-            "status": post.status,
-            "action": delivery.action if delivery.ok else "adapter_failed",
-            "detail": delivery.error,
-        }
-        entry = service.ledger.entry(
-            f"incident_monitor.{action}",
-            audit_payload,
-            domain="incident_monitor",
-            subject=draft.draft_id,
-        )
-        stored = await service.posts.save(post, audit=entry)
-        if stored is not None:
-            service.ledger.announce(stored)
-        if delivery.ok:
-            service.publish_event(
-                _delivered_event(destination.kind),
-                {
-                    "draft_id": draft.draft_id,
-                    "destination_id": destination_id,
-                    "post_id": post.post_id,
-                    "action": delivery.action,
-                },
+        pending.append(
+            self._entry(
+                f"incident_monitor.{action}",
+                base,
+                draft.draft_id,
+                destination_id=destination_id,
+                kind=destination.kind,
+                post_id=post.post_id,
+                status=post.status,
+                action=delivery.action if delivery.ok else "adapter_failed",
+                detail=delivery.error,
             )
+        )
         outcome.update(
             ok=delivery.ok,
             action=delivery.action,
@@ -340,85 +416,3 @@ class Publisher:
             status_code=delivery.receipt.get("status_code"),
         )
         return outcome, post
-
-    def _post(
-        self,
-        draft: Draft,
-        incident: Incident | None,
-        match: RouteMatch,
-        destination: Any,
-        operation: str,
-        key: str,
-        digest: str,
-        target: str,
-        delivery: Delivery,
-    ) -> Post:
-        now = self.service.now_ms()
-        doc: dict[str, Any] = {
-            "post_id": f"failure-post-{uuid.uuid4().hex}",
-            "draft_id": draft.draft_id,
-            "incident_id": incident.incident_id if incident else None,
-            "fingerprint": draft.fingerprint,
-            "repo": draft.repo,
-            "operation": operation,
-            "status": "posted" if delivery.ok else "failed",
-            "destination_id": destination.destination_id,
-            "destination_kind": destination.kind,
-            "route_id": match.route_id,
-            "route_match_reason": match.reason,
-            "external_id": delivery.external_id,
-            "external_url": delivery.external_url,
-            "external_title": delivery.external_title,
-            "issue_number": delivery.issue_number,
-            "comment_id": delivery.comment_id,
-            "comment_url": delivery.comment_url,
-            "target_ref": target,
-            "receipt": dict(delivery.receipt),
-            "attempt_count": delivery.receipt.get("attempt_count", 1),
-            "status_code": delivery.receipt.get("status_code"),
-            "delivery_id": delivery.receipt.get("delivery_id"),
-            "evidence_digest": digest,
-            "confidence": draft.get("confidence"),
-            "risk_level": draft.get("risk_level"),
-            "expected_destination": draft.get("expected_destination"),
-            "evidence_refs": list(draft.get("evidence_refs", []))[:20],
-            "idempotency_key": key,
-            "response_excerpt": delivery.response_excerpt,
-            "error": delivery.error,
-            "tenant_id": draft.get("tenant_id"),
-            "workspace_id": draft.get("workspace_id"),
-            "created_at_ms": now,
-            "updated_at_ms": now,
-        }
-        return Post({k: v for k, v in doc.items() if v is not None or k == "route_id"})
-
-
-def _delivered_event(kind: str) -> str:
-    return {
-        "webhook": "incident_monitor.webhook.posted",
-        "telemetry": "incident_monitor.telemetry.recorded",
-        "internal_memory": "incident_monitor.internal_memory.stored",
-    }.get(kind, f"incident_monitor.{kind}.published")
-
-
-def _audit_base(
-    draft: Draft, incident: Incident | None, match: RouteMatch, requested: Sequence[str], mode: str
-) -> dict[str, Any]:
-    return {
-        "draft_id": draft.draft_id,
-        "incident_id": incident.incident_id if incident else None,
-        "mode": mode,
-        "requested_destination_ids": list(requested),
-        "selected_destination_ids": list(match.destination_ids),
-        "route_ids": [match.route_id] if match.route_id else [],
-        "route_match_reason": match.reason,
-        "approval_required": match.approval_required,
-        "fingerprint": draft.fingerprint,
-        "repo": draft.repo,
-        "status": draft.status,
-        "risk_level": draft.get("risk_level"),
-        "confidence": draft.get("confidence"),
-        "project_id": draft.get("project_id"),
-        "log_source_id": draft.get("log_source_id"),
-        "tenant_id": draft.get("tenant_id"),
-    }

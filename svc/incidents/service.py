@@ -9,8 +9,6 @@ from __future__ import annotations
 import hashlib
 import hmac
 import logging
-import secrets
-import uuid
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -23,7 +21,9 @@ from .config import REPORT_SCOPE, MonitorConfig, parse_config, source_binding
 from .config_repository import ConfigRepository
 from .config_validation import validate_config
 from .draft_repository import DraftRepository
-from .errors import bad_request, not_found, unauthorized
+from .errors import bad_request, unauthorized
+from .failure_pattern_repository import FailurePatternRepository
+from .failure_patterns import duplicate_summary, probe
 from .intake import new_draft, new_incident, prepare
 from .intake_key_repository import IntakeKeyRepository
 from .log_source_repository import LogSourceRepository
@@ -57,6 +57,7 @@ class IncidentService:
         self.events = engine.events
         self.config_repo = ConfigRepository(engine.store)
         self.drafts = DraftRepository(engine.store)
+        self.patterns = FailurePatternRepository(engine.store)
         self.posts = PostRepository(engine.store)
         self.keys = IntakeKeyRepository(engine.store)
         self.log_states = LogSourceRepository(engine.store)
@@ -73,11 +74,17 @@ class IncidentService:
         self.decisions = PolicyDecisionLog(engine.store, engine.clock)
         """Every domain's allow/deny/approval decisions (wired by the component)."""
         self.publisher = Publisher(self)
+        from .destinations.webhook_clients import WebhookClients
+
+        self.webhook_clients = WebhookClients()
         self.security = IncidentSecurity(self)
 
     @property
     def state_dir(self) -> Any:
         return self.engine.state_dir / "incident-monitor"
+
+    async def close(self) -> None:
+        await self.webhook_clients.aclose()
 
     async def load(self) -> None:
         doc = await self.config_repo.load()
@@ -135,6 +142,7 @@ class IncidentService:
         previous, self.config = self.config, saved
         if stored is not None:
             self.ledger.announce(stored)
+        await self.webhook_clients.retain(saved)
         await self.security.config_changed(previous, saved)
         return {"incident_monitor": saved.to_wire()}
 
@@ -151,14 +159,39 @@ class IncidentService:
         fields = prepare(config, report, trusted_binding=None)
         self._check_quality(fields)
         draft = new_draft(config, fields, now_ms=self.now_ms(), project=None)
-        stored, created, _, _ = await self.drafts.record(draft, None, now_ms=self.now_ms())
+        recorded = await self.drafts.record_unless_known(
+            draft, None, now_ms=self.now_ms(), probe=probe(fields)
+        )
+        if recorded.known_matches:
+            return self._suppressed(fields, recorded.known_matches)
+        stored = recorded.draft
         assert stored is not None
-        self._announce_draft(stored, created)
+        self._announce_draft(stored, recorded.created)
         return {
             "draft": stored.to_wire(),
-            "deduplicated": not created,
-            "duplicate_summary": _no_duplicates(),
+            "deduplicated": not recorded.created,
+            "duplicate_summary": duplicate_summary([]),
             "duplicate_matches": [],
+        }
+
+    def _suppressed(
+        self, fields: Mapping[str, Any], matches: list[dict[str, Any]]
+    ) -> dict[str, Any]:
+        """A report of a remembered failure pattern (reference §1.7 step 2): nothing stored."""
+        self.last_activity_at_ms = self.now_ms()
+        self.publish_event(
+            "incident_monitor.report.suppressed",
+            {
+                "fingerprint": fields["fingerprint"],
+                "reason": "duplicate_failure_pattern",
+                "pattern_ids": [m["pattern_id"] for m in matches],
+            },
+        )
+        return {
+            "suppressed": True,
+            "reason": "duplicate_failure_pattern",
+            "duplicate_summary": duplicate_summary(matches),
+            "duplicate_matches": matches,
         }
 
     def _check_quality(self, fields: Mapping[str, Any]) -> None:
@@ -263,8 +296,13 @@ class IncidentService:
         event_type: str,
         event_payload: Mapping[str, Any],
         project: Any = None,
+        check_patterns: bool = False,
     ) -> tuple[Draft | None, Incident | None, bool]:
-        """A failure the monitor observed itself (runtime events, log lines)."""
+        """A failure the monitor observed itself (runtime events, log lines).
+
+        ``check_patterns`` (runtime failures, reference §1.9): a failure matching a
+        remembered failure pattern keeps only its incident, ``duplicate_suppressed``.
+        """
         now = self.now_ms()
         incident = new_incident(
             fields,
@@ -278,7 +316,22 @@ class IncidentService:
             _, _, stored_incident, _ = await self.drafts.record(None, incident, now_ms=now)
             return None, stored_incident, False
         draft = new_draft(self.config, fields, now_ms=now, project=project)
-        stored, created, stored_incident, _ = await self.drafts.record(draft, incident, now_ms=now)
+        if check_patterns:
+            recorded = await self.drafts.record_unless_known(
+                draft, incident, now_ms=now, probe=probe(fields)
+            )
+            if recorded.known_matches:
+                self._suppressed(fields, recorded.known_matches)
+                return None, recorded.incident, False
+            stored, created, stored_incident = (
+                recorded.draft,
+                recorded.created,
+                recorded.incident,
+            )
+        else:
+            stored, created, stored_incident, _ = await self.drafts.record(
+                draft, incident, now_ms=now
+            )
         assert stored is not None
         self._announce_draft(stored, created)
         if created and stored_incident is not None:
@@ -287,60 +340,6 @@ class IncidentService:
                 {"incident_id": stored_incident.incident_id, "draft_id": stored.draft_id},
             )
         return stored, stored_incident, created
-
-    # ------------------------------------------------------------------ intake keys
-    async def intake_keys(self) -> dict[str, Any]:
-        return {"keys": [k.to_wire() for k in await self.keys.all_keys()]}
-
-    async def create_intake_key(self, body: Any) -> dict[str, Any]:
-        body = body if isinstance(body, Mapping) else {}
-        project_id = str(body.get("project_id") or "").strip()
-        if self.config.project(project_id) is None:
-            raise bad_request("INTAKE_PROJECT_UNKNOWN", f"project `{project_id}` is not configured")
-        name = str(body.get("name") or "").strip()
-        if not name:
-            raise bad_request("INTAKE_KEY_NAME_REQUIRED", "name is required")
-        scopes = body.get("scopes") or [REPORT_SCOPE]
-        if not isinstance(scopes, list) or not all(isinstance(s, str) for s in scopes):
-            raise bad_request("INTAKE_KEY_INVALID_SCOPES", "scopes must be a list of strings")
-        raw = INTAKE_KEY_PREFIX + secrets.token_hex(32)
-        key = IntakeKey(
-            key_id=f"intake-key-{uuid.uuid4().hex}",
-            project_id=project_id,
-            name=name,
-            key_hash=key_hash(raw),
-            enabled=True,
-            scopes=tuple(dict.fromkeys(s.strip() for s in scopes if s.strip())),
-            created_at_ms=self.now_ms(),
-        )
-        audit = self.ledger.entry(
-            "incident_monitor.intake_key.created",
-            {
-                "key_id": key.key_id,
-                "project_id": project_id,
-                "name": name,
-                "scopes": list(key.scopes),
-            },
-            domain=DOMAIN,
-            subject=key.key_id,
-        )
-        self.ledger.announce(await self.keys.insert(key, audit=audit))
-        return {"key": key.to_wire(), "raw_key": raw}
-
-    async def disable_intake_key(self, key_id: str) -> dict[str, Any]:
-        audit = self.ledger.entry(
-            "incident_monitor.intake_key.disabled",
-            {"key_id": key_id},
-            domain=DOMAIN,
-            subject=key_id,
-        )
-        key, stored = await self.keys.disable(key_id, audit=audit)
-        if key is None or stored is None:
-            raise not_found(
-                "INTAKE_KEY_NOT_FOUND", f"intake key `{key_id}` not found", key_id=key_id
-            )
-        self.ledger.announce(stored)
-        return {"key": key.to_wire()}
 
     # ------------------------------------------------------------------ upkeep
     async def poll_log_sources(self) -> None:
@@ -379,17 +378,6 @@ def _quality_error(fields: Mapping[str, Any], **extra: Any) -> Exception:
         quality_gate=gate,
         **extra,
     )
-
-
-def _no_duplicates() -> dict[str, Any]:
-    return {
-        "reason": "duplicate_failure_pattern",
-        "match_count": 0,
-        "max_recurrence_count": 1,
-        "linked_issue_numbers": [],
-        "best_match": None,
-        "matches": [],
-    }
 
 
 def _config_summary(config: MonitorConfig) -> dict[str, Any]:

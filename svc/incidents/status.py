@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ..convert import unstructure
 from .config_validation import valid_repo
 from .readiness import GITHUB_TOOLS, pick_tool
 from .source_readiness import source_readiness
@@ -86,7 +87,9 @@ async def build_status(service: IncidentService) -> dict[str, Any]:
             "github_comment_on_issue": bool(tools["comment"]),
         },
         "missing_required_capabilities": [r for r, t in tools.items() if t is None],
-        "destinations": [d.destination_id for d in config.effective_destinations()],
+        # whole destination records (a client validates each as a destination config);
+        # `webhook_secret_ref` is a reference (`env:NAME`), never the secret itself
+        "destinations": [unstructure(d) for d in config.effective_destinations()],
         "destination_readiness": [d.to_wire() for d in destinations],
         "source_readiness": sources,
         "pending_drafts": pending_drafts,

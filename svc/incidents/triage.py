@@ -40,6 +40,39 @@ SUMMARY_FIELDS = (
 )
 
 
+TRIAGE_NODES: tuple[tuple[str, str], ...] = (
+    (
+        "inspect",
+        "Inspect the reported failure (it is in the run context): say exactly what failed, "
+        "where, and what the evidence shows. Read the workspace files it names if that helps.",
+    ),
+    (
+        "research",
+        "From the inspection, research why the failure likely happened: the code paths, "
+        "configuration or inputs involved, and any earlier failure with the same signs.",
+    ),
+    (
+        "validate",
+        "Validate the likely cause against the evidence: what confirms it, what contradicts "
+        "it, and the steps that would reproduce and verify it. One step per line.",
+    ),
+    (
+        "propose_fix",
+        "Propose the fix: the change to make, the files to edit, and how to tell it worked. "
+        "Start with a one-line title for the issue.",
+    ),
+)
+"""The reference's four triage steps (§1.10.4), each handed the outputs of the last."""
+
+NODE_FIELDS = {
+    "inspect": "what_happened",
+    "research": "why_it_likely_happened",
+    "validate": "validation",
+    "propose_fix": "recommended_fix",
+}
+"""Which triage summary field each step's output becomes."""
+
+
 def _spec(service: IncidentService) -> dict[str, Any]:
     agent: dict[str, Any] = {
         "agent_id": "triage",
@@ -49,31 +82,42 @@ def _spec(service: IncidentService) -> dict[str, Any]:
     }
     if service.config.model_policy:
         agent["model_policy"] = dict(service.config.model_policy)
+    nodes = []
+    previous: str | None = None
+    for node_id, objective in TRIAGE_NODES:
+        nodes.append(
+            {
+                "node_id": node_id,
+                "agent_id": "triage",
+                "objective": objective,
+                "depends_on": [previous] if previous else [],
+            }
+        )
+        previous = node_id
     return {
         "name": "incident-monitor-triage",
         "status": "active",
         "schedule": {"type": "manual", "timezone": "UTC", "misfire_policy": {"type": "run_once"}},
         "agents": [agent],
-        "flow": {
-            "nodes": [
-                {
-                    "node_id": "triage",
-                    "agent_id": "triage",
-                    "objective": "Triage the reported failure: say what happened, why it likely "
-                    "happened, and the fix you recommend. The report is in the run context.",
-                    "depends_on": [],
-                }
-            ]
-        },
+        "flow": {"nodes": nodes},
         "execution": {"max_parallel_agents": 1},
     }
+
+
+def _node_ids(spec: Any) -> list[str]:
+    flow = spec.get("flow") if isinstance(spec, Mapping) else None
+    nodes = flow.get("nodes") if isinstance(flow, Mapping) else None
+    return [str(n.get("node_id")) for n in nodes or [] if isinstance(n, Mapping)]
 
 
 async def _automation_id(service: IncidentService) -> str:
     automations = service.engine.automations
     known = await service.config_repo.state(AUTOMATION_KEY)
-    if known and await automations.get_v2(known) is not None:
-        return known
+    existing = await automations.get_v2(known) if known else None
+    # An automation stored by an earlier version with other steps is left alone (its
+    # runs keep their definition) and a new one with the current steps replaces it.
+    if existing is not None and _node_ids(existing.spec) == [n for n, _ in TRIAGE_NODES]:
+        return existing.automation_id
     created = await automations.create_v2(_spec(service))
     await service.config_repo.set_state(AUTOMATION_KEY, created.automation_id)
     return created.automation_id
@@ -107,7 +151,13 @@ async def start_triage(
             now = service.now_ms()
             timeout = service.config.triage_timeout_ms
             # Committed before the run exists: a restart re-creates this same run id.
+            summary = draft.get("triage_summary") or {}
             draft = draft.evolve(
+                # A new run starts clean: an earlier run's end state ("timed_out") would
+                # make recovery skip it, and its summary would hide the new run's output.
+                # An operator's own summary is kept.
+                triage_status=None,
+                triage_summary=summary if summary.get("source") == "operator" else None,
                 triage_run_id=run_id,
                 triage_started_at_ms=now,
                 triage_deadline_at_ms=now + timeout if timeout else None,
@@ -153,8 +203,18 @@ async def collect(service: IncidentService, draft: Draft) -> Draft:
         return draft.evolve(github_status="triage_failed", triage_status=run.status)
     from .redaction import redact_text
 
-    output = "\n\n".join(run.node_outputs.values())
-    summary = {"what_happened": redact_text(output, "default")[:8000], "source": "triage_run"}
+    summary: dict[str, Any] = {"source": "triage_run", "run_id": run_id, "nodes": {}}
+    for node_id, text in run.node_outputs.items():
+        clean = redact_text(text, "default")[:8000]
+        summary["nodes"][node_id] = clean
+        field = NODE_FIELDS.get(node_id, "what_happened")
+        summary[field] = f"{summary[field]}\n\n{clean}" if field in summary else clean
+    if summary.get("validation"):
+        lines = [line.strip(" -*\t") for line in summary["validation"].splitlines()]
+        summary["verification_steps"] = [line for line in lines if line][:10]
+    title = next(iter(str(summary.get("recommended_fix") or "").strip().splitlines()), "")
+    if title.strip("# ").strip():
+        summary["suggested_title"] = title.strip("# ").strip()[:200]
     return draft.evolve(
         triage_summary=summary,
         triage_status="completed",
@@ -190,22 +250,30 @@ async def triage_summary(service: IncidentService, draft_id: str, body: Any) -> 
                     "TRIAGE_SYNTHESIS_FAILED", "the triage run has no output yet", draft_id=draft_id
                 )
         await service.drafts.save_draft(draft)
-    return {"ok": True, "draft": draft.to_wire(), "triage_summary": draft.get("triage_summary")}
+        # the summary sharpens the remembered pattern (reference §1.10.5)
+        pattern = await service.patterns.remember(draft, now_ms=service.now_ms())
+    return {
+        "ok": True,
+        "draft": draft.to_wire(),
+        "triage_summary": draft.get("triage_summary"),
+        "failure_pattern_memory": pattern,
+    }
 
 
 async def issue_draft(service: IncidentService, draft_id: str) -> dict[str, Any]:
     async with service.serial.turn(draft_id):
         draft = await collect(service, await get_draft(service, draft_id))
         summary = draft.get("triage_summary") or {}
-        body = "\n\n".join(
-            p
-            for p in [
-                f"## What happened\n{summary.get('what_happened')}" if summary else None,
-                f"## Report\n{draft.text('detail') or ''}",
-                f"Fingerprint: `{draft.fingerprint}`",
-            ]
-            if p
-        )
+        sections = [
+            ("What happened", "what_happened"),
+            ("Why it likely happened", "why_it_likely_happened"),
+            ("Validation", "validation"),
+            ("Recommended fix", "recommended_fix"),
+        ]
+        parts = [f"## {label}\n{summary[key]}" for label, key in sections if summary.get(key)]
+        parts.append(f"## Report\n{draft.text('detail') or ''}")
+        parts.append(f"Fingerprint: `{draft.fingerprint}`")
+        body = "\n\n".join(parts)
         issue = {"title": summary.get("suggested_title") or draft.text("title"), "body": body}
         draft = draft.evolve(
             issue_draft=issue, github_status="issue_draft_ready", updated_at_ms=service.now_ms()

@@ -22,13 +22,14 @@ instead of waiting.
 from __future__ import annotations
 
 import logging
+import secrets
 import time
 from typing import TYPE_CHECKING, Any
 
 import attrs
 import trio
 
-from ..errors import Conflict, SvcError
+from ..errors import Conflict, Forbidden, SvcError
 from ..logs import register_secret
 from .oauth_repository import McpOAuthRepository
 
@@ -153,6 +154,8 @@ class Flow:
     url_ready: trio.Event = attrs.field(factory=trio.Event)
     done: trio.Event = attrs.field(factory=trio.Event)
     code: trio.MemorySendChannel[Any] | None = None
+    expected_state: str | None = None
+    """The ``state`` of the authorization URL: the browser's redirect must bring it back."""
     scope: trio.CancelScope = attrs.field(factory=trio.CancelScope)
 
     def to_wire(self) -> dict[str, Any]:
@@ -234,7 +237,11 @@ class McpOAuth:
         flow.code = send
 
         async def redirect(authorization_url: str) -> None:
+            from urllib.parse import parse_qs, urlsplit
+
             flow.authorization_url = authorization_url
+            states = parse_qs(urlsplit(authorization_url).query).get("state")
+            flow.expected_state = states[0] if states else None
             flow.state = "pending"
             flow.url_ready.set()
 
@@ -302,6 +309,20 @@ class McpOAuth:
         await flow.code.send(_sdk().AuthorizationCodeResult(code=code, state=state))
         await flow.done.wait()
         return self.status_body(server)
+
+    async def redirected(self, server: str, code: str, state: str) -> dict[str, Any]:
+        """The browser's redirect to the public callback: no token, so the ``state`` of the
+        flow's own authorization URL is the proof (a guess is refused before the flow sees
+        it, so nobody without the URL can fail or hijack a waiting authorization)."""
+        flow = self.flows.get(server)
+        expected = flow.expected_state if flow is not None else None
+        if flow is None or flow.state != "pending" or expected is None:
+            raise Conflict(
+                f"no authorization of MCP server `{server}` is waiting for a code", name=server
+            )
+        if not secrets.compare_digest(state.encode(), expected.encode()):
+            raise Forbidden("the authorization's state does not match", code="OAUTH_STATE_MISMATCH")
+        return await self.callback(server, code, state)
 
     async def logout(self, server: str) -> dict[str, Any]:
         self.service.get(server)

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from .chunking import count_tokens as count_tokens
     from .component import MemoryComponent as MemoryComponent
     from .exchanges import ExchangeRecorder as ExchangeRecorder
+    from .exchanges import channel_tags as channel_tags
     from .exchanges import clip as clip
     from .exchanges import compact_exchange as compact_exchange
     from .factory import build_record as build_record
@@ -94,6 +95,7 @@ _exports = LazyExports(
         ],
         ".exchanges": [
             "ExchangeRecorder",
+            "channel_tags",
             "clip",
             "compact_exchange",
         ],

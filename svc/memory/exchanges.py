@@ -58,6 +58,12 @@ def clip(text: str, limit: int) -> str:
     return cut.rstrip(" ,;:.") + "…"
 
 
+def channel_tags(channel: str, conversation: str) -> tuple[str, str]:
+    """The tags of a chat conversation's exchanges: the channel, and ``<channel>:<conversation>``
+    (the filter a conversation's later prompts search by)."""
+    return (channel, f"{channel}:{conversation}"[:64].lower())
+
+
 def compact_exchange(user: str, assistant: str, *, side_chars: int = DEFAULT_SIDE_CHARS) -> str:
     return f"User: {clip(user, side_chars)}\nAssistant: {clip(assistant, side_chars)}"
 
@@ -172,6 +178,12 @@ class ExchangeRecorder:
             return None
         from .records import Exchange
 
+        channel, conversation = run.metadata.get("channel"), run.metadata.get("conversation")
+        tags = (
+            channel_tags(str(channel), str(conversation))
+            if run.source == "channel" and channel and conversation
+            else ()
+        )
         return Exchange(
             session_id=run.session_id,
             run_id=run.id,
@@ -183,6 +195,7 @@ class ExchangeRecorder:
             source=run.source,
             agent_id=run.agent_id,
             finished_at_ms=run.finished_at_ms or run.last_activity_at_ms,
+            channel_tags=tags,
         )
 
     def records_for(self, exchange: Exchange) -> list[MemoryRecord]:
@@ -191,7 +204,7 @@ class ExchangeRecorder:
         content = compact_exchange(
             exchange.user_text, exchange.assistant_text, side_chars=self.side_chars
         )
-        metadata = {
+        metadata: dict[str, Any] = {
             "session_id": exchange.session_id,
             "run_id": exchange.run_id,
             "source": exchange.source,
@@ -201,18 +214,23 @@ class ExchangeRecorder:
             "finished_at_ms": exchange.finished_at_ms,
         }
         tiers: list[Tier] = ["session", "project"] if exchange.project_id else ["session"]
+        if exchange.channel_tags:
+            # A chat conversation outlives its sessions (`/new`): its exchanges are stored once,
+            # global and tagged, and found by the tag (svc/channels/exchange_memory.py).
+            tiers = ["global"]
+            metadata["channel_tags"] = list(exchange.channel_tags)
         now = self.memory.clock.now_ms()
         return [
             build_record(
                 NewRecord(
                     content=content,
                     tier=tier,
-                    project_id=exchange.project_id,
                     session_id=exchange.session_id if tier == "session" else None,
+                    project_id=None if tier == "global" else exchange.project_id,
                     run_id=exchange.run_id,
                     kind="exchange",
                     source_type="exchange",
-                    tags=("exchange",),
+                    tags=("exchange", *exchange.channel_tags),
                     metadata=metadata,
                     provenance={"source": "session.run.finished"},
                     source_key=f"exchange/{exchange.run_id}/{tier}",
@@ -224,4 +242,4 @@ class ExchangeRecorder:
         ]
 
 
-__all__ = ["CURSOR_KEY", "ExchangeRecorder", "clip", "compact_exchange"]
+__all__ = ["CURSOR_KEY", "ExchangeRecorder", "channel_tags", "clip", "compact_exchange"]

@@ -257,6 +257,9 @@ class Exchange:
     source: str
     agent_id: str | None
     finished_at_ms: int
+    channel_tags: tuple[str, ...] = ()
+    """A chat channel's run (svc/channels): the channel and conversation tags its one
+    global-tier record carries instead of the session-tier one."""
 
 
 __all__ = [

@@ -76,21 +76,35 @@ def install_web_ui(app: Quart, prefix: str) -> frozenset[str]:
 
 
 def refuse_overlap(app: Quart, prefix: str) -> None:
-    """ConfigError when a GET route of ``app`` lies at or under ``prefix``, or answers one of
-    the application's paths."""
+    """ConfigError when the application would overlap an API route of ``app``.
+
+    The rule (the page is only ever ``GET``/``HEAD``): an API route answering GET or
+    HEAD at or under ``prefix`` overlaps, and so does any API route, whatever its
+    methods, at one of the application's own paths (that path would be public for
+    GET and gated otherwise). An API route under the prefix answering only other
+    methods (``POST /admin/reload-config``) is no overlap: the gate keeps it, and
+    every other path under the prefix, token-gated (svc/http/gate.py).
+    """
+    from werkzeug.exceptions import MethodNotAllowed, NotFound
+
     adapter = app.url_map.bind("localhost")
-    probes = [prefix, f"{prefix}/", *(f"{prefix}/{name}" for name in static_files())]
     for rule in app.url_map.iter_rules():
         if not (rule.methods or set()) & SHELL_METHODS:
             continue
         if rule.rule == prefix or rule.rule.startswith(f"{prefix}/"):
             raise _overlap(prefix, rule.rule)
-    for probe in probes:
-        try:
-            matched = adapter.match(probe, method="GET")
-        except Exception:  # werkzeug's NotFound, MethodNotAllowed or RequestRedirect: no GET here
-            continue
-        raise _overlap(prefix, str(matched[0]))
+    for probe in sorted(shell_paths(prefix)):
+        for method in SHELL_METHODS:
+            try:
+                matched = adapter.match(probe, method=method)
+            except MethodNotAllowed:
+                # Another method's API route lives at one of the application's own paths.
+                raise _overlap(prefix, probe) from None
+            except NotFound:
+                continue
+            except Exception:  # werkzeug's RequestRedirect (a slash rule): not this path
+                continue
+            raise _overlap(prefix, str(matched[0]))
 
 
 def _overlap(prefix: str, route: str) -> ConfigError:

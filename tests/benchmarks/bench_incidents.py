@@ -9,11 +9,15 @@ reports sent. Baseline in the same run: as many bare ``POST /memory/put`` reques
 Target: intake per report <= 2x a memory put.
 
 Webhook: ``--deliveries`` publishes to a webhook receiver on loopback (the two
-development opt-ins on) against plain ``httpx`` POSTs of the same payload bytes to the
-same receiver. Each publish is a new draft (a repeat would be skipped as a duplicate),
-so the figure is the delivery overhead: sign, guard, post, receipt and audit rows. Both
+development opt-ins on) against plain ``httpx`` POSTs (one pooled client) of the same
+payload bytes to the same receiver, interleaved one for one in alternating order. Each
+publish is a new draft (a repeat would be skipped as a duplicate), so the figure is the
+whole publish: read the draft, route, sign, guard, post, receipt and audit rows. Both
 sides run in the engine's process (``engine.incidents.publisher.publish``, no HTTP in
-front), medians of the per-delivery times.
+front), medians of the per-delivery times, after one warm-up of each. A second line
+splits off the delivery alone (``WebhookAdapter.deliver``: payload, sign, guard, POST
+through the destination's pooled client, receipt built) against plain POSTs the same
+way: the difference between the two lines is the publish's store work.
 Target: <= 1.5x the plain POST. (Draft creation is measured separately and excluded.)
 """
 
@@ -32,6 +36,9 @@ import httpx
 import trio
 
 import svc
+from svc.incidents.destinations import DeliveryContext
+from svc.incidents.destinations.webhook import WebhookAdapter
+from svc.incidents.routing import RouteMatch
 from tests.fakes.webhook_receiver import open_webhook_receiver
 
 SECRET = "bench-secret-0123456789"
@@ -93,23 +100,78 @@ async def webhook(
                     "draft"
                 ]["draft_id"]
             )
+        # Interleaved, in alternating order: on a busy machine a delivery and the plain
+        # POST it is compared with see the same background load (a run of one side after
+        # the other would measure whatever else the machine did meanwhile).
+        body = b""
         timings: list[float] = []
-        for draft_id in ids:
-            start = time.perf_counter()
-            result = await engine.incidents.publisher.publish(draft_id)
-            timings.append(time.perf_counter() - start)
-            assert result["action"] == "post_webhook", result
-        assert all(d.verified for d in receiver.deliveries)
-        body = receiver.deliveries[-1].body
         plain: list[float] = []
+        alone: list[float] = []
+        alone_plain: list[float] = []
         async with httpx.AsyncClient() as direct:
-            for _ in range(deliveries):
+
+            async def deliver(draft_id: str) -> None:
+                start = time.perf_counter()
+                result = await engine.incidents.publisher.publish(draft_id)
+                timings.append(time.perf_counter() - start)
+                assert result["action"] == "post_webhook", result
+
+            async def post_plain(into: list[float] = plain) -> None:
                 start = time.perf_counter()
                 await direct.post(
                     receiver.url, content=body, headers={"content-type": "application/json"}
                 )
-                plain.append(time.perf_counter() - start)
-        return statistics.median(timings), statistics.median(plain)
+                into.append(time.perf_counter() - start)
+
+            await deliver(ids[0])  # warm-up: the destination's client connects
+            body = receiver.deliveries[-1].body
+            await post_plain()
+            timings.clear()
+            plain.clear()
+            for i, draft_id in enumerate(ids[1:]):
+                if i % 2:
+                    await deliver(draft_id)
+                    await post_plain()
+                else:
+                    await post_plain()
+                    await deliver(draft_id)
+            # The delivery alone (sign, guard, POST through the destination's client, the
+            # receipt built but not stored), interleaved with plain POSTs the same way.
+            draft = await engine.incidents.drafts.draft(ids[-1])
+            assert draft is not None
+            ctx = DeliveryContext(
+                service=engine.incidents,
+                config=engine.incidents.config,
+                destination=engine.incidents.config.destinations[0],
+                draft=draft,
+                incident=None,
+                match=RouteMatch(None, None, ("hook",), False, "default_destination"),
+                evidence_digest="0" * 64,
+                idempotency_key="1" * 64,
+                delivery_id="svcwh_bench",
+                target_ref=receiver.url,
+            )
+            adapter = WebhookAdapter()
+            for i in range(len(ids)):
+                if i % 2:
+                    start = time.perf_counter()
+                    assert (await adapter.deliver(ctx)).ok
+                    alone.append(time.perf_counter() - start)
+                    await post_plain(alone_plain)
+                else:
+                    await post_plain(alone_plain)
+                    start = time.perf_counter()
+                    assert (await adapter.deliver(ctx)).ok
+                    alone.append(time.perf_counter() - start)
+        # the plain POSTs reach the receiver unsigned; every signed one must verify
+        signed = [d for d in receiver.deliveries if "x-svc-signature" in d.headers]
+        assert len(signed) == 2 * len(ids) and all(d.verified for d in signed)
+        return (
+            statistics.median(timings),
+            statistics.median(plain),
+            statistics.median(alone),
+            statistics.median(alone_plain),
+        )
 
 
 async def main(args: argparse.Namespace) -> None:
@@ -137,10 +199,14 @@ async def main(args: argparse.Namespace) -> None:
                 f"intake: {per_report * 1000:.3f} ms/report, memory put "
                 f"{per_put * 1000:.3f} ms -> {per_report / per_put:.2f}x (target <= 2x)"
             )
-            hook, plain = await webhook(engine, client, args.deliveries)
+            hook, plain, alone, alone_plain = await webhook(engine, client, args.deliveries)
             print(
                 f"webhook delivery: {hook * 1000:.3f} ms, plain httpx POST "
                 f"{plain * 1000:.3f} ms -> {hook / plain:.2f}x (target <= 1.5x)"
+            )
+            print(
+                f"  of which sign+guard+POST alone: {alone * 1000:.3f} ms, plain "
+                f"{alone_plain * 1000:.3f} ms -> {alone / alone_plain:.2f}x"
             )
 
 

@@ -94,17 +94,23 @@ async def intake_report() -> Any:
 
 @bp.get(f"{P}/intake/keys")
 async def intake_keys() -> Any:
-    return await incidents().intake_keys()
+    from ...incidents.intake_keys import list_keys
+
+    return await list_keys(incidents())
 
 
 @bp.post(f"{P}/intake/keys")
 async def create_intake_key() -> Any:
-    return await incidents().create_intake_key(await json_body())
+    from ...incidents.intake_keys import create_key
+
+    return await create_key(incidents(), await json_body())
 
 
 @bp.post(f"{P}/intake/keys/<key_id>/disable")
 async def disable_intake_key(key_id: str) -> Any:
-    return await incidents().disable_intake_key(key_id)
+    from ...incidents.intake_keys import disable_key
+
+    return await disable_key(incidents(), key_id)
 
 
 # ---------------------------------------------------------------------- incidents

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 from typing import Any
 
 from quart import Blueprint
@@ -102,6 +103,25 @@ async def auth_callback(name: str) -> Any:
     if state is not None and not isinstance(state, str):
         raise ValidationFailed("`state` must be a string", field="state")
     return await engine().mcp.oauth().callback(name, code, state)
+
+
+@bp.get("/mcp/<name>/auth/callback")
+async def auth_redirect(name: str) -> Any:
+    """Where the authorization server sends the person's browser back (public: the flow's
+    ``state`` is the proof, checked by the service)."""
+    code = query_str("code")
+    state = query_str("state")
+    if not code:
+        raise ValidationFailed("`code` is required", field="code")
+    if not state:
+        raise ValidationFailed("`state` is required", field="state")
+    status = await engine().mcp.oauth().redirected(name, code, state)
+    outcome = "authorized" if status.get("state") == "authorized" else "not authorized"
+    page = (
+        "<!doctype html><meta charset=utf-8><title>svc-engine</title>"
+        f"<p>MCP server {html.escape(name)}: {outcome}. You can close this tab.</p>"
+    )
+    return page, 200, {"Content-Type": "text/html; charset=utf-8"}
 
 
 @bp.post("/mcp/<name>/auth/authenticate")

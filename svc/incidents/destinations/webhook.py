@@ -22,7 +22,7 @@ import trio
 from ... import __version__
 from ..config import Destination, MonitorConfig
 from ..redaction import redact_value
-from ..webhook_policy import WebhookPolicy, resolve_secret, target_ref, webhook_policy
+from ..webhook_policy import WebhookPolicy, resolve_secret, target_ref
 from .base import Adapter, Delivery, DeliveryContext
 
 SCHEME = "svc_hmac_sha256_v1"
@@ -123,10 +123,12 @@ def build_payload(ctx: DeliveryContext, now_ms: int) -> dict[str, Any]:
         "issue_draft": draft.get("issue_draft"),
         "triage_summary": draft.get("triage_summary"),
     }
-    # Everything sent passed intake redaction already; this catches credential-named
-    # fields a triage summary or issue draft may have picked up since.
-    redacted: dict[str, Any] = redact_value(payload, "default")
-    return redacted
+    # The draft and incident parts passed intake redaction already; the triage summary
+    # and issue draft were written since (by a model or an operator), so they are
+    # redacted here, credential-named fields included.
+    for key in ("issue_draft", "triage_summary"):
+        payload[key] = redact_value(payload[key], "default")
+    return payload
 
 
 def _retryable(status: int) -> bool:
@@ -142,10 +144,11 @@ class WebhookAdapter(Adapter):
         return target_ref(destination.webhook_url or "")
 
     async def deliver(self, ctx: DeliveryContext) -> Delivery:
-        from ...net import UrlPolicy, UrlRefused, guarded_stream
+        from ...net import UrlRefused, guarded_stream
 
         engine = ctx.service.engine
-        policy = webhook_policy(ctx.destination)
+        client = ctx.service.webhook_clients.for_destination(ctx.destination)
+        policy, guard = client.policy, client.guard
         secret = resolve_secret(ctx.destination.webhook_secret_ref, engine.settings.environ)
         url = ctx.destination.webhook_url or ""
         payload = build_payload(ctx, ctx.service.now_ms())
@@ -173,12 +176,6 @@ class WebhookAdapter(Adapter):
                 f"Webhook payload is {len(raw)} bytes, exceeding configured limit of "
                 f"{policy.payload_byte_limit} bytes",
             )
-        guard = UrlPolicy(
-            allow_http=policy.allow_insecure_http,
-            allow_private=policy.allow_private_networks,
-            allowed_hosts=policy.allowed_hosts,
-            max_redirects=0,
-        )
         excerpt = ""
         for attempt in range(1, policy.max_attempts + 1):
             if attempt > 1:
@@ -197,7 +194,7 @@ class WebhookAdapter(Adapter):
             receipt["attempt_count"] = attempt
             try:
                 status, excerpt, truncated = await _post(
-                    engine.http, url, guard, policy, headers, raw, guarded_stream
+                    client.http, url, guard, policy, headers, raw, guarded_stream
                 )
             except UrlRefused as exc:
                 record["error"] = exc.message

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from typing import TYPE_CHECKING, cast
 
 import attrs
 import httpx
@@ -13,6 +14,9 @@ import trio
 from .app import create_panel_app
 from .config import PanelConfig
 from .engine_process import EngineLink, open_engine_link
+
+if TYPE_CHECKING:
+    from hypercorn.typing import ASGIFramework
 
 GRACE_SECONDS = 5.0
 
@@ -47,5 +51,8 @@ async def serve_panel(
 
         # Cancellation (the caller's) is the shutdown: hypercorn stops gracefully within it.
         await hypercorn.trio.serve(
-            app, hyper, shutdown_trigger=trio.sleep_forever, task_status=_Started()
+            cast("ASGIFramework", app),
+            hyper,
+            shutdown_trigger=trio.sleep_forever,
+            task_status=_Started(),
         )

@@ -103,10 +103,16 @@ async def test_completed_exchanges_are_remembered_and_recalled_per_conversation(
     fake_model.enqueue(Turn.reply("The launch code word is pelican."))
     tg.push_message(chat_id=7, user_id=42, text="what is the launch code word")
     await tg.changes.until(lambda: "The launch code word is pelican." in tg.texts(7))
-    await _remembered(engine, 1)  # written once the answer is complete
+    await _remembered(engine, 1)  # written by the memory's recorder once the run finished
     listed = (await client.get("/memory", params={"channel_tag": "telegram"})).json()
     contents = [item["content"] for item in listed["items"]]
     assert any("pelican" in c and "launch code" in c for c in contents)
+    # Stored once: one exchange record in every tier, global and tagged with its conversation.
+    exchanges = (await client.get("/memory", params={"kind": "exchange", "limit": 50})).json()
+    assert exchanges["total"] == 1, exchanges["items"]
+    (record,) = exchanges["items"]
+    assert record["tier"] == "global"
+    assert {"telegram", "telegram:7"} <= set(record["tags"])
     tg.push_message(chat_id=7, user_id=42, text="/new")
     await tg.changes.until(lambda: "Started a fresh session." in tg.texts(7))
     tg.push_message(chat_id=7, user_id=42, text="remind me of the launch code word")
@@ -120,18 +126,15 @@ async def test_completed_exchanges_are_remembered_and_recalled_per_conversation(
 
 
 async def _remembered(engine: svc.Engine, count: int) -> None:
-    """Wait until ``count`` channel exchanges were stored (announced as ``memory.updated``)."""
+    """Wait until ``count`` exchanges were stored (the recorder's ``memory.updated``)."""
     seen = 0
     with EventStream(
         engine.events, EventFilter(types=frozenset({"memory.updated"})), after_seq=0
     ) as stream:
         while seen < count:
             for event in await stream.receive():
-                if (
-                    event.properties.get("tier") == "global"
-                    and event.properties.get("kind") == "exchange"
-                ):
-                    seen += 1
+                if event.properties.get("action") == "exchange":
+                    seen += int(event.properties.get("count", 0))
 
 
 async def test_reload_config_restarts_only_changed_listeners(

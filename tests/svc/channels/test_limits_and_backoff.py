@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 from typing import Any, cast
 
+import pytest
 import trio
 import trio.testing
 
@@ -74,3 +75,16 @@ async def test_reconnects_back_off_exponentially_and_reset_after_a_good_connecti
     assert delays[8] == 100 + 1  # after a connection that got going: back to 1 s
     assert listener.status.last_error == "connection reset"
     assert listener.status.reconnects == 9
+
+
+async def test_a_batch_whose_offset_was_not_stored_has_no_effect() -> None:
+    from svc.channels.listener import PlatformError
+    from svc.channels.telegram import _Recorded
+
+    stored, failed = _Recorded(), _Recorded()
+    stored.ok = True
+    stored.done.set()
+    failed.done.set()  # the write raised: `ok` stayed false
+    await stored.wait()
+    with pytest.raises(PlatformError, match="offset could not be stored"):
+        await failed.wait()

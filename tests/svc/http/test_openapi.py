@@ -188,6 +188,7 @@ def test_the_document_is_json_serialisable(document: dict[str, Any]) -> None:
 UNNAMED_BODIES = {
     "docs.doc_page": "an HTML page, not JSON",
     "docs.doc_asset": "a script, not JSON",
+    "mcp.auth_redirect": "an HTML page for the browser, not JSON",
     "metrics.metrics": "the Prometheus text format, not JSON",
     "channels.slack_events": "Slack's own challenge and acknowledgement bodies",
     "goals.dispatch_action": "the projected action's own result, not yet recorded",

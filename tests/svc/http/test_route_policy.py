@@ -18,7 +18,7 @@ from quart import Quart
 import svc
 from svc import Settings
 from svc.http.app import create_app
-from svc.http.auth import PUBLIC_ROUTES
+from svc.http.auth import PUBLIC_PATTERNS, PUBLIC_ROUTES, is_public
 from svc.http.policy import ROUTE_POLICY, Auth
 from svc.http.routes.docs import ASSETS
 
@@ -85,10 +85,20 @@ def test_public_rows_are_exactly_what_the_gate_lets_through() -> None:
             assert method == "GET"
             if rule == "/doc/<asset>":
                 expected |= {f"/doc/{name}" for name in ASSETS}
+            elif "<" in rule:
+                # A variable route whose handler checks its caller: matched by a pattern.
+                assert is_public(method, concrete(rule)), rule
+                assert not is_public(method, concrete(rule) + "/x"), rule
             else:
                 expected.add(rule)
     assert public_paths == expected
     assert {path for method, path in PUBLIC_ROUTES if method == "HEAD"} == expected
+    patterned = [
+        rule
+        for (_, rule), auth in ROUTE_POLICY.items()
+        if "<" in rule and auth is Auth.PUBLIC and rule != "/doc/<asset>"
+    ]
+    assert len(patterned) == len(PUBLIC_PATTERNS)
 
 
 def concrete(rule: str) -> str:

@@ -202,3 +202,39 @@ async def test_approval_required_draft_waits_then_publishes_on_approval(
     again = await client.post(f"/incident-monitor/drafts/{draft['draft_id']}/approve")
     assert again.status_code == 409
     assert again.json()["code"] == "INCIDENT_MONITOR_DRAFT_NOT_PENDING_APPROVAL"
+
+
+async def test_a_webhook_destination_keeps_one_pinned_connection(
+    engine: svc.Engine, client: httpx.AsyncClient
+) -> None:
+    async with open_webhook_receiver(HOOK_SECRET) as receiver:
+        await configure(
+            client,
+            destinations=[webhook(receiver.url, **DEV)],
+            default_destination_ids=["ops-hook"],
+        )
+        hooks = engine.incidents.webhook_clients
+        for i in range(3):
+            draft = await draft_of(client, title=f"Failure {i}")
+            published = await client.post(f"/incident-monitor/drafts/{draft['draft_id']}/publish")
+            assert published.status_code == 200, published.text
+        assert [d.verified for d in receiver.deliveries] == [True] * 3
+        destination = engine.incidents.config.destination("ops-hook")
+        assert destination is not None
+        kept = hooks.for_destination(destination)
+        # one connection, to the checked address, reused by every delivery
+        pool = kept.http._transport._pool  # type: ignore[attr-defined]  # httpx's pool
+        assert len(pool.connections) == 1
+        assert not kept.http.cookies  # a receiver's cookies are not kept
+        # every audit row of a publish commits with its receipt, the attempt included
+        rows = await engine.incidents.ledger.entries(domain="incident_monitor", limit=20)
+        types = [r.type for r in rows]
+        assert types.count("incident_monitor.publish.attempted") == 3
+        assert types.count("incident_monitor.publish.completed") == 3
+        # a changed destination gets a new client; the old one is closed at the save
+        await configure(
+            client,
+            destinations=[webhook(receiver.url, timeout_ms=2000, **DEV)],
+            default_destination_ids=["ops-hook"],
+        )
+        assert kept.http.is_closed

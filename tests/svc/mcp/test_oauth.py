@@ -4,7 +4,8 @@ without a restart, refreshed before they expire, never shown, and logout."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
+from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import httpx
@@ -103,3 +104,49 @@ async def test_a_callback_without_a_waiting_flow_is_a_conflict(
     assert missing.status_code == 400 and missing.json()["field"] == "code"
     unknown = await client.post("/mcp/nobody/auth", json={})
     assert unknown.status_code == 404
+
+
+async def test_the_browser_redirect_completes_the_flow_without_a_token(
+    make_settings: Callable[..., Any], guarded: FakeMcpServer
+) -> None:
+    settings = make_settings(api_token="tok-oauth-redirect")
+    async with (
+        svc.open_engine(settings, serve_http=True) as engine,
+        httpx.AsyncClient(
+            base_url=engine.url or "", headers={"X-Svc-Token": "tok-oauth-redirect"}
+        ) as client,
+    ):
+        await _redirect_flow(engine, client, guarded)
+
+
+async def _redirect_flow(
+    engine: svc.Engine, client: httpx.AsyncClient, guarded: FakeMcpServer
+) -> None:
+    await add_server(client, "guarded", guarded.url)
+    started = (await client.post("/mcp/guarded/auth", json={})).json()
+    async with httpx.AsyncClient() as browser:
+        answer = await browser.get(started["authorizationUrl"], follow_redirects=False)
+        back = answer.headers["location"]
+        assert back.startswith(f"{engine.url}/mcp/guarded/auth/callback?"), back
+        query = parse_qs(urlsplit(back).query)
+
+        # A guessed state is refused before the flow sees it: the flow keeps waiting.
+        forged = await browser.get(
+            f"{engine.url}/mcp/guarded/auth/callback",
+            params={"code": query["code"][0], "state": "guessed"},
+        )
+        assert forged.status_code == 403
+        assert forged.json()["code"] == "OAUTH_STATE_MISMATCH"
+        assert (await client.get("/mcp/guarded/auth")).json()["state"] == "pending"
+        missing = await browser.get(f"{engine.url}/mcp/guarded/auth/callback")
+        assert missing.status_code == 400 and missing.json()["field"] == "code"
+
+        # The person's browser (no engine token) follows the real redirect; other routes
+        # still want the token.
+        assert (await browser.get(f"{engine.url}/mcp/guarded/auth")).status_code == 401
+        page = await browser.get(back)
+    assert page.status_code == 200 and "authorized" in page.text
+    assert page.headers["content-type"].startswith("text/html")
+    status = (await client.get("/mcp/guarded/auth")).json()
+    assert status["state"] == "authorized" and status["connected"] is True, status
+    assert [t["tool_name"] for t in (await client.get("/mcp/tools")).json()] == ["whoami"]

@@ -100,3 +100,46 @@ def test_prefix_that_is_not_a_plain_path_is_refused(prefix: str) -> None:
 def test_prefix_is_normalized() -> None:
     assert normalize_prefix("admin/") == "/admin"
     assert normalize_prefix("/ops/console") == "/ops/console"
+
+
+def test_default_prefix_is_accepted_beside_post_only_admin_routes(
+    make_settings: Callable[..., Settings],
+) -> None:
+    # The rule: an overlap is an API route answering GET or HEAD at or under the prefix
+    # (the page is only ever GET/HEAD). `POST /admin/reload-config` is not one; but a prefix
+    # whose own paths are an API route's, whatever its methods, is.
+    check_web_ui(make_settings(web_ui=True, web_ui_prefix="/admin"))
+    check_web_ui(make_settings(web_ui=True, web_ui_prefix="/admin/reload-config/ui"))
+    with pytest.raises(ConfigError, match="overlaps the API route"):
+        check_web_ui(make_settings(web_ui=True, web_ui_prefix="/admin/reload-config"))
+
+
+async def test_api_routes_under_the_prefix_stay_gated_and_never_get_the_shell(
+    make_settings: Callable[..., Settings],
+) -> None:
+    async with (
+        svc.open_engine(make_settings(api_token=TOKEN, web_ui=True), serve_http=True) as engine,
+        httpx.AsyncClient(base_url=engine.url or "") as client,
+    ):
+        for method, path in [
+            ("GET", "/admin/reload-config"),
+            ("HEAD", "/admin/reload-config"),
+            ("POST", "/admin/reload-config"),
+            ("GET", "/admin/reload-config/"),
+            ("GET", "/administrator"),
+            ("GET", "/admin%2fapi"),
+            ("GET", "/admin%2Freload-config"),
+            ("GET", "/admin/.."),
+            ("GET", "/admin/../admin/reload-config"),
+            ("GET", "/admin/%2e%2e/global/health"),
+        ]:
+            assert await _status(client, method, path) == 401, (method, path)
+        headers = {"X-Agent-Token": TOKEN}
+        # With the token, GET is not served the shell: the route answers POST only.
+        got = await client.get("/admin/reload-config", headers=headers)
+        assert got.status_code == 405
+        assert "<html" not in got.text.lower()
+        posted = await client.post("/admin/reload-config", headers=headers)
+        assert posted.status_code == 200, posted.text
+        # The shell itself with a query string is still the public shell.
+        assert (await client.get("/admin", params={"x": "1"})).status_code == 200

@@ -14,6 +14,7 @@ from svc import Settings
 from svc.webui.panel.config import PanelConfig
 from svc.webui.panel.server import RunningPanel, serve_panel
 from tests.fakes.turns import Turn
+from tests.helpers import read_sse
 
 from .browser import open_page, run_in_browser, screenshot
 
@@ -133,3 +134,33 @@ async def test_panel_with_an_access_token_requires_it(
         allowed = await client.get("/engine/session", headers={"X-Agent-Token": "panel-secret"})
         assert allowed.status_code == 200
         assert (await client.get("/")).status_code == 200
+
+
+async def test_panel_forwards_bodies_raw_paths_and_streams_and_caps_bodies(
+    make_settings: Callable[..., Settings], fake_model: Any
+) -> None:
+    from svc.webui.panel.proxy import MAX_BODY_BYTES
+
+    async with (
+        svc.open_engine(_settings(make_settings, fake_model), serve_http=True) as engine,
+        open_panel(engine.url or "") as panel,
+        httpx.AsyncClient(base_url=panel.url, timeout=30) as client,
+    ):
+        created = await client.post("/engine/session", json={"title": "Through the panel"})
+        assert created.status_code == 200 and created.json()["title"] == "Through the panel"
+        too_big = await client.post(
+            "/engine/session",
+            content=b"x" * (MAX_BODY_BYTES + 1),
+            headers={"Content-Type": "application/json"},
+        )
+        assert too_big.status_code == 413
+        # The raw path goes to the engine as sent: an encoded separator is not decoded on the way.
+        encoded = await client.get("/engine/session%2Fnope")
+        assert encoded.status_code == 404
+        async with client.stream(
+            "GET", "/engine/event", headers={"Accept": "text/event-stream"}
+        ) as stream:
+            assert stream.headers["content-type"].startswith("text/event-stream")
+            assert "x-agent-token" not in {k.lower() for k in stream.headers}
+            (first,) = await read_sse(stream, 1)
+            assert "server.connected" in first["data"]

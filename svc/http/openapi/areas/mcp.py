@@ -35,6 +35,11 @@ OPERATIONS = {
         },
         returns=m.MCP_AUTH,
     ),
+    "auth_redirect": op(
+        "The authorization server's browser redirect: an HTML page saying the outcome "
+        "(public; the flow's `state` is the proof)",
+        query=("code", "state"),
+    ),
     "authenticate": op("Use stored credentials, or start an authorization", returns=m.MCP_AUTH),
     "list_resources": op("Resources of every connected connector (an array)"),
     "read_resource": op(

@@ -8,14 +8,17 @@ import { Graph } from "../charts.js";
 
 const schedule = (item) => {
   const s = item.schedule || {};
-  return s.cron || s.expression || (s.interval_seconds ? `every ${s.interval_seconds}s` : s.type) || JSON.stringify(s);
+  // Routines nest the value ({interval_seconds: {seconds}}, {cron: {expression}}); v2 is flat.
+  const every = typeof s.interval_seconds === "object" ? s.interval_seconds.seconds : s.interval_seconds;
+  const cron = typeof s.cron === "object" ? s.cron.expression : s.cron;
+  return cron || s.expression || (every ? `every ${every}s` : s.type) || JSON.stringify(s);
 };
 const idOf = (x) => x.id || x.routine_id || x.routineID || x.automation_id || x.automationID;
 
 function nodesOf(automation, run) {
   const flow = automation.flow || automation.dag || {};
   const raw = flow.nodes || automation.nodes || automation.agents || [];
-  const states = (run && (run.node_states || run.nodeStates || run.nodes)) || {};
+  const states = (run && (run.node_statuses || run.node_states || run.nodeStates || run.nodes)) || {};
   const stateOf = (id) => {
     const s = Array.isArray(states) ? states.find((n) => (n.node_id || n.id) === id) : states[id];
     return s && typeof s === "object" ? s.status || s.state : s;

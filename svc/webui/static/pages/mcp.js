@@ -18,14 +18,16 @@ export function McpPage() {
       const allTools = asList(tools.data, "tools");
       if (!list.length) return html`<p class="muted">No connectors.</p>`;
       return html`<div class="grid">${list.map((s) => {
-        const mine = allTools.filter((t) => String(t.name || t.id || t).startsWith(`mcp.${s.name}.`));
-        const challenge = s.auth_challenge || s.authChallenge || s.pending_auth;
+        const toolName = (t) => t.namespaced_name || t.name || t.id || String(t);
+        const mine = allTools.filter((t) => t.server_name === s.name || toolName(t).startsWith(`mcp.${s.name}.`));
+        const challenge = s.last_auth_challenge || s.auth_challenge || s.authChallenge || s.pending_auth;
         return html`<article class="card" key=${s.name} data-connector=${s.name}>
           <div class="card-head"><h2>${s.name}</h2><${Badge} value=${s.status || (s.connected ? "connected" : "disconnected")} /></div>
           <p class="muted">${s.transport || s.url || ""}</p>
+          ${s.last_error ? html`<p class="error small">${s.last_error}</p>` : ""}
           ${challenge ? html`<p class="ask">Authorization needed: <a href=${challenge.authorization_url || challenge.authorizationUrl || challenge.url}
             target="_blank" rel="noopener noreferrer">open the authorization link</a></p>` : ""}
-          <details><summary>${mine.length} tools</summary><ul>${mine.map((t) => html`<li><code>${t.name || t}</code></li>`)}</ul></details>
+          <details><summary>${mine.length} tools</summary><ul>${mine.map((t) => html`<li key=${toolName(t)}><code>${toolName(t)}</code>${t.description ? html` <span class="muted">${t.description}</span>` : ""}</li>`)}</ul></details>
           <div class="actions">
             <${Action} onRun=${post(s.name, "connect")}>Connect<//>
             <${Action} onRun=${post(s.name, "refresh")}>Refresh<//>

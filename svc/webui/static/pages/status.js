@@ -18,7 +18,14 @@ export function IncidentsPage() {
   const points = asList(drafts.data, "drafts").map((d, i) => ({ t: d.created_at_ms || d.createdAtMs || i, v: i + 1 }));
   return html`<${StatusPage} title="Incident monitor" route="/incident-monitor/status" />
     <${Section} title="Drafts over time" id="inc-drafts" actions=${html`<${StreamState} state=${stream} />`}>
-      <${Loaded} state=${drafts} route="/incident-monitor/drafts">${() => html`<${LineChart} points=${points} label="Drafts (cumulative)" />`}<//>
+      <${Loaded} state=${drafts} route="/incident-monitor/drafts">${(data) => {
+        const list = asList(data, "drafts");
+        return html`<${LineChart} points=${points} label="Drafts (cumulative)" />
+          ${list.length ? html`<table class="list" aria-label="Incident drafts"><thead><tr><th scope="col">Draft</th>
+            <th scope="col">Status</th><th scope="col">Occurrences</th></tr></thead><tbody>${list.map((d) => html`<tr key=${d.draft_id}>
+            <td>${d.title || d.draft_id}</td><td>${d.status}</td><td>${d.occurrence_count ?? ""}</td></tr>`)}</tbody></table>`
+            : html`<p class="muted">No drafts.</p>`}`;
+      }}<//>
     <//>`;
 }
 export const EnterprisePage = () => html`<${StatusPage} title="Enterprise readiness" route="/enterprise/status" />`;

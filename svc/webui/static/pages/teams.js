@@ -5,21 +5,34 @@ import { Action, Badge, Loaded, Section, StreamState, asList, useApi } from "../
 import { useLive } from "../live.js";
 import { Bars } from "../charts.js";
 
-const LIMITS = [["tokens", "max_tokens"], ["steps", "max_steps"], ["tool_calls", "max_tool_calls"],
-  ["duration_ms", "max_duration_ms"], ["cost_usd", "max_cost_usd"]];
+// [bar label, limit key, usage keys as instances and mission roll-ups name them]
+const LIMITS = [
+  ["tokens", "max_tokens", ["tokensUsed", "tokenUsedTotal", "tokens"]],
+  ["steps", "max_steps", ["stepsUsed", "stepsUsedTotal", "steps"]],
+  ["tool calls", "max_tool_calls", ["toolCallsUsed", "toolCallsUsedTotal", "tool_calls"]],
+  ["duration ms", "max_duration_ms", ["elapsedMs", "duration_ms"]],
+  ["cost USD", "max_cost_usd", ["costUsedUsd", "costUsedUsdTotal", "cost_usd"]],
+];
 
+// One bar per limit that is set, its use against it.
 function budgetBars(usage = {}, limits = {}) {
-  return LIMITS.filter(([u, l]) => usage[u] !== undefined || limits[l] !== undefined || limits[u] !== undefined)
-    .map(([u, l]) => ({ label: u, used: Number(usage[u] || 0), limit: Number(limits[l] ?? limits[u] ?? 0) }));
+  const used = (keys) => Number(keys.map((k) => usage[k]).find((v) => v !== undefined && v !== null) || 0);
+  return LIMITS.filter(([, l]) => limits[l] !== undefined && limits[l] !== null)
+    .map(([label, l, keys]) => ({ label, used: used(keys), limit: Number(limits[l]) }));
 }
+
+// A mission roll-up has counts, not a status of its own.
+const missionStatus = (m) => m.status || (m.cancelledAtMs ? "cancelled" : m.exhaustedBy ? "exhausted"
+  : m.runningCount || m.queuedCount ? "running" : m.failedCount ? "failed" : m.instanceCount ? "completed" : "idle");
 
 function Tree({ instances, parent }) {
   const children = instances.filter((i) => (i.parentInstanceID || i.parent_instance_id || null) === parent);
   if (!children.length) return null;
   return html`<ul class="tree">${children.map((i) => {
     const id = i.instanceID || i.instance_id || i.id;
-    const bars = budgetBars(i.budgetUsage || i.budget_usage || i.usage, i.budget || i.budgetLimit || i.limits);
-    return html`<li key=${id}><span>${i.role || i.templateID || id}</span> <${Badge} value=${i.status} />
+    const usage = i.budgetUsage || (i.metadata && i.metadata.budgetUsage) || i.usage || {};
+    const bars = budgetBars(usage, i.budget || i.limits || {});
+    return html`<li key=${id} data-instance=${id}><span>${i.role || i.templateID || id}</span> <${Badge} value=${i.status} />
       ${i.status === "running" ? html` <${Action} kind="danger" onRun=${() => api(`/agent-team/instance/${enc(id)}/cancel`, { method: "POST", body: {} })}>Cancel<//>` : ""}
       ${bars.length ? html`<${Bars} items=${bars} label=${`Budget of ${id}`} />` : ""}
       <${Tree} instances=${instances} parent=${id} /></li>`;
@@ -39,9 +52,9 @@ export function TeamsPage() {
       return list.map((m) => {
         const id = m.missionID || m.mission_id || m.id;
         const mine = all.filter((i) => (i.missionID || i.mission_id) === id);
-        const bars = budgetBars(m.budgetUsage || m.usage || m.totals, m.budget || m.budgetLimit || m.limits);
+        const bars = budgetBars(m.budgetUsage || m.usage || m, m.budget || m.limits || {});
         return html`<${Section} key=${id} id=${`m-${id}`} title=${`Mission ${m.title || id}`}
-          actions=${html`<${Badge} value=${m.status} /> <${Action} kind="danger" onRun=${() => api(`/agent-team/mission/${enc(id)}/cancel`, { method: "POST", body: {} }).then(reload)}>Cancel mission<//>`}>
+          actions=${html`<${Badge} value=${missionStatus(m)} /> <${Action} kind="danger" onRun=${() => api(`/agent-team/mission/${enc(id)}/cancel`, { method: "POST", body: {} }).then(reload)}>Cancel mission<//>`}>
           ${bars.length ? html`<${Bars} items=${bars} label=${`Budget of mission ${id}`} />` : ""}
           ${mine.length ? html`<${Tree} instances=${mine} parent=${null} />` : html`<p class="muted">No instances.</p>`}
         <//>`;
