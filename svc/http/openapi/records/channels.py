@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..registry import Record
-from .common import BOOL, INT, NULL_OBJ, NULL_STR, OBJ, STR, STRS, map_of, obj
+from .common import BOOL, INT, NULL_BOOL, NULL_STR, OBJ, STR, STRS, map_of, obj
 
 CHANNEL_STATUS = Record(
     "ChannelStatus",
@@ -18,8 +18,22 @@ CHANNEL_STATUS = Record(
     ),
 )
 CHANNELS_STATUS = Record("ChannelsStatus", map_of(CHANNEL_STATUS))
-# An unconfigured channel is null.
-CHANNELS_CONFIG = Record("ChannelsConfig", map_of(NULL_OBJ))
+CHANNEL_CONFIG = Record(
+    "ChannelConfig",
+    obj(
+        {
+            "configured": BOOL,
+            "enabled": BOOL,
+            "has_token": BOOL,
+            "token_masked": NULL_STR,
+            "has_signing_secret": BOOL,
+            "allowed_users": STRS,
+            "mention_only": NULL_BOOL,
+        }
+    ),
+)
+# An unconfigured channel has the same shape (`configured: false`).
+CHANNELS_CONFIG = Record("ChannelsConfig", map_of(CHANNEL_CONFIG))
 CHANNEL_CHANGED = Record("ChannelChanged", obj({"ok": BOOL}))
 CHANNEL_VERIFIED = Record(
     "ChannelVerified",
@@ -40,6 +54,7 @@ TOOL_PREFERENCES = Record(
 RECORDS = (
     CHANNEL_STATUS,
     CHANNELS_STATUS,
+    CHANNEL_CONFIG,
     CHANNELS_CONFIG,
     CHANNEL_CHANGED,
     CHANNEL_VERIFIED,
