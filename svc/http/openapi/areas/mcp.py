@@ -2,7 +2,7 @@
 
 from ..records import mcp as m
 from ..records.system import OK
-from ..registry import OBJECT, op
+from ..registry import op
 
 OPERATIONS = {
     "list_servers": op("Every connector and its state", returns=m.MCP_SERVERS),
@@ -15,7 +15,7 @@ OPERATIONS = {
     "disconnect_server": op("Disconnect a connector", returns=m.MCP_REMOVED),
     "refresh_server": op("Refresh a connector's tool cache", returns=m.MCP_CONNECTED),
     "list_tools": op("Every cached MCP tool", returns=m.MCP_TOOLS),
-    "catalog": op("The connector catalog", query=("q",)),
+    "catalog": op("The connector catalog", returns=m.MCP_CATALOG, query=("q",)),
     "catalog_toml": op(
         "A catalog entry as a TOML configuration snippet", returns={"type": "string"}
     ),
@@ -41,11 +41,13 @@ OPERATIONS = {
         query=("code", "state"),
     ),
     "authenticate": op("Use stored credentials, or start an authorization", returns=m.MCP_AUTH),
-    "list_resources": op("Resources of every connected connector (an array)"),
+    "list_resources": op(
+        "Resources of every connected connector (an array)", returns=m.MCP_RESOURCES
+    ),
     "read_resource": op(
         "Read a resource through the connector's session",
         body={"type": "object", "properties": {"uri": {"type": "string"}}, "required": ["uri"]},
-        returns=OBJECT,
+        returns=m.MCP_RESOURCE_CONTENTS,
     ),
     "request_capability": op(
         "Ask for an MCP capability for an agent",

@@ -84,6 +84,19 @@ MCP_CAPABILITY_REQUESTS = Record(
     "McpCapabilityRequests", obj({"requests": array_of(OBJ), "count": INT})
 )
 
+MCP_CATALOG = Record(
+    "McpCatalog",
+    obj(
+        {
+            "count": INT,
+            "servers": array_of(obj({"enabled": BOOL, "connected": BOOL})),
+            "overlay": obj({"inventory_version": {}, "status_counts": OBJ}),
+        }
+    ),
+)
+MCP_RESOURCES = Record("McpResources", array_of(obj({"server": STR})))
+MCP_RESOURCE_CONTENTS = Record("McpResourceContents", obj({"server": STR, "uri": STR}))
+
 RECORDS = (
     MCP_TOOL,
     MCP_TOOLS,
@@ -95,4 +108,7 @@ RECORDS = (
     MCP_AUTH,
     MCP_CAPABILITY_REQUEST,
     MCP_CAPABILITY_REQUESTS,
+    MCP_CATALOG,
+    MCP_RESOURCES,
+    MCP_RESOURCE_CONTENTS,
 )
