@@ -54,23 +54,23 @@ OPERATIONS = {
         returns=w.PLAN_VIEW,
     ),
     "start_plan_chat": op(
-        "Start a planner chat", body=f"{P}:PlanRequest", body_required=True, returns=w.PLAN_VIEW
+        "Start a planner chat", body=f"{P}:PlanRequest", body_required=True, returns=w.PLAN_CHAT
     ),
     "plan_chat_message": op(
         "Revise a plan by chat",
         body=f"{P}:ChatMessageRequest",
         body_required=True,
-        returns=w.PLAN_VIEW,
+        returns=w.PLAN_CHAT,
     ),
     "reset_plan_chat": op(
-        "Reset a planner chat", body=f"{P}:PlanIdRequest", body_required=True, returns=w.PLAN_VIEW
+        "Reset a planner chat", body=f"{P}:PlanIdRequest", body_required=True, returns=w.PLAN_CHAT
     ),
     "apply_plan": op("Apply a plan", body=f"{P}:ApplyRequest", body_required=True),
     "preview_plan_import": op(
         "Preview importing a plan bundle", body=f"{P}:ImportRequest", body_required=True
     ),
     "import_plan": op("Import a plan bundle", body=f"{P}:ImportRequest", body_required=True),
-    "get_plan": op("A plan", returns=w.PLAN_VIEW),
+    "get_plan": op("A plan", returns=w.PLAN_CHAT),
     "list_planner_sessions": op("Planner sessions", returns=w.PLANNER_SESSIONS),
     "get_planner_session": op("A planner session", returns=w.PLANNER_SESSION),
 }

@@ -137,8 +137,8 @@ GOAL_VIEW = Record(
 GOAL_OUTCOME = Record(
     "GoalOutcome",
     obj(
-        {"outcome": STR},
-        {"goal": of(GOAL), "handoff": OBJ, "commit": {}, "downstream_run_id": {}, "link": {}},
+        {"outcome": STR, "goal": of(GOAL)},
+        {"handoff": OBJ, "commit": {}, "downstream_run_id": {}, "link": {}},
     ),
 )
 GOAL_GRAPH = Record(

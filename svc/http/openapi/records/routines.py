@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..registry import Record
-from .common import ARR, BOOL, INT, NULL_INT, NULL_STR, OBJ, STR, STRS, array_of, obj, of
+from .common import BOOL, INT, NULL_INT, NULL_STR, OBJ, STR, STRS, array_of, obj, of
 
 _CLIENT_RUN_STATUS = {"enum": ["queued", "running", "succeeded", "failed", "canceled", "unknown"]}
 
@@ -92,6 +92,13 @@ ROUTINE_DELETED = Record(
     ),
 )
 _LINKS = {"contextRunID": STR, "linked_context_run_id": STR}
+ROUTINE_ARTIFACT = Record(
+    "RoutineArtifact",
+    obj(
+        {"artifact_id": STR, "uri": STR, "kind": STR, "created_at_ms": INT},
+        {"label": STR, "metadata": OBJ},
+    ),
+)
 RUN_NOW = Record(
     "RoutineRunNow",
     obj(
@@ -144,12 +151,12 @@ ROUTINE_RUN_CHANGED = Record(
     "RoutineRunChanged",
     obj(
         {"ok": BOOL, "run": of(ROUTINE_RUN), **_LINKS},
-        {"cancelledSessionIDs": STRS, "artifact": OBJ},
+        {"cancelledSessionIDs": STRS, "artifact": of(ROUTINE_ARTIFACT)},
     ),
 )
 ROUTINE_RUN_ARTIFACTS = Record(
     "RoutineRunArtifacts",
-    obj({"runID": STR, "artifacts": ARR, "count": INT, **_LINKS}),
+    obj({"runID": STR, "artifacts": array_of(ROUTINE_ARTIFACT), "count": INT, **_LINKS}),
 )
 
 RECORDS = (
@@ -164,5 +171,6 @@ RECORDS = (
     ROUTINE_RUNS,
     ROUTINE_RUN_DETAIL,
     ROUTINE_RUN_CHANGED,
+    ROUTINE_ARTIFACT,
     ROUTINE_RUN_ARTIFACTS,
 )

@@ -103,6 +103,7 @@ PLAN_VIEW = Record(
         {"clarifier": {}, "assistant_message": {}, "change_summary": {}},
     ),
 )
+PLAN_CHAT = Record("PlanChat", {"allOf": [of(PLAN_VIEW), obj({"conversation": {}})]})
 PLANNER_SESSIONS = Record("PlannerSessions", obj({"sessions": array_of(OBJ), "count": INT}))
 PLANNER_SESSION = Record("PlannerSession", obj({"session": OBJ}))
 
@@ -119,6 +120,7 @@ RECORDS = (
     WORKFLOW_HOOKS,
     WORKFLOW_HOOK_ENVELOPE,
     PLAN_VIEW,
+    PLAN_CHAT,
     PLANNER_SESSIONS,
     PLANNER_SESSION,
 )
