@@ -3,8 +3,29 @@
 from __future__ import annotations
 
 from ..registry import Record
-from .common import ARR, BOOL, INT, NULL_INT, NULL_STR, NUM, OBJ, STR, array_of, nullable, obj, of
+from .common import (
+    ARR,
+    BOOL,
+    INT,
+    NULL_INT,
+    NULL_OBJ,
+    NULL_STR,
+    NUM,
+    OBJ,
+    STR,
+    array_of,
+    nullable,
+    obj,
+    of,
+)
 
+ORCHESTRATION_NODE = Record(
+    "OrchestrationNode", obj({"node_id": STR, "name": STR, "kind": STR, "position": OBJ})
+)
+ORCHESTRATION_EDGE = Record(
+    "OrchestrationEdge",
+    obj({"edge_id": STR, "from_node_id": STR, "to_node_id": STR, "transition_key": STR}),
+)
 ORCHESTRATION = Record(
     "Orchestration",
     obj(
@@ -15,8 +36,8 @@ ORCHESTRATION = Record(
             "status": {"enum": ["draft", "published", "archived"]},
             "version": INT,
             "root_node_id": STR,
-            "nodes": ARR,
-            "edges": ARR,
+            "nodes": array_of(ORCHESTRATION_NODE),
+            "edges": array_of(ORCHESTRATION_EDGE),
             "goal_policy": OBJ,
             "tenant_context": OBJ,
             "created_at_ms": INT,
@@ -155,12 +176,52 @@ GOAL_GRAPH = Record(
         }
     ),
 )
+RUN_LINK = Record(
+    "GoalRunLink",
+    obj(
+        {
+            "goal_id": STR,
+            "run_id": STR,
+            "orchestration_node_id": STR,
+            "orchestration_version": INT,
+            "hop_index": INT,
+            "parent_run_id": NULL_STR,
+            "triggering_handoff_id": NULL_STR,
+            "created_at_ms": INT,
+        }
+    ),
+)
 GOAL_RUNS = Record(
-    "GoalRuns", obj({"goal_id": STR, "active_run_id": {}, "runs": ARR, "count": INT})
+    "GoalRuns",
+    obj(
+        {
+            "goal_id": STR,
+            "active_run_id": NULL_STR,
+            "runs": array_of(obj({"link": of(RUN_LINK), "run": NULL_OBJ})),
+            "count": INT,
+        }
+    ),
 )
 GOAL_ARTIFACTS = Record(
     "GoalArtifacts",
-    obj({"goal_id": STR, "artifacts": ARR, "final_artifact": {}, "count": INT}),
+    obj(
+        {
+            "goal_id": STR,
+            "artifacts": array_of(
+                obj(
+                    {
+                        "artifact": {},
+                        "handoff_id": STR,
+                        "transition_key": STR,
+                        "source_run_id": STR,
+                        "created_at_ms": INT,
+                    }
+                )
+            ),
+            "final_artifact": {},
+            "count": INT,
+        }
+    ),
 )
 GOAL_BUDGETS = Record("GoalBudgets", obj({"goal_id": STR, "status": STR, "budgets": OBJ}))
 GOAL_HANDOFFS = Record("GoalHandoffs", obj({"goal_id": STR, "handoffs": ARR, "count": INT}))
@@ -169,7 +230,15 @@ GOAL_WAITS = Record("GoalWaits", obj({"goal_id": STR, "waits": ARR, "count": INT
 GOAL_WAIT = Record("GoalWait", obj({"goal_id": STR, "wait": OBJ}))
 GOAL_EVENTS = Record(
     "GoalEvents",
-    obj({"goal_id": STR, "events": ARR, "count": INT, "last_cursor": {}, "event_source": {}}),
+    obj(
+        {
+            "goal_id": STR,
+            "events": array_of(obj({"cursor": INT, "event": OBJ})),
+            "count": INT,
+            "last_cursor": NULL_INT,
+            "event_source": {},
+        }
+    ),
 )
 GOAL_PROJECTION = Record(
     "GoalProjection",
@@ -192,6 +261,8 @@ LEGACY_HANDOFFS = Record(
 )
 
 RECORDS = (
+    ORCHESTRATION_NODE,
+    ORCHESTRATION_EDGE,
     ORCHESTRATION,
     ORCHESTRATION_VERSION,
     ORCHESTRATIONS,
@@ -207,6 +278,7 @@ RECORDS = (
     GOAL_VIEW,
     GOAL_OUTCOME,
     GOAL_GRAPH,
+    RUN_LINK,
     GOAL_RUNS,
     GOAL_ARTIFACTS,
     GOAL_BUDGETS,
