@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..registry import Record
+from ..registry import Record, ref
 from .common import (
     ARR,
     BOOL,
@@ -159,7 +159,7 @@ GOAL_OUTCOME = Record(
     "GoalOutcome",
     obj(
         {"outcome": STR, "goal": of(GOAL)},
-        {"handoff": OBJ, "commit": {}, "downstream_run_id": {}, "link": {}},
+        {"handoff": ref("Handoff"), "commit": {}, "downstream_run_id": {}, "link": {}},
     ),
 )
 GOAL_GRAPH = Record(
@@ -224,8 +224,36 @@ GOAL_ARTIFACTS = Record(
     ),
 )
 GOAL_BUDGETS = Record("GoalBudgets", obj({"goal_id": STR, "status": STR, "budgets": OBJ}))
-GOAL_HANDOFFS = Record("GoalHandoffs", obj({"goal_id": STR, "handoffs": ARR, "count": INT}))
-GOAL_HANDOFF = Record("GoalHandoff", obj({"handoff": OBJ}))
+HANDOFF = Record(
+    "Handoff",
+    obj(
+        {
+            "schema_version": INT,
+            "handoff_id": STR,
+            "idempotency_key": STR,
+            "goal_id": STR,
+            "orchestration_id": STR,
+            "orchestration_version": INT,
+            "tenant_context": OBJ,
+            "edge_id": STR,
+            "transition_key": STR,
+            "source_automation_id": STR,
+            "source_run_id": STR,
+            "source_node_id": STR,
+            "target_automation_id": STR,
+            "target_node_id": STR,
+            "artifact": {},
+            "status": STR,
+            "created_at_ms": INT,
+            "updated_at_ms": INT,
+        },
+        {"consumed_by_run_id": STR, "metadata": OBJ},
+    ),
+)
+GOAL_HANDOFFS = Record(
+    "GoalHandoffs", obj({"goal_id": STR, "handoffs": array_of(HANDOFF), "count": INT})
+)
+GOAL_HANDOFF = Record("GoalHandoff", obj({"handoff": of(HANDOFF)}))
 GOAL_WAITS = Record("GoalWaits", obj({"goal_id": STR, "waits": ARR, "count": INT}))
 GOAL_WAIT = Record("GoalWait", obj({"goal_id": STR, "wait": OBJ}))
 GOAL_EVENTS = Record(
@@ -282,6 +310,7 @@ RECORDS = (
     GOAL_RUNS,
     GOAL_ARTIFACTS,
     GOAL_BUDGETS,
+    HANDOFF,
     GOAL_HANDOFFS,
     GOAL_HANDOFF,
     GOAL_WAITS,
