@@ -32,10 +32,22 @@ ROUTE_PREVIEW = Record(
 )
 REPORTED = Record(
     "IncidentReported",
-    obj(
-        {"draft": {}, "deduplicated": BOOL},
-        {"incident": {}, "duplicate_summary": {}, "duplicate_matches": {}},
-    ),
+    {
+        **obj(
+            {},
+            {
+                "draft": {},
+                "incident": {},
+                "deduplicated": BOOL,
+                "suppressed": BOOL,
+                "reason": STR,
+                "duplicate_summary": {},
+                "duplicate_matches": {},
+            },
+        ),
+        # A report makes (or finds) a draft, or is suppressed as a known failure pattern.
+        "anyOf": [{"required": ["draft", "deduplicated"]}, {"required": ["suppressed"]}],
+    },
 )
 INTAKE_KEY = Record(
     "IncidentIntakeKey",
