@@ -20,6 +20,7 @@ from .service import AutomationService
 
 if TYPE_CHECKING:
     from ..engine import Engine
+    from .replica_sync import ScheduleSync
 
 
 MATERIALIZER = "automations-fire-journal"
@@ -31,11 +32,28 @@ class AutomationsComponent(Component):
 
     def __init__(self) -> None:
         self.service: AutomationService | None = None
+        self.sync: ScheduleSync | None = None
+        """Replicas on one store: definitions edited on the others (svc/cluster)."""
 
     async def setup(self, engine: Engine) -> None:
         self.service = AutomationService(engine)
+        loaded_at = engine.events.committed_seq  # before the definitions are read
         await self.service.load()
         engine.automations = self.service
+        cluster = engine.cluster
+        if cluster.shared:
+            from .replica_sync import ScheduleSync
+            from .v2.claims import RunClaims
+            from .v2.claims_repository import ClaimsRepository
+
+            self.sync = ScheduleSync(engine, self.service, after_seq=loaded_at)
+            assert cluster.replica_id is not None
+            self.service.v2.claims = RunClaims(
+                self.service.v2,
+                ClaimsRepository(engine.store),
+                replica_id=cluster.replica_id,
+                lease_ms=engine.settings.cluster_lease_ms,
+            )
 
     def children(self, engine: Engine) -> list[ChildSpec]:
         service = self.service
@@ -51,6 +69,17 @@ class AutomationsComponent(Component):
             ),
             ChildSpec(id=MATERIALIZER, start=service.journal.run, restart=Restart.PERMANENT),
         ]
+        claims = service.v2.claims
+        if claims is not None:
+            children.append(
+                ChildSpec(id="automations-v2-claims", start=claims.run, restart=Restart.PERMANENT)
+            )
+        if self.sync is not None:
+            children.append(
+                ChildSpec(
+                    id="automations-schedule-sync", start=self.sync.run, restart=Restart.PERMANENT
+                )
+            )
         if engine.settings.automation_scheduler_enabled:
             children.append(
                 ChildSpec(

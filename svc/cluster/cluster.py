@@ -122,6 +122,7 @@ class SharedCluster:
         self.url: str | None = None
         self._actors: ActorSystem | None = None
         self.leading = False
+        self._leading_changed = trio.Event()
         self._beat_now = trio.Event()
         self._owned: dict[tuple[str, str], int] = {}
         """Leases held, with when (engine clock) this replica stops trusting its own copy."""
@@ -190,11 +191,18 @@ class SharedCluster:
         def on_lead(leading: bool) -> None:
             self.leading = leading
             log.info("scheduler leadership " + ("taken" if leading else "released"))
+            changed, self._leading_changed = self._leading_changed, trio.Event()
+            changed.set()
 
         pg = cast("PgStore", self._store)
         await pg.lead(
             SCHEDULER_LOCK_KEY, body, poll_s=min(1.0, self.lease_ms / 3000), on_lead=on_lead
         )
+
+    async def until_leading(self) -> None:
+        """Return once this replica holds the scheduler's lock (for tests and tools)."""
+        while not self.leading:
+            await self._leading_changed.wait()
 
     def gate(self, run: Start, *, on_lead: Callable[[], Awaitable[object]]) -> Start:
         """A child start function that runs ``run`` only while this replica leads.

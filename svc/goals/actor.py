@@ -22,7 +22,7 @@ from typing import Any
 import attrs
 import trio
 
-from actors import Actor, MailboxFull
+from actors import Actor, ActorDead, MailboxFull
 
 from ..errors import SvcError
 from ..events import EventFilter, EventStream, StreamEnded
@@ -291,7 +291,23 @@ class GoalActor(Actor):
                 nursery.start_soon(self._wait_timers, goal.goal_id)
         if work.scope.cancelled_caught and not work.superseded:
             # The goal's deadline cancelled its live work.
-            self.ref.tell(DeadlineReached())
+            self._wake(DeadlineReached())
+
+    def _wake(self, message: object) -> None:
+        """Tell this actor about its live work (a settled run, a due timer, the deadline).
+
+        The live work runs in the actor's nursery, which is cancelled only at its
+        next checkpoint once the actor starts stopping: a watcher that wakes in
+        between finds its own mailbox closed. That is not an error (the next
+        activation re-arms the work from the store), so it must not escape and
+        crash a stopping actor. (A full mailbox still raises: the crash restarts
+        the actor, which rehydrates and watches again, where a dropped wake-up
+        would leave a settled run unrecorded.)
+        """
+        try:
+            self.ref.tell(message)
+        except ActorDead:
+            log.debug("goal %s: stopping; %s dropped", self.goal.goal_id, type(message).__name__)
 
     async def _watch_run(self, run_id: str) -> None:
         # The stream is opened before the status is read, so a settlement committed
@@ -303,7 +319,7 @@ class GoalActor(Actor):
                 while True:
                     run = await self.rt.workflows.run(run_id)
                     if run is not None and run.terminal:
-                        self.ref.tell(RunSettled(run_id))
+                        self._wake(RunSettled(run_id))
                         return
                     await stream.receive()
         except (StreamEnded, SvcError):
@@ -326,7 +342,7 @@ class GoalActor(Actor):
         if not due:
             await trio.sleep_forever()
         await trio.sleep_until(self.rt.clock.to_trio_time(min(due)))
-        self.ref.tell(WaitsDue())
+        self._wake(WaitsDue())
 
 
 __all__ = ["GoalActor"]

@@ -139,6 +139,36 @@ def _routine(row: tuple[Any, ...]) -> Stored:
     return routine, row[2], row[3]
 
 
+_TIMING_KEYS = ("status", "schedule", "timezone", "misfire_policy")
+
+
+def _kept_fire_times(
+    tx: Tx, definition: dict[str, Any], next_fire: int | None, last_fired: int | None
+) -> tuple[str, int | None, int | None]:
+    """The fire times to store with an edited routine: the caller's, unless the store's
+    are newer for the same timing.
+
+    Replicas on one store: an edit served by a standby carries the fire times of
+    the standby's memory, which the scheduler's leader has moved on since (it
+    writes them as its fires become runs). When the edit leaves the timing as it
+    was, the newer stored times stay, so a later leader does not fire those
+    slots again. Alone on its store an engine's memory is never behind the
+    store, so this never applies there.
+    """
+    routine_id = definition["routine_id"]
+    stored = tx.execute(
+        "SELECT r.record, f.next_fire_at_ms, f.last_fired_at_ms FROM automations_routines r "
+        "JOIN automations_routine_fire_times f USING (routine_id) WHERE r.routine_id = ?",
+        (routine_id,),
+    ).fetchone()
+    if stored is not None and stored[2] is not None and stored[2] > (last_fired or 0):
+        previous = loads(stored[0], {})
+        timing = loads(dumps({k: definition.get(k) for k in _TIMING_KEYS}))  # as stored
+        if all(previous.get(k) == timing[k] for k in _TIMING_KEYS):
+            return routine_id, stored[1], stored[2]
+    return routine_id, next_fire, last_fired
+
+
 def _save_runs(tx: Tx, runs: Sequence[RoutineRun]) -> None:
     tx.executemany(_RUN_INSERT, [run_row(r) for r in runs])
 
@@ -166,19 +196,36 @@ class RoutineRepository:
 
         return await self.db.read(q)
 
+    async def stored_routine(self, routine_id: str) -> Stored | None:
+        """One routine as the store has it (another replica may have changed it)."""
+
+        def q(tx: Tx) -> Stored | None:
+            for r in tx.execute(
+                "SELECT r.status, r.record, f.next_fire_at_ms, f.last_fired_at_ms "
+                "FROM automations_routines r "
+                "LEFT JOIN automations_routine_fire_times f USING (routine_id) "
+                "WHERE r.routine_id = ?",
+                (routine_id,),
+            ):
+                return _routine(r)
+            return None
+
+        return await self.db.read(q)
+
     async def save(
         self, routine: Routine, next_fire_at_ms: int | None, last_fired_at_ms: int | None
     ) -> None:
+        definition = routine.definition()
         row = (
             routine.routine_id,
             routine.status,
-            dumps(routine.definition()),
+            dumps(definition),
             routine.created_at_ms,
             routine.updated_at_ms,
         )
-        times = (routine.routine_id, next_fire_at_ms, last_fired_at_ms)
 
         def q(tx: Tx) -> None:
+            times = _kept_fire_times(tx, definition, next_fire_at_ms, last_fired_at_ms)
             tx.execute(
                 "INSERT INTO automations_routines(routine_id, status, record, created_at_ms, "
                 "updated_at_ms) VALUES (?,?,?,?,?) ON CONFLICT(routine_id) DO UPDATE SET "
@@ -223,17 +270,19 @@ class RoutineRepository:
         seq: int,
         moved: Sequence[tuple[int | None, int | None, str]],
         runs: Iterable[RoutineRun],
-    ) -> None:
-        """A fire journal row becomes runs: the runs, the fire times and the row's deletion,
-        in one transaction."""
+    ) -> bool:
+        """A fire journal row becomes runs: the row's deletion, the runs and the fire times,
+        in one transaction. False (and nothing written) if another replica already did."""
         rows = [run_row(r) for r in runs]
 
-        def q(tx: Tx) -> None:
+        def q(tx: Tx) -> bool:
+            if not delete_row(tx, seq):
+                return False
             tx.executemany(_MOVE_FIRE_TIMES, moved)
             tx.executemany(_RUN_INSERT_NEW, rows)
-            delete_row(tx, seq)
+            return True
 
-        await self.db.write(q)
+        return await self.db.write(q)
 
     # ------------------------------------------------------------------ runs
     async def save_run(self, run: RoutineRun) -> None:

@@ -98,7 +98,8 @@ class RoutineScheduling(RoutineDecisions):
                 runs.append(
                     new_run(routine, "scheduled", fired_at, scheduled_at_ms=slot, reason=reason)
                 )
-        await self.repo.materialize(row.seq, moved, runs)
+        if not await self.repo.materialize(row.seq, moved, runs):
+            runs = []  # another replica materialized the row: its runs exist already
         # No checkpoint from the commit to the end: memory always agrees with the store.
         self._admit(runs, start=not recovering)
         journaled, busy = self._journaled, self._busy

@@ -19,9 +19,18 @@ _INSERT = (
 )
 
 
-def delete_row(tx: Tx, seq: int) -> None:
-    """For a target repository's materializing transaction: the row is done."""
+def delete_row(tx: Tx, seq: int) -> bool:
+    """For a target repository's materializing transaction: take the row; False if it is gone.
+
+    Called FIRST in that transaction, and nothing else is written when it returns
+    False: another replica materialized the row already (a leader cut off from
+    the database lost the lock, and the new leader recovered the journal). On
+    PostgreSQL the DELETE's row lock makes a concurrent materialization of the
+    same row wait for this one and then find nothing, so a row's runs are
+    created exactly once.
+    """
     tx.execute("DELETE FROM automations_fire_journal WHERE seq = ?", (seq,))
+    return tx.changes() > 0
 
 
 def _insert(tx: Tx, rows: list[tuple[str, int, str]]) -> list[int]:
@@ -49,8 +58,8 @@ class JournalRepository:
         """Every row not yet materialized, in seq order."""
         return await self.db.read(_stored)
 
-    async def delete(self, seq: int) -> None:
-        await self.db.write(delete_row, seq)
+    async def delete(self, seq: int) -> bool:
+        return await self.db.write(delete_row, seq)
 
 
 __all__ = ["JournalRepository", "delete_row"]

@@ -63,10 +63,36 @@ def _automation(row: tuple[Any, ...]) -> AutomationV2:
     )
 
 
+def _kept_fire_times(tx: Tx, row: tuple[Any, ...]) -> tuple[Any, ...]:
+    """``row`` (of :func:`_automation_row`), with the stored fire times if they are newer
+    and the status and schedule are unchanged.
+
+    Replicas on one store: an edit served by a standby carries the fire times
+    of its memory, which the scheduler's leader has moved on since (see
+    ``_kept_fire_times`` of the routines repository). Alone on its store an
+    engine's memory is never behind the store, so this never applies there.
+    """
+    stored = tx.execute(
+        "SELECT status, spec, next_fire_at_ms, last_fired_at_ms FROM automations_v2 "
+        "WHERE automation_id = ?",
+        (row[0],),
+    ).fetchone()
+    if stored is None or stored[3] is None or stored[3] <= (row[8] or 0):
+        return row
+    schedule = loads(row[3], {}).get("schedule")
+    if stored[0] != row[2] or loads(stored[1], {}).get("schedule") != schedule:
+        return row
+    return (*row[:7], stored[2], stored[3], *row[9:])
+
+
 def _run(record: str) -> AutomationV2Run:
     from .records import AutomationV2Run
 
     return AutomationV2Run.from_record(loads(record))
+
+
+run_from_record = _run
+"""A stored run record (JSON) as a run (for the claims repository)."""
 
 
 def _run_row(r: AutomationV2Run) -> tuple[Any, ...]:
@@ -97,14 +123,29 @@ class V2Repository:
 
         return await self.db.read(q)
 
+    async def stored_automation(self, automation_id: str) -> AutomationV2 | None:
+        """One automation as the store has it (another replica may have changed it)."""
+
+        def q(tx: Tx) -> AutomationV2 | None:
+            for r in tx.execute(
+                f"SELECT {_AUTOMATION_COLS} FROM automations_v2 WHERE automation_id = ?",
+                (automation_id,),
+            ):
+                return _automation(r)
+            return None
+
+        return await self.db.read(q)
+
     async def save(self, automation: AutomationV2) -> None:
+        row = _automation_row(automation)
+
         def q(tx: Tx) -> None:
             tx.execute(
                 f"{_AUTOMATION_INSERT} ON CONFLICT(automation_id) DO UPDATE SET "
                 + ", ".join(
                     f"{c.strip()} = excluded.{c.strip()}" for c in _AUTOMATION_COLS.split(",")[1:]
                 ),
-                _automation_row(automation),
+                _kept_fire_times(tx, row),
             )
 
         await self.db.write(q)
@@ -118,22 +159,24 @@ class V2Repository:
 
     async def materialize(
         self, seq: int, automations: Iterable[AutomationV2], runs: Iterable[AutomationV2Run]
-    ) -> None:
-        """A fire journal row becomes runs: the runs, the fire times and the row's deletion,
-        in one transaction."""
+    ) -> bool:
+        """A fire journal row becomes runs: the row's deletion, the runs and the fire times,
+        in one transaction. False (and nothing written) if another replica already did."""
         moved = [(a.next_fire_at_ms, a.last_fired_at_ms, a.automation_id) for a in automations]
         rows = [_run_row(r) for r in runs]
 
-        def q(tx: Tx) -> None:
+        def q(tx: Tx) -> bool:
+            if not delete_row(tx, seq):
+                return False
             tx.executemany(
                 "UPDATE automations_v2 SET next_fire_at_ms = ?, last_fired_at_ms = ? "
                 "WHERE automation_id = ?",
                 moved,
             )
             tx.executemany(_RUN_INSERT, rows)
-            delete_row(tx, seq)
+            return True
 
-        await self.db.write(q)
+        return await self.db.write(q)
 
     # ------------------------------------------------------------------ runs
     async def save_run(self, run: AutomationV2Run) -> None:
@@ -239,4 +282,4 @@ class V2Repository:
         return await self.db.read(q)
 
 
-__all__ = ["V2Repository"]
+__all__ = ["V2Repository", "run_from_record"]

@@ -11,7 +11,7 @@ import trio
 
 from ...errors import Conflict, ValidationFailed
 from .definitions import V2Definitions
-from .state import CANCEL_WAIT_S
+from .state import BUSY_STATUSES, CANCEL_WAIT_S
 
 if TYPE_CHECKING:
     from .records import AutomationV2, AutomationV2Run
@@ -26,7 +26,14 @@ class V2Runs(V2Definitions):
         for automation in await self.repo.all():
             self._automations[automation.automation_id] = automation
         # Runs a stopped engine left running resume from their completed nodes.
-        for run in await self.repo.runs(statuses=("running",), limit=100_000):
+        # Replicas sharing a store leave them to claims instead: a run "running"
+        # may be running on another replica, and resumes only once its claim expired.
+        left_running = (
+            []
+            if self.engine.cluster.shared
+            else await self.repo.runs(statuses=("running",), limit=100_000)
+        )
+        for run in left_running:
             nodes = {
                 k: (attrs.evolve(n, status="pending") if n.status == "running" else n)
                 for k, n in run.nodes.items()
@@ -49,6 +56,9 @@ class V2Runs(V2Definitions):
         for run in recovered:
             # Never announced by the process that journaled them.
             self._announce_scheduled(run)
+        if self.claims is not None:
+            self.claims.wake()  # whichever replica claims them runs them
+            return
         for run in sorted(self._live.values(), key=lambda r: r.created_at_ms):
             if run.status == "queued":
                 self._submit(run.run_id)
@@ -152,9 +162,10 @@ class V2Runs(V2Definitions):
 
     async def get_run(self, run_id: str) -> AutomationV2Run | None:
         live = self._live.get(run_id)
-        if live is not None:
+        if live is not None and (self.claims is None or run_id in self._executions):
             return live
-        return await self.repo.get_run(run_id)
+        # Replicas on one store: a run executing elsewhere is as the store has it.
+        return await self.repo.get_run(run_id) or live
 
     async def list_runs(
         self, *, automation_id: str | None = None, limit: int = 50
@@ -200,7 +211,39 @@ class V2Runs(V2Definitions):
 
     def _submit(self, run_id: str) -> None:
         self._done.setdefault(run_id, trio.Event())
+        if self.claims is not None:
+            self.claims.wake()  # stored as queued: the replica that claims it runs it
+            return
         self.pool.submit(lambda: self._execute(run_id))
+
+    async def adopt_claimed(self, run: AutomationV2Run) -> None:
+        """Replicas on one store: ``run`` was claimed here; track it before it executes."""
+        current = self._live.get(run.run_id)
+        if current is None or current.status != run.status or run.nodes != current.nodes:
+            # Another replica's run (or one resumed here): record it through
+            # store_run, which keeps the busy marks in step.
+            await self.store_run(run)
+
+    def forget_settled(self, run_id: str, *, cancelled: str | None = None) -> None:
+        """Replicas on one store: a run tracked here ended on another replica.
+
+        ``cancelled`` (the reason): it was cancelled there; if it executes here,
+        it stops (a cancel reaches the run on whichever replica claimed it).
+        """
+        execution = self._executions.get(run_id)
+        if execution is not None:
+            if cancelled is not None:
+                execution.cancel(cancelled)
+            return  # it ends here, through store_run
+        run = self._live.pop(run_id, None)
+        if run is not None and run.status in BUSY_STATUSES:
+            self._busy[run.automation_id] -= 1
+            if self._busy[run.automation_id] <= 0:
+                del self._busy[run.automation_id]
+                self.signal.changed("v2", run.automation_id)
+        done = self._done.pop(run_id, None)
+        if done is not None:
+            done.set()
 
     async def _execute(self, run_id: str) -> None:
         try:

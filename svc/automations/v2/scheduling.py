@@ -82,7 +82,8 @@ class V2Scheduling(V2Controls):
                     snapshot=None,
                 )
                 runs.append(attrs.evolve(run, context={"scheduled_at_ms": slot}))
-        await self.repo.materialize(row.seq, moved, runs)
+        if not await self.repo.materialize(row.seq, moved, runs):
+            runs = []  # another replica materialized the row: its runs exist already
         # No checkpoint from the commit to the end: memory always agrees with the store.
         for run in runs:
             self._live[run.run_id] = run

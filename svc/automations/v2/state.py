@@ -25,6 +25,7 @@ from .repository import V2Repository
 
 if TYPE_CHECKING:
     from ...engine import Engine
+    from .claims import RunClaims
     from .executor import V2Execution
     from .records import AutomationV2, AutomationV2Run
 
@@ -62,6 +63,8 @@ class V2State:
         """Automations with a journaled fire not yet materialized (busy for the scheduler)."""
         self._recovered: list[AutomationV2Run] = []
         """Runs materialized from the journal at start-up, announced by :meth:`start_pending`."""
+        self.claims: RunClaims | None = None
+        """Replicas on one store (svc/cluster): queued runs are claimed, not submitted here."""
 
     def now_ms(self) -> int:
         return self.engine.clock.now_ms()

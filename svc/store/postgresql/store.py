@@ -155,12 +155,16 @@ async def _run_in_thread(limiter: trio.CapacityLimiter, call: Callable[..., T], 
 
 def _in_transaction(pool: Pool, fn: Callable[..., T], args: tuple[Any, ...]) -> T:
     with pool.connection(timeout=POOL_TIMEOUT_S) as conn:
-        conn.execute("BEGIN")
+        # BEGIN goes with the unit of work's first statement (one round trip fewer).
+        tx = PgTx(conn, write=True, begin="BEGIN")
         try:
-            result = fn(PgTx(conn, write=True), *args)
+            result = fn(tx, *args)
         except BaseException:
-            _rollback(conn)
+            if tx.begin is None:
+                _rollback(conn)
             raise
+        if tx.begin is not None:
+            return result  # no statement: no transaction was begun
         try:
             conn.execute("COMMIT")
         except psycopg.IntegrityError as exc:  # a deferred constraint, checked at commit
@@ -168,14 +172,18 @@ def _in_transaction(pool: Pool, fn: Callable[..., T], args: tuple[Any, ...]) -> 
         return result
 
 
+_BEGIN_READ = "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY"
+"""One snapshot for every statement of a unit of work that reads."""
+
+
 def _in_read_transaction(pool: Pool, fn: Callable[..., T], args: tuple[Any, ...]) -> T:
     with pool.connection(timeout=POOL_TIMEOUT_S) as conn:
-        # One snapshot for every statement of the unit of work.
-        conn.execute("BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+        tx = PgTx(conn, write=False, begin=_BEGIN_READ)
         try:
-            return fn(PgTx(conn, write=False), *args)
+            return fn(tx, *args)
         finally:
-            _rollback(conn)  # nothing to keep: a read-only transaction ends either way
+            if tx.begin is None:
+                _rollback(conn)  # nothing to keep: a read-only transaction ends either way
 
 
 def _rollback(conn: psycopg.Connection[Any]) -> None:

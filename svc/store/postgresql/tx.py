@@ -11,6 +11,13 @@ savepoint: PostgreSQL aborts the whole transaction at the first error, while
 SQLite fails only the statement. With the savepoint, a unit of work that
 catches :class:`IntegrityError` (an idempotent insert that lost a race) carries
 on exactly as on SQLite.
+
+Round trips are what a unit of work costs here (SQLite has none), so they are
+merged: client-side binding lets one query carry several statements, so a
+changing statement travels with its ``SAVEPOINT`` and ``RELEASE`` (one round
+trip, not three; only a failure costs a second, to roll back to the
+savepoint), and the transaction's ``BEGIN`` travels with its first statement
+(:attr:`PgTx.begin`). The cursor is then moved to the statement's own result.
 """
 
 from __future__ import annotations
@@ -21,6 +28,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 import psycopg
+from psycopg.pq import TransactionStatus
 
 from ..dialect import POSTGRESQL, Dialect
 from ..errors import IntegrityError
@@ -78,12 +86,20 @@ class PgRows:
 
 
 class PgTx:
-    __slots__ = ("_changes", "_conn", "_write")
+    __slots__ = ("_begin", "_changes", "_conn", "_write")
 
-    def __init__(self, conn: psycopg.Connection[Row], *, write: bool) -> None:
+    def __init__(
+        self, conn: psycopg.Connection[Row], *, write: bool, begin: str | None = None
+    ) -> None:
         self._conn = conn
         self._write = write
         self._changes = 0
+        self._begin = begin
+
+    @property
+    def begin(self) -> str | None:
+        """The ``BEGIN`` not sent yet: it goes with the first statement (None once sent)."""
+        return self._begin
 
     @property
     def dialect(self) -> Dialect:
@@ -93,44 +109,86 @@ class PgTx:
     def connection(self) -> psycopg.Connection[Row]:
         """The driver's connection, for PostgreSQL-only pieces behind their own
         interface (the memory search index). Never for ordinary SQL."""
+        self._send_begin()  # whatever the caller sends belongs to the transaction
         return self._conn
 
     def execute(self, sql: str, params: Params = ()) -> PgRows:
         cursor = self._conn.cursor()
-        self._guarded(sql, lambda: cursor.execute(translate(sql), params))
+        guarded = self._write and _changes_rows(sql)
+        statement = translate(sql)
+        before = []  # statements sent ahead of this one in the same query
+        if self._begin is not None:
+            before.append(self._begin)
+        if guarded:
+            before.append("SAVEPOINT svc_statement")
+        if before:
+            # A newline first, so a trailing comment cannot swallow what follows.
+            query = "; ".join(before) + "; " + statement.rstrip().rstrip(";")
+            if guarded:
+                query += "\n; RELEASE SAVEPOINT svc_statement"
+        else:
+            query = statement
+        try:
+            cursor.execute(query, params)
+        except psycopg.Error as exc:
+            status = self._conn.info.transaction_status
+            if status != TransactionStatus.IDLE:
+                self._begin = None  # sent: BEGIN ran even though a later statement failed
+            if guarded and status == TransactionStatus.INERROR:
+                # The savepoint confines a failure to this statement (module docstring).
+                # (Not INERROR: the query never reached the server, e.g. a parameter
+                # it could not adapt, so there is no savepoint to return to.)
+                self._conn.execute(
+                    "ROLLBACK TO SAVEPOINT svc_statement; RELEASE SAVEPOINT svc_statement"
+                )
+            if isinstance(exc, psycopg.IntegrityError):
+                raise IntegrityError(f"constraint failed: {_describe(exc)}") from exc
+            raise
+        self._begin = None
+        for _ in before:
+            cursor.nextset()  # to the statement's own result
         self._changes = max(cursor.rowcount, 0)
         return PgRows(cursor)
 
     def executemany(self, sql: str, rows: Iterable[Params]) -> None:
         cursor = self._conn.cursor()
-        self._guarded(sql, lambda: cursor.executemany(translate(sql), rows))
+        if not (self._write and _changes_rows(sql)):
+            self._send_begin()
+            self._run(lambda: cursor.executemany(translate(sql), rows))
+        else:
+            self._send_begin("SAVEPOINT svc_statement")
+            try:
+                self._run(lambda: cursor.executemany(translate(sql), rows))
+            except BaseException:
+                if not self._conn.closed:
+                    self._conn.execute(
+                        "ROLLBACK TO SAVEPOINT svc_statement; RELEASE SAVEPOINT svc_statement"
+                    )
+                raise
+            self._conn.execute("RELEASE SAVEPOINT svc_statement")
         self._changes = max(cursor.rowcount, 0)
 
     def script(self, sql: str) -> None:
         # No parameters: psycopg sends the text as it is (a literal % stays one).
+        self._send_begin()
         self._conn.execute(sql)
 
     def changes(self) -> int:
         return self._changes
 
-    def _guarded(self, sql: str, run: Any) -> None:
-        if not (self._write and _changes_rows(sql)):
-            try:
-                run()
-            except psycopg.IntegrityError as exc:
-                raise IntegrityError(f"constraint failed: {_describe(exc)}") from exc
-            return
-        # The savepoint confines a failure to this statement (see the module docstring).
-        self._conn.execute("SAVEPOINT svc_statement")
+    def _send_begin(self, then: str | None = None) -> None:
+        """Send the pending ``BEGIN`` (with ``then``, one round trip), if any."""
+        parts = [p for p in (self._begin, then) if p is not None]
+        self._begin = None
+        if parts:
+            self._conn.execute("; ".join(parts))
+
+    @staticmethod
+    def _run(call: Any) -> None:
         try:
-            run()
-        except psycopg.Error as exc:
-            self._conn.execute("ROLLBACK TO SAVEPOINT svc_statement")
-            self._conn.execute("RELEASE SAVEPOINT svc_statement")
-            if isinstance(exc, psycopg.IntegrityError):
-                raise IntegrityError(f"constraint failed: {_describe(exc)}") from exc
-            raise
-        self._conn.execute("RELEASE SAVEPOINT svc_statement")
+            call()
+        except psycopg.IntegrityError as exc:
+            raise IntegrityError(f"constraint failed: {_describe(exc)}") from exc
 
 
 def _describe(exc: psycopg.Error) -> str:

@@ -71,9 +71,8 @@ async def test_a_routine_fires_once_per_slot_across_two_replicas_and_a_leader_ch
             await until(3)
             leader = fires[0][0]
             other = "b" if leader == "a" else "a"
-            # The routine was defined on A. A standby's new routines reach the
-            # leader only at its next leadership change (docs/operations.md), so
-            # A leads here: it started first and took the lock.
+            # A started first and took the lock (a routine defined on either
+            # replica reaches the leader at once: test_schedule_sync.py).
             assert leader == "a" and engines["a"].cluster.leading
             stops[leader].set()  # the leader stops; the other takes the lock over
             await until(3, other)

@@ -28,10 +28,31 @@ async def test_a_postgresql_store_gets_the_shared_log(pg_url: str, tmp_path: Pat
         await log.flush()
         assert [e.seq for e in await log.replay()] == [1, 2, 3, 4, 5]
         assert log.committed_seq == log.last_seq == 5
+        assert [d.seq for d in drafts] == [1, 2, 3, 4, 5]  # the real seqs, once committed
     async with replica(pg_url, tmp_path) as log:
         log.publish("a.b")
         await log.flush()
         assert [e.seq for e in await log.replay()] == [1, 2, 3, 4, 5, 6]
+
+
+async def test_publish_returns_the_event_with_its_real_global_seq(
+    pg_url: str, tmp_path: Path
+) -> None:
+    async with replica(pg_url, tmp_path) as a, replica(pg_url, tmp_path) as b:
+        assert isinstance(a, SharedEventLog) and isinstance(b, SharedEventLog)
+        first = a.publish("x", {"n": 1})
+        await a.flush()
+        second = b.publish("x", {"n": 2})
+        assert await b.committed(second) == 2
+        third = a.publish("x", {"n": 3})
+        assert await a.committed(third) == 3
+        stored = {e.seq: e for e in await a.replay()}
+        for event in (first, second, third):
+            # The same event every replica delivers: seq and wire bytes.
+            assert stored[event.seq].event_id == event.event_id
+            assert stored[event.seq].data == event.data
+            assert b'"seq": %d' % event.seq in event.data or b'"seq":%d' % event.seq in event.data
+        assert [first.seq, second.seq, third.seq] == [1, 2, 3]
 
 
 async def test_events_of_one_replica_stream_to_a_client_of_the_other(

@@ -159,3 +159,28 @@ async def test_concurrent_mixed_mutations_apply_one_at_a_time(
     toggles = [t for t in types if t in ("paused", "resumed")]
     assert all(a != b for a, b in itertools.pairwise(toggles))
     assert not toggles or toggles[0] == "paused"
+
+
+async def test_a_stopping_goal_actor_never_raises_from_its_run_watcher(
+    client: httpx.AsyncClient, engine: svc.Engine, fake_model: Any
+) -> None:
+    """The watcher wakes (its run settled) after the actor began stopping: its tell
+    to itself meets a closed mailbox, which must not crash the stopping actor."""
+    from actors import Actor, open_actor_system
+
+    fake_model.default = step_reply
+    await create_workflows(engine, "wf-plan", "wf-build")
+    await publish(client, linear_spec())
+    started = await start_goal(client)
+    run_id = started["root_run_id"]
+    await run_settled(engine, run_id)
+    actor = await engine.goals._activate("goal/" + started["goal"]["goal_id"])
+    assert actor is not None
+    async with open_actor_system() as system:
+        # An incarnation that has stopped: its ref refuses every message.
+        ref = await system.spawn("goal/stopped", Actor())
+        ref.stop()
+    assert not ref.alive
+    actor.ref = ref
+    with trio.fail_after(10):  # safety net only
+        await actor._watch_run(run_id)  # returns (the run is settled) instead of raising

@@ -178,3 +178,33 @@ async def test_an_unknown_scheme_is_a_configuration_error(tmp_path: Path) -> Non
     with pytest.raises(ConfigError):
         async with open_store("mysql://h/db", state_dir=tmp_path):
             pass
+
+
+async def test_one_round_trip_statements_keep_per_statement_failures(
+    pg_url: str, tmp_path: Path
+) -> None:
+    """BEGIN and the statement's SAVEPOINT/RELEASE travel with the statement (one query);
+    a failed statement still fails alone, and a unit of work that sends nothing begins
+    no transaction."""
+    from svc.store import IntegrityError
+
+    def unit(tx: Tx) -> list[str]:
+        tx.execute("INSERT INTO kv(key, value, updated_at_ms) VALUES ('a', '1', 1)")
+        try:  # reaches the server and fails there: rolled back to its savepoint
+            tx.execute("INSERT INTO kv(key, value, updated_at_ms) VALUES ('a', '2', 2)")
+        except IntegrityError:
+            pass
+        try:  # never reaches the server (a value psycopg cannot adapt)
+            tx.execute("INSERT INTO kv(key, value, updated_at_ms) VALUES (?, '3', 3)", (object(),))
+        except psycopg.ProgrammingError:
+            pass
+        tx.execute("INSERT INTO kv(key, value, updated_at_ms) VALUES ('b', '4', 4) -- a comment")
+        return [k for (k,) in tx.execute("SELECT key FROM kv ORDER BY key")]
+
+    async with open_store(pg_url, state_dir=tmp_path) as store:
+        assert await store.write(unit) == ["a", "b"]
+        assert await store.write(lambda tx: None) is None
+        assert await store.read(lambda tx: tx.execute("SELECT value FROM kv").fetchall()) == [
+            ("1",),
+            ("4",),
+        ]
