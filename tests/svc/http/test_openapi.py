@@ -8,6 +8,7 @@ route fails here until its view has an entry in ``svc/http/openapi/areas``.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import httpx
@@ -180,3 +181,62 @@ async def test_doc_page_renders_offline_from_vendored_files(make_settings: Any) 
 
 def test_the_document_is_json_serialisable(document: dict[str, Any]) -> None:
     assert json.loads(json.dumps(document)) == document
+
+
+# Operations answering JSON whose body is not (yet) a named record, and why. Any other
+# operation answering JSON must reference a record (svc/http/openapi/records/).
+UNNAMED_BODIES = {
+    "docs.doc_page": "an HTML page, not JSON",
+    "docs.doc_asset": "a script, not JSON",
+    "mcp.auth_redirect": "an HTML page for the browser, not JSON",
+    "metrics.metrics": "the Prometheus text format, not JSON",
+    "channels.slack_events": "Slack's own challenge and acknowledgement bodies",
+    "goals.dispatch_action": "the projected action's own result, not yet recorded",
+    "workflows.apply_plan": "the applied plan package, not yet recorded",
+    "workflows.import_plan": "the imported plan bundle, not yet recorded",
+    "workflows.preview_plan_import": "the plan bundle preview, not yet recorded",
+}
+
+
+def test_every_json_success_body_names_a_record(document: dict[str, Any]) -> None:
+    loose = set()
+    for item in document["paths"].values():
+        for method, operation in item.items():
+            if method not in HTTP_METHODS:
+                continue
+            key = operation["operationId"].rsplit(".", 1)[0]
+            for status, response in operation["responses"].items():
+                content = response.get("content", {}).get("application/json")
+                if not status.startswith("2") or content is None:
+                    continue
+                schema = content["schema"]
+                if "$ref" not in schema and schema.get("type") != "string":
+                    loose.add(key)
+    assert loose == set(UNNAMED_BODIES), (
+        "name the success body of each of these with a Record (or say why not in "
+        f"UNNAMED_BODIES): {sorted(loose ^ set(UNNAMED_BODIES))}"
+    )
+
+
+def test_every_record_is_a_component_and_refers_to_known_records(
+    document: dict[str, Any],
+) -> None:
+    schemas = document["components"]["schemas"]
+    text = json.dumps(document)
+    for name in {r.split("/")[-1] for r in _refs(text)}:
+        assert name in schemas, f"$ref to a missing component {name}"
+
+
+def _refs(text: str) -> set[str]:
+    return set(re.findall(r'"\$ref": "(#/components/schemas/[^"]+)"', text))
+
+
+def test_answers_that_queue_work_document_202(document: dict[str, Any]) -> None:
+    # A signed webhook delivery is queued (202; a duplicate 200), and an enterprise import
+    # or reindex with `wait=false` answers before it finishes (202): the document listed
+    # 200 only, so a client (or the fuzz run) met an undocumented status.
+    webhook = document["paths"]["/webhooks/automations/{trigger_id}"]["post"]["responses"]
+    assert {"200", "202"} <= set(webhook)
+    for action in ("import", "reindex"):
+        path = f"/enterprise/source-bindings/{{binding_id}}/{action}"
+        assert {"200", "202"} <= set(document["paths"][path]["post"]["responses"])

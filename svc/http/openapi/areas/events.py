@@ -1,6 +1,7 @@
 """The global event stream and run event logs."""
 
-from ..registry import ARRAY, OBJECT, op, q_bool, q_int
+from ..records.system import RUN_EVENTS, RUN_EVENTS_PAGE
+from ..registry import op, q_bool, q_int
 
 OPERATIONS = {
     "events": op(
@@ -22,7 +23,7 @@ OPERATIONS = {
     ),
     "run_events_replay": op(
         "A page of a run's stored events",
-        returns=OBJECT,
+        returns=RUN_EVENTS_PAGE,
         query=(q_int("after_seq"), q_int("before_seq"), q_int("limit"), q_int("tail")),
     ),
     "run_events": op(
@@ -34,7 +35,7 @@ OPERATIONS = {
             "session.run.finished",
         ),
         stream_or_json=True,
-        returns=ARRAY,
+        returns=RUN_EVENTS,
         query=(q_int("since_seq"), q_int("tail"), q_bool("json")),
     ),
 }

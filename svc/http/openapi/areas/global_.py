@@ -1,7 +1,9 @@
 """Health, provider configuration and configuration reload."""
 
 from ..records import HEALTH
-from ..registry import OBJECT, op
+from ..records.providers import PROVIDERS_CONFIG
+from ..records.system import OK
+from ..registry import op
 
 BLUEPRINT = "global"
 
@@ -10,6 +12,6 @@ OPERATIONS = {
         "Liveness and readiness (public)",
         returns=HEALTH,
     ),
-    "config_providers": op("Configured model providers and the default", returns=OBJECT),
-    "reload_config": op("Reload the configuration files", returns=OBJECT),
+    "config_providers": op("Configured model providers and the default", returns=PROVIDERS_CONFIG),
+    "reload_config": op("Reload the configuration files", returns=OK),
 }

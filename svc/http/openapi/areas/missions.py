@@ -1,11 +1,12 @@
 """Automation missions and their reducer events."""
 
-from ..registry import ANY_BODY, OBJECT, op
+from ..records.missions import MISSION_ENVELOPE, MISSION_EVENT_RESULT, MISSIONS
+from ..registry import ANY_BODY, op
 
 OPERATIONS = {
-    "create_mission": op("Create a mission", body=ANY_BODY, returns=OBJECT),
-    "list_missions": op("List missions", returns=OBJECT),
-    "get_mission": op("A mission", returns=OBJECT),
+    "create_mission": op("Create a mission", body=ANY_BODY, returns=MISSION_ENVELOPE),
+    "list_missions": op("List missions", returns=MISSIONS),
+    "get_mission": op("A mission", returns=MISSION_ENVELOPE),
     "mission_event": op(
         "Apply an event to a mission: the mission, its commands and the orchestrator keys",
         body={
@@ -19,6 +20,6 @@ OPERATIONS = {
             },
             "required": ["event"],
         },
-        returns=OBJECT,
+        returns=MISSION_EVENT_RESULT,
     ),
 }

@@ -1,6 +1,7 @@
 """``/session`` (also under ``/api``): sessions, messages and runs."""
 
 from ..records import (
+    MESSAGE,
     MESSAGES,
     PROMPT_RESULT,
     RUN_STARTED,
@@ -8,7 +9,8 @@ from ..records import (
     SESSION_STATUS,
     SESSIONS,
 )
-from ..registry import ARRAY, OBJECT, op, q_bool, q_int
+from ..records import session_history as h
+from ..registry import op, q_bool, q_int
 
 R = "svc.http.routes.sessions"
 
@@ -21,18 +23,22 @@ OPERATIONS = {
     ),
     "session_status": op("Run status of every session", returns=SESSION_STATUS),
     "get_session": op("A session with its message history", returns=SESSION),
-    "patch_session": op("Rename, archive or re-model a session", body=f"{R}:PatchBody"),
+    "patch_session": op(
+        "Rename, archive or re-model a session",
+        body=f"{R}:PatchBody",
+        returns=h.SESSION_SETTINGS,
+    ),
     "delete_session": op(
         "Delete a session (deferred with `reason: active_run` while a run is active)",
-        returns=OBJECT,
+        returns=h.SESSION_DELETED,
     ),
     "session_messages": op("A session's messages", returns=MESSAGES),
     "append_message": op(
         "Append a message without starting a run (allowed while a run is active)",
         body={"type": "object", "properties": {"parts": {"type": "array"}}},
-        returns=OBJECT,
+        returns=MESSAGE,
     ),
-    "session_todos": op("A session's task list", returns=ARRAY),
+    "session_todos": op("A session's task list", returns=h.TODOS),
     "prompt_async": op(
         "Start a run; 204, or 202 with the run and its event stream for `?return=run`",
         body=f"{R}:PromptBody",
@@ -44,7 +50,7 @@ OPERATIONS = {
     "prompt_sync": op(
         "Run a prompt and answer with the result", body=f"{R}:PromptBody", returns=PROMPT_RESULT
     ),
-    "get_active_run": op("The session's active run, if any"),
-    "cancel_session": op("Cancel the session's active run"),
-    "cancel_run": op("Cancel one run of the session"),
+    "get_active_run": op("The session's active run, if any", returns=h.SESSION_ACTIVE_RUN),
+    "cancel_session": op("Cancel the session's active run", returns=h.RUN_CANCELLED),
+    "cancel_run": op("Cancel one run of the session", returns=h.RUN_CANCELLED),
 }

@@ -1,12 +1,15 @@
 """Files of the engine's storage."""
 
-from ..registry import OBJECT, op
+from ..records.system import STORAGE_FILES, STORAGE_REPAIR
+from ..registry import op
 
 OPERATIONS = {
-    "storage_files": op("List files under the storage root", query=("path",)),
+    "storage_files": op(
+        "List files under the storage root", returns=STORAGE_FILES, query=("path",)
+    ),
     "storage_repair": op(
         "Check the store (integrity, orphaned rows); `force` removes the orphans",
         body={"type": "object", "properties": {"force": {"type": "boolean"}}},
-        returns=OBJECT,
+        returns=STORAGE_REPAIR,
     ),
 }

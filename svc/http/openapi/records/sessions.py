@@ -7,12 +7,13 @@ engine adds fields for the clients it serves without breaking older ones.
 
 from __future__ import annotations
 
-from .registry import Record, Schema, ref
+from ..registry import Record, Schema, ref
 
 STR: Schema = {"type": "string"}
 INT: Schema = {"type": "integer"}
 BOOL: Schema = {"type": "boolean"}
 NULL_STR: Schema = {"type": ["string", "null"]}
+NULL_INT: Schema = {"type": ["integer", "null"]}
 
 
 def _object(required: dict[str, Schema], optional: dict[str, Schema] | None = None) -> Schema:
@@ -27,7 +28,14 @@ HEALTH = Record(
     "Health",
     _object(
         {"healthy": BOOL, "ready": BOOL},
-        {"version": STR, "store": STR, "phase": STR, "replicaID": STR, "replicas": INT},
+        {
+            "version": STR,
+            "store": STR,
+            "phase": STR,
+            "replicaID": STR,
+            "scheduler": STR,
+            "liveReplicas": NULL_INT,
+        },
     ),
 )
 
