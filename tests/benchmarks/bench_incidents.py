@@ -17,7 +17,9 @@ sides run in the engine's process (``engine.incidents.publisher.publish``, no HT
 front), medians of the per-delivery times, after one warm-up of each. A second line
 splits off the delivery alone (``WebhookAdapter.deliver``: payload, sign, guard, POST
 through the destination's pooled client, receipt built) against plain POSTs the same
-way: the difference between the two lines is the publish's store work.
+way: the difference between the two lines is the publish's store work. A third line
+gives the floor of that store work: one store round trip each way (a one-statement
+read, a one-row write) in the same run.
 Target: <= 1.5x the plain POST. (Draft creation is measured separately and excluded.)
 """
 
@@ -70,7 +72,7 @@ async def intake(client: httpx.AsyncClient, reports: int, distinct: int) -> tupl
 
 async def webhook(
     engine: svc.Engine, client: httpx.AsyncClient, deliveries: int
-) -> tuple[float, float]:
+) -> tuple[float, float, float, float, float, float]:
     async with open_webhook_receiver(SECRET) as receiver:
         await client.patch(
             "/config/incident-monitor",
@@ -108,6 +110,8 @@ async def webhook(
         plain: list[float] = []
         alone: list[float] = []
         alone_plain: list[float] = []
+        reads: list[float] = []
+        writes: list[float] = []
         async with httpx.AsyncClient() as direct:
 
             async def deliver(draft_id: str) -> None:
@@ -163,6 +167,15 @@ async def webhook(
                     start = time.perf_counter()
                     assert (await adapter.deliver(ctx)).ok
                     alone.append(time.perf_counter() - start)
+            # One store round trip each way (a one-statement read, a one-row write through
+            # the drafts repository): the floor under the publish's read and its write.
+            for _ in range(len(ids)):
+                start = time.perf_counter()
+                await engine.incidents.drafts.draft(draft.draft_id)
+                reads.append(time.perf_counter() - start)
+                start = time.perf_counter()
+                await engine.incidents.drafts.save_draft(draft)
+                writes.append(time.perf_counter() - start)
         # the plain POSTs reach the receiver unsigned; every signed one must verify
         signed = [d for d in receiver.deliveries if "x-svc-signature" in d.headers]
         assert len(signed) == 2 * len(ids) and all(d.verified for d in signed)
@@ -171,6 +184,8 @@ async def webhook(
             statistics.median(plain),
             statistics.median(alone),
             statistics.median(alone_plain),
+            statistics.median(reads),
+            statistics.median(writes),
         )
 
 
@@ -199,7 +214,9 @@ async def main(args: argparse.Namespace) -> None:
                 f"intake: {per_report * 1000:.3f} ms/report, memory put "
                 f"{per_put * 1000:.3f} ms -> {per_report / per_put:.2f}x (target <= 2x)"
             )
-            hook, plain, alone, alone_plain = await webhook(engine, client, args.deliveries)
+            hook, plain, alone, alone_plain, read, write = await webhook(
+                engine, client, args.deliveries
+            )
             print(
                 f"webhook delivery: {hook * 1000:.3f} ms, plain httpx POST "
                 f"{plain * 1000:.3f} ms -> {hook / plain:.2f}x (target <= 1.5x)"
@@ -207,6 +224,10 @@ async def main(args: argparse.Namespace) -> None:
             print(
                 f"  of which sign+guard+POST alone: {alone * 1000:.3f} ms, plain "
                 f"{alone_plain * 1000:.3f} ms -> {alone / alone_plain:.2f}x"
+            )
+            print(
+                f"  store round trip (one-statement read / one-row write): "
+                f"{read * 1000:.3f} / {write * 1000:.3f} ms"
             )
 
 
