@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import uuid
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
@@ -50,6 +51,14 @@ class AuditEntry:
         }
 
 
+@functools.lru_cache(maxsize=4096)
+def _credential_name(name: str) -> bool:
+    # Memoized: an audit row's keys are mostly the same few dozen names, and the name
+    # pattern was a good share of a publish's audit cost. Bounded, so a flood of
+    # distinct keys costs memory only up to the bound.
+    return is_secret_name(name) and not name.endswith("_present")
+
+
 def sanitize(value: Any, name: str = "", depth: int = 0) -> Any:
     """A bounded copy of ``value`` safe for the ledger.
 
@@ -57,8 +66,7 @@ def sanitize(value: Any, name: str = "", depth: int = 0) -> Any:
     nesting, lists and strings cut: an audit row describes an action, it never
     carries the material the action moved.
     """
-    credential = name and is_secret_name(name) and not name.endswith("_present")
-    if credential and value not in (None, "", {}, [], False):
+    if name and _credential_name(name) and value not in (None, "", {}, [], False):
         return REDACTED
     if depth > MAX_DEPTH:
         return "[truncated]"

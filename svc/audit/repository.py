@@ -33,9 +33,17 @@ def _digest(entry: AuditEntry, prev_hash: str) -> str:
     return hashlib.sha256(material.encode()).hexdigest()
 
 
-def append_entry(tx: Tx, entry: AuditEntry) -> AuditEntry:
-    """Append ``entry`` in ``tx`` (the transaction of the change it describes)."""
-    prev = tx.execute("SELECT hash FROM audit_ledger ORDER BY seq DESC LIMIT 1").scalar("")
+def _chain_head(tx: Tx) -> str:
+    return str(tx.execute("SELECT hash FROM audit_ledger ORDER BY seq DESC LIMIT 1").scalar(""))
+
+
+def append_entry(tx: Tx, entry: AuditEntry, prev: str | None = None) -> AuditEntry:
+    """Append ``entry`` in ``tx`` (the transaction of the change it describes).
+
+    ``prev``: the chain head, when the caller knows it (it wrote the row before, in
+    this transaction, which holds the write lock: no other row can come between)."""
+    if prev is None:
+        prev = _chain_head(tx)
     digest = _digest(entry, prev)
     seq = tx.execute(
         "INSERT INTO audit_ledger(entry_id, type, domain, actor, subject, payload, "
@@ -56,8 +64,15 @@ def append_entry(tx: Tx, entry: AuditEntry) -> AuditEntry:
 
 
 def append_entries(tx: Tx, entries: Sequence[AuditEntry]) -> list[AuditEntry]:
-    """Append several entries, in order, in ``tx``."""
-    return [append_entry(tx, entry) for entry in entries]
+    """Append several entries, in order, in ``tx`` (the chain head read once)."""
+    if not entries:
+        return []
+    stored: list[AuditEntry] = []
+    prev = _chain_head(tx)
+    for entry in entries:
+        stored.append(append_entry(tx, entry, prev))
+        prev = stored[-1].hash
+    return stored
 
 
 def _row(r: Row) -> AuditEntry:

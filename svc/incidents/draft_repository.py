@@ -201,10 +201,17 @@ def _publish_inputs(
     draft_id: str,
     plan_of: Callable[[Draft, Incident | None], tuple[P, Sequence[str]]],
 ) -> PublishInputs[P] | None:
-    draft = _get_draft(tx, draft_id)
-    if draft is None:
+    # The draft and its newest incident in one statement (one round trip into SQLite or
+    # to the PostgreSQL server instead of two).
+    row = tx.execute(
+        "SELECT d.doc, (SELECT r.doc FROM incident_records r WHERE r.draft_id = d.draft_id "
+        "ORDER BY r.updated_at_ms DESC LIMIT 1) FROM incident_drafts d WHERE d.draft_id = ?",
+        (draft_id,),
+    ).fetchone()
+    if row is None:
         return None
-    incident = _incident_of_draft(tx, draft_id)
+    draft = Draft(loads(row[0]))
+    incident = Incident(loads(row[1])) if row[1] is not None else None
     # The plan (routing, digests, keys) is pure; computing it here lets the receipts of
     # its keys be read in the same snapshot as the draft, in one store call.
     plan, keys = plan_of(draft, incident)

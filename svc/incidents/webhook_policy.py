@@ -7,6 +7,7 @@ every address and pins the connection to it.
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 import re
 from collections.abc import Mapping
@@ -93,6 +94,7 @@ def _private_literal(host: str) -> bool:
     return not address.is_global or address.is_multicast
 
 
+@functools.lru_cache(maxsize=256)
 def target_ref(url: str) -> str:
     parts = urlsplit(url)
     host = parts.hostname or ""
@@ -100,11 +102,16 @@ def target_ref(url: str) -> str:
     return f"{parts.scheme}://{host}{port}{parts.path}"[:500]
 
 
-def static_problems(destination: Destination, environ: Mapping[str, str]) -> list[str]:
-    """Why the webhook cannot be delivered, checked without DNS (readiness)."""
+@functools.lru_cache(maxsize=256)
+def _url_problems(
+    url: str,
+    allow_insecure_http: bool,
+    allow_private_networks: bool,
+    allowed_hosts: tuple[str, ...],
+) -> tuple[str, ...]:
+    """The URL's share of :func:`static_problems`: pure in its arguments, so kept per URL
+    and policy (a publish re-checks readiness; the URL rarely changes between them)."""
     problems: list[str] = []
-    policy = webhook_policy(destination)
-    url = (destination.webhook_url or "").strip()
     if not url:
         problems.append("Webhook URL is missing")
     else:
@@ -115,7 +122,7 @@ def static_problems(destination: Destination, environ: Mapping[str, str]) -> lis
         except ValueError:
             problems.append("Webhook URL is invalid")
         else:
-            if parts.scheme == "http" and not policy.allow_insecure_http:
+            if parts.scheme == "http" and not allow_insecure_http:
                 problems.append("Webhook URL must use https")
             elif parts.scheme not in ("http", "https"):
                 problems.append(f"Webhook URL uses unsupported scheme `{parts.scheme}`")
@@ -123,10 +130,25 @@ def static_problems(destination: Destination, environ: Mapping[str, str]) -> lis
                 problems.append("Webhook URL host is missing")
             if parts.username is not None or parts.password is not None:
                 problems.append("Webhook URL must not include credentials")
-            if policy.allowed_hosts and host not in policy.allowed_hosts:
+            if allowed_hosts and host not in allowed_hosts:
                 problems.append("Webhook URL host is not in the destination allowlist")
-            if host and not policy.allow_private_networks and _private_literal(host):
+            if host and not allow_private_networks and _private_literal(host):
                 problems.append("Webhook URL points to localhost/private network")
+    return tuple(problems)
+
+
+def static_problems(destination: Destination, environ: Mapping[str, str]) -> list[str]:
+    """Why the webhook cannot be delivered, checked without DNS (readiness)."""
+    problems: list[str] = []
+    policy = webhook_policy(destination)
+    problems.extend(
+        _url_problems(
+            (destination.webhook_url or "").strip(),
+            policy.allow_insecure_http,
+            policy.allow_private_networks,
+            policy.allowed_hosts,
+        )
+    )
     if not destination.webhook_secret_ref:
         problems.append("Webhook secret reference is missing")
     elif secret_env_name(destination.webhook_secret_ref) is None:

@@ -17,7 +17,11 @@ sides run in the engine's process (``engine.incidents.publisher.publish``, no HT
 front), medians of the per-delivery times, after one warm-up of each. A second line
 splits off the delivery alone (``WebhookAdapter.deliver``: payload, sign, guard, POST
 through the destination's pooled client, receipt built) against plain POSTs the same
-way: the difference between the two lines is the publish's store work.
+way: the difference between the two lines is the publish's store work. A third line
+gives the floor of that store work: one store round trip each way (a one-statement
+read, a one-row write) in the same run. A fourth gives the process CPU time (all
+threads: the receiver and the store's workers run in this process too) per publish
+and per plain POST, a figure that moves much less with the machine's load.
 Target: <= 1.5x the plain POST. (Draft creation is measured separately and excluded.)
 """
 
@@ -70,7 +74,7 @@ async def intake(client: httpx.AsyncClient, reports: int, distinct: int) -> tupl
 
 async def webhook(
     engine: svc.Engine, client: httpx.AsyncClient, deliveries: int
-) -> tuple[float, float]:
+) -> tuple[float, ...]:
     async with open_webhook_receiver(SECRET) as receiver:
         await client.patch(
             "/config/incident-monitor",
@@ -108,26 +112,35 @@ async def webhook(
         plain: list[float] = []
         alone: list[float] = []
         alone_plain: list[float] = []
+        reads: list[float] = []
+        cpu_hook: list[float] = []
+        cpu_plain: list[float] = []
+        writes: list[float] = []
         async with httpx.AsyncClient() as direct:
 
             async def deliver(draft_id: str) -> None:
-                start = time.perf_counter()
+                start, cpu = time.perf_counter(), time.process_time()
                 result = await engine.incidents.publisher.publish(draft_id)
                 timings.append(time.perf_counter() - start)
+                cpu_hook.append(time.process_time() - cpu)
                 assert result["action"] == "post_webhook", result
 
             async def post_plain(into: list[float] = plain) -> None:
-                start = time.perf_counter()
+                start, cpu = time.perf_counter(), time.process_time()
                 await direct.post(
                     receiver.url, content=body, headers={"content-type": "application/json"}
                 )
                 into.append(time.perf_counter() - start)
+                if into is plain:
+                    cpu_plain.append(time.process_time() - cpu)
 
             await deliver(ids[0])  # warm-up: the destination's client connects
             body = receiver.deliveries[-1].body
             await post_plain()
             timings.clear()
             plain.clear()
+            cpu_hook.clear()
+            cpu_plain.clear()
             for i, draft_id in enumerate(ids[1:]):
                 if i % 2:
                     await deliver(draft_id)
@@ -163,6 +176,15 @@ async def webhook(
                     start = time.perf_counter()
                     assert (await adapter.deliver(ctx)).ok
                     alone.append(time.perf_counter() - start)
+            # One store round trip each way (a one-statement read, a one-row write through
+            # the drafts repository): the floor under the publish's read and its write.
+            for _ in range(len(ids)):
+                start = time.perf_counter()
+                await engine.incidents.drafts.draft(draft.draft_id)
+                reads.append(time.perf_counter() - start)
+                start = time.perf_counter()
+                await engine.incidents.drafts.save_draft(draft)
+                writes.append(time.perf_counter() - start)
         # the plain POSTs reach the receiver unsigned; every signed one must verify
         signed = [d for d in receiver.deliveries if "x-svc-signature" in d.headers]
         assert len(signed) == 2 * len(ids) and all(d.verified for d in signed)
@@ -171,6 +193,10 @@ async def webhook(
             statistics.median(plain),
             statistics.median(alone),
             statistics.median(alone_plain),
+            statistics.median(reads),
+            statistics.median(writes),
+            sum(cpu_hook) / len(cpu_hook),
+            sum(cpu_plain) / len(cpu_plain),
         )
 
 
@@ -199,7 +225,9 @@ async def main(args: argparse.Namespace) -> None:
                 f"intake: {per_report * 1000:.3f} ms/report, memory put "
                 f"{per_put * 1000:.3f} ms -> {per_report / per_put:.2f}x (target <= 2x)"
             )
-            hook, plain, alone, alone_plain = await webhook(engine, client, args.deliveries)
+            hook, plain, alone, alone_plain, read, write, cpu, cpu_plain = await webhook(
+                engine, client, args.deliveries
+            )
             print(
                 f"webhook delivery: {hook * 1000:.3f} ms, plain httpx POST "
                 f"{plain * 1000:.3f} ms -> {hook / plain:.2f}x (target <= 1.5x)"
@@ -207,6 +235,14 @@ async def main(args: argparse.Namespace) -> None:
             print(
                 f"  of which sign+guard+POST alone: {alone * 1000:.3f} ms, plain "
                 f"{alone_plain * 1000:.3f} ms -> {alone / alone_plain:.2f}x"
+            )
+            print(
+                f"  store round trip (one-statement read / one-row write): "
+                f"{read * 1000:.3f} / {write * 1000:.3f} ms"
+            )
+            print(
+                f"  process CPU per publish {cpu * 1000:.3f} ms, per plain POST "
+                f"{cpu_plain * 1000:.3f} ms -> {cpu / cpu_plain:.2f}x"
             )
 
 

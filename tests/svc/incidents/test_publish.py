@@ -87,6 +87,11 @@ async def test_webhook_delivery_is_signed_and_leaves_a_receipt(
         types = [e.type for e in await engine.incidents.ledger.entries()]
         assert "incident_monitor.publish.attempted" in types
         assert "incident_monitor.publish.completed" in types
+        # attempted and completed were appended in one batch, the chain head read once:
+        # each row still links to the one before it
+        rows = sorted(await engine.incidents.ledger.entries(), key=lambda e: e.seq or 0)
+        assert all(b.prev_hash == a.hash for a, b in zip(rows, rows[1:], strict=False))
+        assert await engine.incidents.ledger.verify()
 
 
 async def test_private_address_and_redirect_to_loopback_are_refused_without_opt_ins(
