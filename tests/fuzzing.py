@@ -309,6 +309,22 @@ def send(client: httpx.Client, operation: Operation, case: Case) -> httpx.Respon
     return response
 
 
+def acts_on_the_engine(operation: Operation) -> bool:
+    """False for routes that act on the host itself (installing the browser, launching it
+    for a smoke test): the reference answers their failures (no browser here) 500 by
+    design. Their auth is covered by tests/svc/http/test_route_policy.py, their behaviour
+    by tests/svc/browser."""
+    from svc.http.openapi import openapi_path
+    from svc.http.policy import ROUTE_POLICY, Auth
+
+    host_effects = {
+        (method.lower(), openapi_path(rule))
+        for (method, rule), auth in ROUTE_POLICY.items()
+        if auth is Auth.LOOPBACK_HOST_EFFECT
+    }
+    return (operation.method, operation.path) not in host_effects
+
+
 def fuzz(
     client: httpx.Client,
     document: dict[str, Any],
@@ -355,4 +371,14 @@ def _fuzz_operation(
     run()
 
 
-__all__ = ["EVIL_BODIES", "Case", "Operation", "Report", "check", "fuzz", "operations", "send"]
+__all__ = [
+    "EVIL_BODIES",
+    "Case",
+    "Operation",
+    "Report",
+    "acts_on_the_engine",
+    "check",
+    "fuzz",
+    "operations",
+    "send",
+]

@@ -3,7 +3,7 @@
 A bounded run (a few cases per operation, fixed seeds, so the same cases every
 time): no 5xx, every 4xx in the shared error shape with a stable code, every
 success a documented status whose JSON body matches its schema. Routes with
-effects on the host itself are left out (see ``HOST_EFFECTS``). The long run
+effects on the host itself are left out (``acts_on_the_engine``). The long run
 is ``tests/benchmarks/fuzz_api.py``; figures in docs/performance.md.
 """
 
@@ -15,23 +15,9 @@ import httpx
 import trio
 
 import svc
-from svc.http.openapi import openapi_path
-from svc.http.policy import ROUTE_POLICY, Auth
-from tests.fuzzing import Operation, fuzz
+from tests.fuzzing import acts_on_the_engine, fuzz
 
 EXAMPLES_PER_OPERATION = 6
-# Installing the browser and launching it for a smoke test act on the host, not on the
-# engine; the reference answers their failures (no browser here) 500 by design. Their auth
-# is covered by tests/svc/http/test_route_policy.py, their behaviour by tests/svc/browser.
-HOST_EFFECTS = {
-    (method.lower(), openapi_path(rule))
-    for (method, rule), auth in ROUTE_POLICY.items()
-    if auth is Auth.LOOPBACK_HOST_EFFECT
-}
-
-
-def fuzzable(operation: Operation) -> bool:
-    return (operation.method, operation.path) not in HOST_EFFECTS
 
 
 async def known_ids(client: httpx.AsyncClient) -> dict[str, list[str]]:
@@ -59,7 +45,7 @@ async def test_every_operation_survives_generated_requests(make_settings: Any) -
                     document,
                     examples=EXAMPLES_PER_OPERATION,
                     known=known,
-                    only=fuzzable,
+                    only=acts_on_the_engine,
                 )
 
         report = await trio.to_thread.run_sync(run)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -90,7 +91,7 @@ async def test_webhook_delivery_is_signed_and_leaves_a_receipt(
         # attempted and completed were appended in one batch, the chain head read once:
         # each row still links to the one before it
         rows = sorted(await engine.incidents.ledger.entries(), key=lambda e: e.seq or 0)
-        assert all(b.prev_hash == a.hash for a, b in zip(rows, rows[1:], strict=False))
+        assert all(b.prev_hash == a.hash for a, b in itertools.pairwise(rows))
         assert await engine.incidents.ledger.verify()
 
 
