@@ -193,7 +193,7 @@ def fold_aliases(cls: type, data: Mapping[str, Any]) -> dict[str, Any]:
     """Rename alias keys (and camelCase spellings of snake fields) to field names, recursively."""
     if not attrs.has(cls):
         return dict(data)
-    fields = {f.name: f for f in attrs.fields(cls)}
+    fields = {f.name: f for f in _resolved_fields(cls)}
     lookup: dict[str, str] = {}
     for name, f in fields.items():
         lookup[name] = name
@@ -208,6 +208,22 @@ def fold_aliases(cls: type, data: Mapping[str, Any]) -> dict[str, Any]:
             continue  # the canonical spelling wins over an alias
         out[target] = _fold_value(fields[target].type if target in fields else None, value)
     return out
+
+
+def _resolved_fields(cls: type) -> tuple[attrs.Attribute[Any], ...]:
+    """``cls``'s fields with real types, not the strings of postponed annotations.
+
+    Nested aliases are folded by the field's type. Under ``from __future__ import
+    annotations`` that type stays a string until cattrs first structures the class, so
+    the FIRST body of each class lost its nested aliases: ``{"model": {"providerID":
+    ...}}`` became an empty model, and that session or prompt went to the default
+    provider. attrs resolves a class once and remembers it.
+    """
+    try:
+        attrs.resolve_types(cls)
+    except NameError:
+        pass  # a type named only in a local scope: folded shallowly, as before
+    return attrs.fields(cls)
 
 
 def _fold_value(tp: Any, value: Any) -> Any:

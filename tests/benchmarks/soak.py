@@ -27,11 +27,13 @@ import json
 import logging
 import os
 import pathlib
+import re
 import sys
 import tempfile
+import threading
 import time
 from collections import Counter
-from typing import Any
+from typing import IO, Any
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2]))
 
@@ -40,8 +42,9 @@ import httpx
 import trio
 
 from tests.benchmarks._procs import start_server, stop
-from tests.fakes import FakeToolCall, Turn, open_fake_openai
+from tests.fakes import FakeToolCall, RecordedRequest, Turn, open_fake_openai
 from tests.fakes.mcp_servers import open_mcp_server, workbench_server
+from tests.fakes.turns import last_user_text
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
@@ -59,6 +62,15 @@ class Tally:
         self.errors[kind] += 1
         if self.errors[kind] <= 3:
             print(f"  error {kind}: {detail}", file=sys.stderr, flush=True)
+
+
+def copy_lines(source: IO[bytes] | None, path: pathlib.Path) -> None:
+    if source is None:
+        return
+    with path.open("wb") as sink:
+        for line in source:
+            sink.write(line)
+            sink.flush()
 
 
 def rss_mb(pid: int) -> float:
@@ -149,23 +161,42 @@ async def churn(client: httpx.AsyncClient, tally: Tally, stop_at: float) -> None
         await trio.sleep(0.1)
 
 
+def tools_turn(request: RecordedRequest) -> Turn:
+    """The MCP worker's model, answering from the request alone as a real model does.
+
+    ``add N and 1`` gets a call of ``mcp.soak.add``; a request ending with the tool's
+    result gets ``added``. A scripted queue (the call turn, then the reply turn) is not
+    enough: when a response is lost after the fake has taken its turn (a keep-alive
+    connection the fake server closes just as the engine reuses it, under load), the
+    engine rightly retries the request, and the retry took the NEXT turn: that run
+    answered "added" without calling the tool, or its follow-up got an echo, which
+    looked like a request routed to the default provider (that fake echoes too).
+    """
+    body = request.body if isinstance(request.body, dict) else {}
+    messages = body.get("messages") or []
+    if messages and messages[-1].get("role") == "tool":
+        return Turn.reply("added")
+    asked = re.search(r"add (\d+) and 1", last_user_text(messages))
+    n = int(asked.group(1)) if asked else 0
+    return Turn.calls(FakeToolCall("mcp.soak.add", {"a": n, "b": 1}, id=f"c{n}"))
+
+
 async def mcp_worker(
     client: httpx.AsyncClient, tools_model: Any, tally: Tally, stop_at: float
 ) -> None:
     """Runs whose model calls ``mcp.soak.add`` (on a second scripted model server, so the
     echoing sessions never take its turns); the first call's approval is "always"."""
+    tools_model.default = tools_turn
     body = {"title": "soak mcp", "model": {"providerID": "groq", "modelID": "tools"}}
     sid = (await client.post("/session", json=body)).json()["id"]
     n = 0
     while trio.current_time() < stop_at:
         n += 1
-        if not tools_model.pending:  # a turn the engine did not take stays queued
-            tools_model.enqueue(
-                Turn.calls(FakeToolCall("mcp.soak.add", {"a": n, "b": 1}, id=f"c{n}")),
-                Turn.reply("added"),
-            )
         result: Any = None
-        expected = -1
+        answer = ""
+        finished: dict[str, Any] = {}
+        routes: set[Any] = set()
+        before = len(tools_model.requests)
         async with client.stream("GET", "/event", params={"sessionID": sid}) as stream:
             events = read_sse(stream)
             await events.__anext__()
@@ -191,23 +222,34 @@ async def mcp_worker(
                     await client.post(
                         f"/permission/{props['requestID']}/reply", json={"reply": "always"}
                     )
+                if kind == "provider.usage" and props.get("runID") == run_id:
+                    routes.add((props.get("providerID"), props.get("modelID")))
                 part = props.get("part") or {}
                 finished_tool = part.get("state") in ("completed", "failed", "denied")
                 if kind == "message.part.updated" and part.get("type") == "tool" and finished_tool:
                     result = part.get("result") if part["state"] == "completed" else part
-                    expected = int((part.get("args") or {}).get("a", -2)) + 1
+                if kind == "message.part.updated" and "delta" in props and result is not None:
+                    answer += props["delta"]
                 if kind == "session.run.finished" and props.get("runID") == run_id:
-                    if result is None:
-                        result = {"status": props.get("status"), "error": props.get("error")}
+                    finished = props
                     break
             await events.aclose()
-        if str(result).strip() == str(expected):
+        # Every check of the run, so a failure is reported by the run that had it
+        # (the run's status too: an error after the tool call used to pass unseen).
+        ok = (
+            str(result).strip() == str(n + 1)
+            and answer.strip() == "added"
+            and finished.get("status") == "completed"
+            and routes == {("groq", "tools")}
+        )
+        if ok:
             tally.mcp_calls += 1
         else:
             tally.error(
                 "mcp call",
-                f"{result} after {kinds[-8:]}; model requests {len(tools_model.requests)}, "
-                f"turns left {tools_model.pending}",
+                f"result {result}, answer {answer!r}, status {finished.get('status')} "
+                f"{finished.get('error')}, routes {routes}, after {kinds[-8:]}; "
+                f"model requests {len(tools_model.requests) - before}",
             )
         await trio.sleep(0.2)
 
@@ -277,6 +319,11 @@ async def main(minutes: float, sessions: int, warmup: int) -> int:
             str(tmp / "config.json"),
         ]
         process, url, _ = start_server(argv, env=env)
+        engine_log = tmp / "engine.log"
+        # The engine's warnings (provider retries among them) go to a file: a pipe
+        # nobody reads would, once full, block the engine's logging.
+        drain = threading.Thread(target=copy_lines, args=(process.stderr, engine_log), daemon=True)
+        drain.start()
         try:
             async with httpx.AsyncClient(base_url=url, timeout=60.0) as client:
                 await client.post("/mcp", json={"name": "soak", "transport": mcp.url})
@@ -311,6 +358,7 @@ async def main(minutes: float, sessions: int, warmup: int) -> int:
         finally:
             final_rss = rss_mb(process.pid)
             stop(process)
+            drain.join(timeout=10)
     fires = metric(scraped, "svc_scheduler_tick_seconds_count")
     warm_samples = [rss for minute, rss in samples if minute == warmup]
     warm = warm_samples[0] if warm_samples else (samples[0][1] if samples else final_rss)
@@ -330,6 +378,8 @@ async def main(minutes: float, sessions: int, warmup: int) -> int:
         f"RSS after warm-up (minute {warmup}) {warm:.1f} MB, at the end {final_rss:.1f} MB, "
         f"growth {final_rss - warm:+.1f} MB"
     )
+    retries = engine_log.read_text(errors="replace").count("provider request failed; retrying")
+    print(f"provider retries {retries} (engine log {engine_log})")
     ok = tally.lost_events == 0 and not tally.errors and tally.wrong_answers == 0
     return 0 if ok else 1
 
