@@ -46,8 +46,15 @@ class RoutineRuns(RoutineExecution):
             self._set_fire(routine.routine_id, next_fire, last_fired)
         now = self.now_ms()
         # A run the previous process left running cannot be resumed mid-session
-        # (its session run was settled as interrupted): it ends failed.
-        for run in await self.repo.runs(statuses=("running",), limit=100_000):
+        # (its session run was settled as interrupted): it ends failed. Replicas
+        # sharing a store leave them to claims instead: a run "running" may be
+        # running on another replica, and runs again only once its claim expired.
+        left_running = (
+            []
+            if self.engine.cluster.shared
+            else await self.repo.runs(statuses=("running",), limit=100_000)
+        )
+        for run in left_running:
             await self.repo.save_run(
                 attrs.evolve(
                     run,
@@ -142,6 +149,10 @@ class RoutineRuns(RoutineExecution):
 
     def _enqueue(self, run: RoutineRun) -> None:
         """Queue ``run`` on its routine's lane (starting the lane's runner if it is idle)."""
+        if self.claims is not None:
+            # Stored as queued: the replica that claims it runs it (one per routine at once).
+            self.claims.wake()
+            return
         self._lanes.setdefault(run.routine_id, deque()).append(run.run_id)
         if run.routine_id not in self._lane_active:
             self._lane_active.add(run.routine_id)
@@ -227,7 +238,54 @@ class RoutineRuns(RoutineExecution):
         return runs
 
     async def get_run(self, run_id: str) -> RoutineRun | None:
-        return self._live.get(run_id) or await self.repo.get_run(run_id)
+        live = self._live.get(run_id)
+        if live is not None and (self.claims is None or run_id in self._budgets):
+            return live
+        # Replicas on one store: a run executing elsewhere is as the store has it.
+        return await self.repo.get_run(run_id) or live
+
+    async def adopt_claimed(self, run: RoutineRun) -> None:
+        """Replicas on one store: ``run`` was claimed here; track it before it executes."""
+        if run.status == "running":
+            # Its replica stopped while it ran: a session run cannot resume
+            # mid-turn, so it runs again from its start.
+            run = attrs.evolve(
+                run,
+                status="queued",
+                updated_at_ms=self.now_ms(),
+                detail="resumed on another replica",
+            )
+        current = self._live.get(run.run_id)
+        if current is None or current.status != run.status:
+            # Another replica's run (or one resumed here): record it through
+            # store, which keeps the busy marks in step.
+            await self.store(run)
+
+    def forget_settled(self, run_id: str) -> None:
+        """Replicas on one store: a run tracked here ended on another replica."""
+        if run_id in self._budgets:
+            return  # it executes here, and ends here
+        self._forget(run_id)
+
+    def paused_elsewhere(self, run_id: str, reason: str) -> None:
+        """Replicas on one store: ``run_id`` was paused through another replica; stop it here."""
+        current = self._live.get(run_id)
+        budget = self._budgets.get(run_id)
+        if budget is None or current is None:
+            self._forget(run_id)  # not executing here: the store has it paused
+            return
+        # Paused in memory first, so the execution ends without settling the run.
+        self._forget(run_id)
+        self._live[run_id] = attrs.evolve(current, status="paused", paused_reason=reason)
+        budget.cancel("paused")
+
+    def _forget(self, run_id: str) -> None:
+        run = self._live.pop(run_id, None)
+        if run is not None and run.busy:
+            self._busy[run.routine_id] -= 1
+            if self._busy[run.routine_id] <= 0:
+                del self._busy[run.routine_id]
+                self.signal.changed("routine", run.routine_id)
 
     async def require_run(self, run_id: str) -> RoutineRun:
         run = await self.get_run(run_id)
