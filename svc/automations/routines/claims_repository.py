@@ -8,7 +8,8 @@ one replica or across replicas. On PostgreSQL the candidate rows are locked
 with ``FOR UPDATE SKIP LOCKED`` (two replicas claiming at once take different
 runs); on SQLite the same conditional ``UPDATE ... RETURNING`` runs without it.
 A run found ``running`` with an expired (or released) claim was left by a
-replica that stopped: it is claimed again and runs from its start.
+replica that stopped: whoever claims it ends it failed (a session run cannot
+resume mid-turn), as one engine does with the runs its previous process left.
 """
 
 from __future__ import annotations
@@ -51,6 +52,17 @@ def _claim(
     return sorted(runs, key=lambda r: r.created_at_ms)
 
 
+def _claim_abandoned(tx: Tx, replica_id: str, now_ms: int, expires_at_ms: int) -> list[RoutineRun]:
+    rows = tx.execute(
+        "UPDATE automations_routine_runs SET claimed_by = ?, claim_expires_at_ms = ? "
+        "WHERE run_id IN (SELECT run_id FROM automations_routine_runs WHERE status = ? "
+        f"AND (claimed_by IS NULL OR claim_expires_at_ms < ?){skip_locked(tx)}) "
+        f"RETURNING {_RUN_COLS}",
+        (replica_id, expires_at_ms, "running", now_ms),
+    ).fetchall()
+    return [_run(tuple(row)) for row in rows]
+
+
 class RoutineClaimsRepository:
     def __init__(self, db: Store) -> None:
         self.db = db
@@ -60,6 +72,12 @@ class RoutineClaimsRepository:
     ) -> list[RoutineRun]:
         """Up to ``limit`` runs of distinct idle routines (oldest first), now held here."""
         return await self.db.write(_claim, replica_id, now_ms, now_ms + lease_ms, limit)
+
+    async def claim_abandoned(
+        self, replica_id: str, *, now_ms: int, lease_ms: int
+    ) -> list[RoutineRun]:
+        """Every ``running`` run no live replica holds (its replica stopped), now held here."""
+        return await self.db.write(_claim_abandoned, replica_id, now_ms, now_ms + lease_ms)
 
     async def renew(self, replica_id: str, *, expires_at_ms: int) -> int:
         """Extend every claim ``replica_id`` holds; how many it holds."""

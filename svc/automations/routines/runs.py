@@ -47,13 +47,9 @@ class RoutineRuns(RoutineExecution):
         now = self.now_ms()
         # A run the previous process left running cannot be resumed mid-session
         # (its session run was settled as interrupted): it ends failed. Replicas
-        # sharing a store leave them to claims instead: a run "running" may be
-        # running on another replica, and runs again only once its claim expired.
-        left_running = (
-            []
-            if self.engine.cluster.shared
-            else await self.repo.runs(statuses=("running",), limit=100_000)
-        )
+        # sharing a store end only those no live replica holds (claimed here
+        # first, so two replicas starting together never both end one).
+        left_running = await self._left_running(now)
         for run in left_running:
             await self.repo.save_run(
                 attrs.evolve(
@@ -64,12 +60,33 @@ class RoutineRuns(RoutineExecution):
                     detail="the engine stopped while this run was active",
                 )
             )
+        if self.engine.cluster.shared:
+            await self._release_all(left_running)
         for run in await self.repo.runs(
             statuses=("queued", "pending_approval", "paused"), limit=100_000
         ):
             self._live[run.run_id] = run
             if run.busy:
                 self._busy[run.routine_id] += 1
+
+    async def _left_running(self, now: int) -> list[RoutineRun]:
+        cluster = self.engine.cluster
+        if not cluster.shared:
+            return await self.repo.runs(statuses=("running",), limit=100_000)
+        from .claims_repository import RoutineClaimsRepository
+
+        assert cluster.replica_id is not None
+        return await RoutineClaimsRepository(self.repo.db).claim_abandoned(
+            cluster.replica_id, now_ms=now, lease_ms=self.engine.settings.cluster_lease_ms
+        )
+
+    async def _release_all(self, runs: list[RoutineRun]) -> None:
+        from .claims_repository import RoutineClaimsRepository
+
+        repo, replica_id = RoutineClaimsRepository(self.repo.db), self.engine.cluster.replica_id
+        assert replica_id is not None
+        for run in runs:
+            await repo.release(replica_id, run.run_id)
 
     def start_pending(self) -> None:
         recovered, self._recovered = self._recovered, []
@@ -244,22 +261,28 @@ class RoutineRuns(RoutineExecution):
         # Replicas on one store: a run executing elsewhere is as the store has it.
         return await self.repo.get_run(run_id) or live
 
-    async def adopt_claimed(self, run: RoutineRun) -> None:
-        """Replicas on one store: ``run`` was claimed here; track it before it executes."""
+    async def adopt_claimed(self, run: RoutineRun) -> bool:
+        """Replicas on one store: ``run`` was claimed here; track it; whether it executes.
+
+        A run claimed while ``running`` was left by a replica that stopped: a
+        session run cannot resume mid-turn, so it ends failed (as one engine
+        ends the runs its previous process left running).
+        """
         if run.status == "running":
-            # Its replica stopped while it ran: a session run cannot resume
-            # mid-turn, so it runs again from its start.
+            now = self.now_ms()
+            detail = "the replica running it stopped while this run was active"
             run = attrs.evolve(
-                run,
-                status="queued",
-                updated_at_ms=self.now_ms(),
-                detail="resumed on another replica",
+                run, status="failed", finished_at_ms=now, updated_at_ms=now, detail=detail
             )
+            await self.store(run)
+            self.publish("run.failed", run, status="failed", reason=detail, finishedAtMs=now)
+            return False
         current = self._live.get(run.run_id)
         if current is None or current.status != run.status:
             # Another replica's run (or one resumed here): record it through
             # store, which keeps the busy marks in step.
             await self.store(run)
+        return True
 
     def forget_settled(self, run_id: str) -> None:
         """Replicas on one store: a run tracked here ended on another replica."""

@@ -180,28 +180,33 @@ async def test_routine_runs_spread_over_two_replicas_once_each_one_per_routine_a
         assert {name for names in lanes.replica.values() for name in names} == {"a", "b"}
 
 
-async def test_a_routine_run_left_by_a_stopped_replica_is_finished_by_the_other(
+async def test_a_routine_run_left_by_a_stopped_replica_is_settled_by_the_other(
     make_settings: Callable[..., svc.Settings], pg_url: str, tmp_path: Path
 ) -> None:
     lanes = Lanes()
-    lanes.blocked.add("a")  # A's attempt only ends by A stopping
+    lanes.blocked.add("a")  # A's run only ends by A stopping
     async with _replicas(make_settings, pg_url, tmp_path, lanes) as (engines, start, stop):
         await start("a")
         a = engines["a"]
         with trio.fail_after(60):  # safety net only
             routine_id = await _routine(a, 0)
-            (run,) = await a.automations.routines.run_now(routine_id)
+            first, second = await a.automations.routines.run_now(routine_id, run_count=2)
             await lanes.wait_started(1)
-            assert _claims(a).held == {run.run_id}
+            assert _claims(a).held == {first.run_id}  # the second waits in the lane
             await start("b")
             b = engines["b"]
             lanes.release.set()
-            await stop("a")  # A stops mid-run; B claims the run and runs it again
-            await _ended(b, {run.run_id})
-            done = await b.automations.routines.get_run(run.run_id)
+            await stop("a")  # A stops mid-run: B takes the routine's lane over
+            await _ended(b, {first.run_id, second.run_id})
+            left = await b.automations.routines.get_run(first.run_id)
+            done = await b.automations.routines.get_run(second.run_id)
+        # A session run cannot resume mid-turn: B ends it failed (as a restart
+        # does), then runs the routine's next run.
+        assert left is not None and left.status == "failed"
+        assert left.detail is not None and "replica running it stopped" in left.detail
         assert done is not None and done.status == "completed"
-        assert lanes.replica[run.run_id] == ["a", "b"]  # A's interrupted attempt, then B's
-        assert _claims(b).claimed_total == 1
+        assert lanes.replica == {first.run_id: ["a"], second.run_id: ["b"]}
+        assert not lanes.overlap
 
 
 async def test_a_routine_run_paused_through_one_replica_stops_on_the_one_running_it(
