@@ -61,6 +61,7 @@ class AutomationsComponent(Component):
                 RoutineClaimsRepository(engine.store),
                 replica_id=cluster.replica_id,
                 lease_ms=engine.settings.cluster_lease_ms,
+                after_seq=loaded_at,
             )
 
     def children(self, engine: Engine) -> list[ChildSpec]:

@@ -13,7 +13,8 @@ pool's free capacity, never a run of a routine that has a run claimed anywhere.
   here, and every third of a lease time (claims that expired).
 * Renews this replica's claims every third of a lease time; a replica killed
   with ``kill -9`` stops renewing, and its runs are claimed by the others once
-  their claims expire (a run left ``running`` runs again from its start).
+  their claims expire (a run left ``running`` cannot resume mid-session: the
+  replica that claims it ends it failed).
 * Releases a claim when the run leaves this replica (ended, paused, or the
   replica stopping: then the run is claimable at once).
 * A run paused through another replica (``run.step`` ``paused``) stops here.
@@ -50,8 +51,12 @@ class RoutineClaims:
         *,
         replica_id: str,
         lease_ms: int,
+        after_seq: int | None = None,
     ) -> None:
+        """``after_seq``: the seq delivered here when the runs were loaded (events from there on
+        keep this replica's memory of other replicas' runs in step)."""
         self.service = service
+        self.after_seq = after_seq
         self.repo = repo
         self.replica_id = replica_id
         self.lease_ms = lease_ms
@@ -95,8 +100,8 @@ class RoutineClaims:
 
     async def _execute(self, run: RoutineRun) -> None:
         try:
-            await self.service.adopt_claimed(run)
-            await self.service._execute(run.run_id)
+            if await self.service.adopt_claimed(run):
+                await self.service._execute(run.run_id)
         finally:
             # Shielded: a claim left behind would hold the routine's lane until it expired.
             with trio.CancelScope(shield=True):
@@ -124,7 +129,7 @@ class RoutineClaims:
         events = self.service.engine.events
         # Only the shared log tells this replica's events apart (claims run on nothing else).
         mine = getattr(events, "published_here", lambda event: False)
-        with EventStream(events, EventFilter(topic=TOPIC)) as stream:
+        with EventStream(events, EventFilter(topic=TOPIC), after_seq=self.after_seq) as stream:
             task_status.started()
             while True:
                 try:
@@ -134,6 +139,7 @@ class RoutineClaims:
                 for event in batch:
                     if not mine(event):
                         self._observe(event)
+                self.after_seq = stream.cursor  # a restarted child goes on from here
                 self.wake()
 
     def _observe(self, event: Event) -> None:
