@@ -43,6 +43,8 @@ class AutomationsComponent(Component):
         cluster = engine.cluster
         if cluster.shared:
             from .replica_sync import ScheduleSync
+            from .routines.claims import RoutineClaims
+            from .routines.claims_repository import RoutineClaimsRepository
             from .v2.claims import RunClaims
             from .v2.claims_repository import ClaimsRepository
 
@@ -53,6 +55,13 @@ class AutomationsComponent(Component):
                 ClaimsRepository(engine.store),
                 replica_id=cluster.replica_id,
                 lease_ms=engine.settings.cluster_lease_ms,
+            )
+            self.service.routines.claims = RoutineClaims(
+                self.service.routines,
+                RoutineClaimsRepository(engine.store),
+                replica_id=cluster.replica_id,
+                lease_ms=engine.settings.cluster_lease_ms,
+                after_seq=loaded_at,
             )
 
     def children(self, engine: Engine) -> list[ChildSpec]:
@@ -73,6 +82,15 @@ class AutomationsComponent(Component):
         if claims is not None:
             children.append(
                 ChildSpec(id="automations-v2-claims", start=claims.run, restart=Restart.PERMANENT)
+            )
+        routine_claims = service.routines.claims
+        if routine_claims is not None:
+            children.append(
+                ChildSpec(
+                    id="automations-routine-claims",
+                    start=routine_claims.run,
+                    restart=Restart.PERMANENT,
+                )
             )
         if self.sync is not None:
             children.append(

@@ -117,6 +117,11 @@ class RoutineDecisions(RoutineRuns):
         self, run_id: str, statuses: tuple[str, ...], code: str, message: str
     ) -> RoutineRun:
         run = self._live.get(run_id)
+        if self.claims is not None and run_id not in self._budgets:
+            # Replicas on one store: the run may be another replica's; the store has it.
+            run = await self.repo.get_run(run_id)
+            if run is not None and run.terminal:
+                run = None
         if run is None:
             stored = await self.require_run(run_id)
             raise RunStateConflict(

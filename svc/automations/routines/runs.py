@@ -46,8 +46,11 @@ class RoutineRuns(RoutineExecution):
             self._set_fire(routine.routine_id, next_fire, last_fired)
         now = self.now_ms()
         # A run the previous process left running cannot be resumed mid-session
-        # (its session run was settled as interrupted): it ends failed.
-        for run in await self.repo.runs(statuses=("running",), limit=100_000):
+        # (its session run was settled as interrupted): it ends failed. Replicas
+        # sharing a store end only those no live replica holds (claimed here
+        # first, so two replicas starting together never both end one).
+        left_running = await self._left_running(now)
+        for run in left_running:
             await self.repo.save_run(
                 attrs.evolve(
                     run,
@@ -57,12 +60,33 @@ class RoutineRuns(RoutineExecution):
                     detail="the engine stopped while this run was active",
                 )
             )
+        if self.engine.cluster.shared:
+            await self._release_all(left_running)
         for run in await self.repo.runs(
             statuses=("queued", "pending_approval", "paused"), limit=100_000
         ):
             self._live[run.run_id] = run
             if run.busy:
                 self._busy[run.routine_id] += 1
+
+    async def _left_running(self, now: int) -> list[RoutineRun]:
+        cluster = self.engine.cluster
+        if not cluster.shared:
+            return await self.repo.runs(statuses=("running",), limit=100_000)
+        from .claims_repository import RoutineClaimsRepository
+
+        assert cluster.replica_id is not None
+        return await RoutineClaimsRepository(self.repo.db).claim_abandoned(
+            cluster.replica_id, now_ms=now, lease_ms=self.engine.settings.cluster_lease_ms
+        )
+
+    async def _release_all(self, runs: list[RoutineRun]) -> None:
+        from .claims_repository import RoutineClaimsRepository
+
+        repo, replica_id = RoutineClaimsRepository(self.repo.db), self.engine.cluster.replica_id
+        assert replica_id is not None
+        for run in runs:
+            await repo.release(replica_id, run.run_id)
 
     def start_pending(self) -> None:
         recovered, self._recovered = self._recovered, []
@@ -142,6 +166,10 @@ class RoutineRuns(RoutineExecution):
 
     def _enqueue(self, run: RoutineRun) -> None:
         """Queue ``run`` on its routine's lane (starting the lane's runner if it is idle)."""
+        if self.claims is not None:
+            # Stored as queued: the replica that claims it runs it (one per routine at once).
+            self.claims.wake()
+            return
         self._lanes.setdefault(run.routine_id, deque()).append(run.run_id)
         if run.routine_id not in self._lane_active:
             self._lane_active.add(run.routine_id)
@@ -227,7 +255,60 @@ class RoutineRuns(RoutineExecution):
         return runs
 
     async def get_run(self, run_id: str) -> RoutineRun | None:
-        return self._live.get(run_id) or await self.repo.get_run(run_id)
+        live = self._live.get(run_id)
+        if live is not None and (self.claims is None or run_id in self._budgets):
+            return live
+        # Replicas on one store: a run executing elsewhere is as the store has it.
+        return await self.repo.get_run(run_id) or live
+
+    async def adopt_claimed(self, run: RoutineRun) -> bool:
+        """Replicas on one store: ``run`` was claimed here; track it; whether it executes.
+
+        A run claimed while ``running`` was left by a replica that stopped: a
+        session run cannot resume mid-turn, so it ends failed (as one engine
+        ends the runs its previous process left running).
+        """
+        if run.status == "running":
+            now = self.now_ms()
+            detail = "the replica running it stopped while this run was active"
+            run = attrs.evolve(
+                run, status="failed", finished_at_ms=now, updated_at_ms=now, detail=detail
+            )
+            await self.store(run)
+            self.publish("run.failed", run, status="failed", reason=detail, finishedAtMs=now)
+            return False
+        current = self._live.get(run.run_id)
+        if current is None or current.status != run.status:
+            # Another replica's run (or one resumed here): record it through
+            # store, which keeps the busy marks in step.
+            await self.store(run)
+        return True
+
+    def forget_settled(self, run_id: str) -> None:
+        """Replicas on one store: a run tracked here ended on another replica."""
+        if run_id in self._budgets:
+            return  # it executes here, and ends here
+        self._forget(run_id)
+
+    def paused_elsewhere(self, run_id: str, reason: str) -> None:
+        """Replicas on one store: ``run_id`` was paused through another replica; stop it here."""
+        current = self._live.get(run_id)
+        budget = self._budgets.get(run_id)
+        if budget is None or current is None:
+            self._forget(run_id)  # not executing here: the store has it paused
+            return
+        # Paused in memory first, so the execution ends without settling the run.
+        self._forget(run_id)
+        self._live[run_id] = attrs.evolve(current, status="paused", paused_reason=reason)
+        budget.cancel("paused")
+
+    def _forget(self, run_id: str) -> None:
+        run = self._live.pop(run_id, None)
+        if run is not None and run.busy:
+            self._busy[run.routine_id] -= 1
+            if self._busy[run.routine_id] <= 0:
+                del self._busy[run.routine_id]
+                self.signal.changed("routine", run.routine_id)
 
     async def require_run(self, run_id: str) -> RoutineRun:
         run = await self.get_run(run_id)

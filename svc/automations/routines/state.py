@@ -27,6 +27,7 @@ from .repository import RoutineRepository
 
 if TYPE_CHECKING:
     from ...engine import Engine
+    from .claims import RoutineClaims
     from .execution import EntrypointHandler
     from .records import Routine, RoutineRun
 
@@ -67,6 +68,8 @@ class RoutineState:
         self._lane_active: set[str] = set()
         self._budgets: dict[str, BudgetScope] = {}
         self._entrypoints: dict[str, EntrypointHandler] = {}
+        self.claims: RoutineClaims | None = None
+        """Replicas on one store: queued runs are claimed (:mod:`.claims`), not laned here."""
 
     def now_ms(self) -> int:
         return self.engine.clock.now_ms()

@@ -24,7 +24,7 @@ CLAIMABLE = ("queued", "running")
 """Statuses a replica executes; ``running`` is claimable only once its claim expired."""
 
 
-def _skip_locked(tx: Tx) -> str:
+def skip_locked(tx: Tx) -> str:
     # A dialect piece kept here (svc/store/dialect.py has none for row locks):
     # SQLite has one writer and no row locks, so the clause is PostgreSQL's alone.
     return " FOR UPDATE SKIP LOCKED" if tx.dialect.name == "postgresql" else ""
@@ -37,7 +37,7 @@ def _claim(
         "UPDATE automations_v2_runs SET claimed_by = ?, claim_expires_at_ms = ? "
         "WHERE run_id IN (SELECT run_id FROM automations_v2_runs "
         "WHERE status IN (?, ?) AND (claimed_by IS NULL OR claim_expires_at_ms < ?) "
-        f"ORDER BY seq LIMIT ?{_skip_locked(tx)}) "
+        f"ORDER BY seq LIMIT ?{skip_locked(tx)}) "
         "RETURNING record",
         (replica_id, expires_at_ms, *CLAIMABLE, now_ms, limit),
     ).fetchall()
@@ -90,4 +90,4 @@ class ClaimsRepository:
         return await self.db.read(q)
 
 
-__all__ = ["CLAIMABLE", "ClaimsRepository"]
+__all__ = ["CLAIMABLE", "ClaimsRepository", "skip_locked"]
