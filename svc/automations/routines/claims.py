@@ -30,6 +30,7 @@ import trio
 
 from ...errors import PersistenceFailed
 from ...events import EventFilter, EventStream, StreamEnded
+from ..claim_loop import ClaimLoop
 from .claims_repository import RoutineClaimsRepository
 from .state import TOPIC
 
@@ -43,7 +44,9 @@ log = logging.getLogger("svc.automations")
 _SETTLED = frozenset({"run.completed", "run.failed"})
 
 
-class RoutineClaims:
+class RoutineClaims(ClaimLoop):
+    what = "routine runs"
+
     def __init__(
         self,
         service: RoutineService,
@@ -55,35 +58,12 @@ class RoutineClaims:
     ) -> None:
         """``after_seq``: the seq delivered here when the runs were loaded (events from there on
         keep this replica's memory of other replicas' runs in step)."""
+        super().__init__(
+            replica_id=replica_id, lease_ms=lease_ms, limit=int(service.pool.limiter.total_tokens)
+        )
         self.service = service
         self.after_seq = after_seq
         self.repo = repo
-        self.replica_id = replica_id
-        self.lease_ms = lease_ms
-        self.limit = int(service.pool.limiter.total_tokens)
-        self.held: set[str] = set()
-        """Runs claimed here and not yet released."""
-        self.claimed_total = 0
-        self._wake = trio.Event()
-
-    def wake(self) -> None:
-        """Look for claimable runs now (never blocks)."""
-        self._wake.set()
-
-    async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
-        """Claim, renew and follow until cancelled (a supervised child)."""
-        async with trio.open_nursery() as nursery:
-            nursery.start_soon(self._renew)
-            await nursery.start(self._follow)
-            task_status.started()
-            while True:
-                try:
-                    await self._claim()
-                except PersistenceFailed:
-                    log.warning("claiming routine runs failed; retried", exc_info=True)
-                with trio.move_on_after(self.lease_ms / 3000):
-                    await self._wake.wait()
-                self._wake = trio.Event()
 
     async def _claim(self) -> None:
         free = self.limit - len(self.held)
@@ -125,7 +105,9 @@ class RoutineClaims:
                 # Retried at the next beat; a claim not renewed in time expires.
                 log.warning("renewing routine run claims failed", exc_info=True)
 
-    async def _follow(self, *, task_status: trio.TaskStatus[None]) -> None:
+    async def _follow(
+        self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED
+    ) -> None:
         events = self.service.engine.events
         # Only the shared log tells this replica's events apart (claims run on nothing else).
         mine = getattr(events, "published_here", lambda event: False)

@@ -28,6 +28,7 @@ import trio
 
 from ...errors import PersistenceFailed
 from ...events import EventFilter, EventStream, StreamEnded
+from ..claim_loop import ClaimLoop
 from .claims_repository import ClaimsRepository
 
 if TYPE_CHECKING:
@@ -37,38 +38,17 @@ if TYPE_CHECKING:
 log = logging.getLogger("svc.automations")
 
 
-class RunClaims:
+class RunClaims(ClaimLoop):
+    what = "automation runs"
+
     def __init__(
         self, service: V2Service, repo: ClaimsRepository, *, replica_id: str, lease_ms: int
     ) -> None:
+        super().__init__(
+            replica_id=replica_id, lease_ms=lease_ms, limit=int(service.pool.limiter.total_tokens)
+        )
         self.service = service
         self.repo = repo
-        self.replica_id = replica_id
-        self.lease_ms = lease_ms
-        self.limit = int(service.pool.limiter.total_tokens)
-        self.held: set[str] = set()
-        """Runs claimed here and not yet released."""
-        self.claimed_total = 0
-        self._wake = trio.Event()
-
-    def wake(self) -> None:
-        """Look for claimable runs now (never blocks)."""
-        self._wake.set()
-
-    async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
-        """Claim, renew and follow until cancelled (a supervised child)."""
-        async with trio.open_nursery() as nursery:
-            nursery.start_soon(self._renew)
-            await nursery.start(self._follow)
-            task_status.started()
-            while True:
-                try:
-                    await self._claim()
-                except PersistenceFailed:
-                    log.warning("claiming automation runs failed; retried", exc_info=True)
-                with trio.move_on_after(self.lease_ms / 3000):
-                    await self._wake.wait()
-                self._wake = trio.Event()
 
     async def _claim(self) -> None:
         free = self.limit - len(self.held)
@@ -127,7 +107,9 @@ class RunClaims:
                 # Retried at the next beat; a claim not renewed in time expires.
                 log.warning("renewing run claims failed", exc_info=True)
 
-    async def _follow(self, *, task_status: trio.TaskStatus[None]) -> None:
+    async def _follow(
+        self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED
+    ) -> None:
         log_ = self.service.engine.events
         created = EventFilter(
             topic="automations/v2", types=frozenset({"automation.v2.run.created"})
