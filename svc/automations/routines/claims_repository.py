@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ...store import Store, Tx
-from ..v2.claims_repository import skip_locked
+from ...store import Tx
+from ..claim_lease_repository import ClaimLeases, skip_locked
 from .repository import _RUN_COLS, _run
 
 if TYPE_CHECKING:
@@ -63,9 +63,8 @@ def _claim_abandoned(tx: Tx, replica_id: str, now_ms: int, expires_at_ms: int) -
     return [_run(tuple(row)) for row in rows]
 
 
-class RoutineClaimsRepository:
-    def __init__(self, db: Store) -> None:
-        self.db = db
+class RoutineClaimsRepository(ClaimLeases):
+    table = "automations_routine_runs"
 
     async def claim(
         self, replica_id: str, *, now_ms: int, lease_ms: int, limit: int
@@ -78,40 +77,6 @@ class RoutineClaimsRepository:
     ) -> list[RoutineRun]:
         """Every ``running`` run no live replica holds (its replica stopped), now held here."""
         return await self.db.write(_claim_abandoned, replica_id, now_ms, now_ms + lease_ms)
-
-    async def renew(self, replica_id: str, *, expires_at_ms: int) -> int:
-        """Extend every claim ``replica_id`` holds; how many it holds."""
-
-        def q(tx: Tx) -> int:
-            tx.execute(
-                "UPDATE automations_routine_runs SET claim_expires_at_ms = ? WHERE claimed_by = ?",
-                (expires_at_ms, replica_id),
-            )
-            return tx.changes()
-
-        return await self.db.write(q)
-
-    async def release(self, replica_id: str, run_id: str) -> None:
-        """The run left this replica (ended, or paused): the routine's next run is claimable."""
-
-        def q(tx: Tx) -> None:
-            tx.execute(
-                "UPDATE automations_routine_runs SET claimed_by = NULL, "
-                "claim_expires_at_ms = NULL WHERE run_id = ? AND claimed_by = ?",
-                (run_id, replica_id),
-            )
-
-        await self.db.write(q)
-
-    async def claimed_by(self, run_id: str) -> str | None:
-        """Who holds ``run_id`` (for tests and tools)."""
-
-        def q(tx: Tx) -> str | None:
-            return tx.execute(
-                "SELECT claimed_by FROM automations_routine_runs WHERE run_id = ?", (run_id,)
-            ).scalar()
-
-        return await self.db.read(q)
 
 
 __all__ = ["CLAIMABLE", "RoutineClaimsRepository"]

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ...store import Store, Tx
+from ...store import Tx
+from ..claim_lease_repository import ClaimLeases, skip_locked
 from .repository import run_from_record
 
 if TYPE_CHECKING:
@@ -22,12 +23,6 @@ if TYPE_CHECKING:
 
 CLAIMABLE = ("queued", "running")
 """Statuses a replica executes; ``running`` is claimable only once its claim expired."""
-
-
-def skip_locked(tx: Tx) -> str:
-    # A dialect piece kept here (svc/store/dialect.py has none for row locks):
-    # SQLite has one writer and no row locks, so the clause is PostgreSQL's alone.
-    return " FOR UPDATE SKIP LOCKED" if tx.dialect.name == "postgresql" else ""
 
 
 def _claim(
@@ -45,9 +40,8 @@ def _claim(
     return sorted(runs, key=lambda r: r.created_at_ms)
 
 
-class ClaimsRepository:
-    def __init__(self, db: Store) -> None:
-        self.db = db
+class ClaimsRepository(ClaimLeases):
+    table = "automations_v2_runs"
 
     async def claim(
         self, replica_id: str, *, now_ms: int, lease_ms: int, limit: int
@@ -55,39 +49,5 @@ class ClaimsRepository:
         """Up to ``limit`` runs nobody holds (oldest first), now held by ``replica_id``."""
         return await self.db.write(_claim, replica_id, now_ms, now_ms + lease_ms, limit)
 
-    async def renew(self, replica_id: str, *, expires_at_ms: int) -> int:
-        """Extend every claim ``replica_id`` holds; how many it holds."""
 
-        def q(tx: Tx) -> int:
-            tx.execute(
-                "UPDATE automations_v2_runs SET claim_expires_at_ms = ? WHERE claimed_by = ?",
-                (expires_at_ms, replica_id),
-            )
-            return tx.changes()
-
-        return await self.db.write(q)
-
-    async def release(self, replica_id: str, run_id: str) -> None:
-        """The run left this replica (ended, or waits for approval): anyone may claim it next."""
-
-        def q(tx: Tx) -> None:
-            tx.execute(
-                "UPDATE automations_v2_runs SET claimed_by = NULL, claim_expires_at_ms = NULL "
-                "WHERE run_id = ? AND claimed_by = ?",
-                (run_id, replica_id),
-            )
-
-        await self.db.write(q)
-
-    async def claimed_by(self, run_id: str) -> str | None:
-        """Who holds ``run_id`` (for tests and tools)."""
-
-        def q(tx: Tx) -> str | None:
-            return tx.execute(
-                "SELECT claimed_by FROM automations_v2_runs WHERE run_id = ?", (run_id,)
-            ).scalar()
-
-        return await self.db.read(q)
-
-
-__all__ = ["CLAIMABLE", "ClaimsRepository", "skip_locked"]
+__all__ = ["CLAIMABLE", "ClaimsRepository"]
