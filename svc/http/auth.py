@@ -83,22 +83,18 @@ def presents_intake_key(headers: HeaderLookup) -> bool:
     return scheme.lower() == "bearer" and credential.strip().startswith(INTAKE_KEY_PREFIX)
 
 
-# Routes under these prefixes authenticate their caller themselves: automation v2 webhook
-# triggers check the signature over the raw body (svc/http/routes/automations_v2_webhooks.py).
-PUBLIC_PREFIXES = frozenset({("POST", "/webhooks/automations/")})
-
-# Routes with a variable segment that authenticate their caller themselves: an MCP
-# authorization server redirects the person's browser (which holds no engine token) back
-# to the callback, whose ``state`` the OAuth service checks (svc/mcp/oauth.py).
-PUBLIC_PATTERNS = (("GET", re.compile(r"/mcp/[^/]+/auth/callback")),)
+# Routes with a variable segment that authenticate their caller themselves, so the gate
+# asks no token: automation v2 webhook triggers check the signature over the raw body
+# (svc/http/routes/automations_v2_webhooks.py); an MCP authorization server redirects the
+# person's browser (which holds no engine token) back to the callback, whose ``state`` the
+# OAuth service checks (svc/mcp/oauth.py).
+PUBLIC_PATTERNS = (
+    ("POST", re.compile(r"/webhooks/automations/[^/]+")),
+    ("GET", re.compile(r"/mcp/[^/]+/auth/callback")),
+)
 
 
 def is_public(method: str, path: str) -> bool:
-    return (
-        (method, path) in PUBLIC_ROUTES
-        or any(
-            method == m and path.startswith(prefix) and "/" not in path[len(prefix) :]
-            for m, prefix in PUBLIC_PREFIXES
-        )
-        or any(method == m and pattern.fullmatch(path) for m, pattern in PUBLIC_PATTERNS)
+    return (method, path) in PUBLIC_ROUTES or any(
+        method == m and pattern.fullmatch(path) for m, pattern in PUBLIC_PATTERNS
     )
