@@ -7,22 +7,9 @@ engine adds fields for the clients it serves without breaking older ones.
 
 from __future__ import annotations
 
-from ..registry import Record, Schema, ref
-
-STR: Schema = {"type": "string"}
-INT: Schema = {"type": "integer"}
-BOOL: Schema = {"type": "boolean"}
-NULL_STR: Schema = {"type": ["string", "null"]}
-NULL_INT: Schema = {"type": ["integer", "null"]}
-
-
-def _object(required: dict[str, Schema], optional: dict[str, Schema] | None = None) -> Schema:
-    return {
-        "type": "object",
-        "properties": {**required, **(optional or {})},
-        "required": list(required),
-    }
-
+from ..registry import Record, ref
+from .common import BOOL, INT, NULL_INT, NULL_STR, STR
+from .common import obj as _object
 
 HEALTH = Record(
     "Health",
