@@ -24,6 +24,7 @@ Same interface as :class:`~svc.events._log.EventLog`; what differs:
 from __future__ import annotations
 
 import logging
+import math
 import secrets
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
@@ -48,6 +49,19 @@ log = logging.getLogger("svc.events")
 READ_BACK_PAGE = 4096
 """Events read back from the shared log per query when catching up."""
 
+GROUP_COMMIT_S = 0.003
+"""Group commit: a small batch that follows the last append this closely waits out the
+rest of this window, so a streaming run's events commit in a few larger appends rather
+than one per published pair. An append here is several round trips of a Python driver
+on a worker thread, and each one takes the GIL from the event loop that streams the
+run; with the window a run of bench_pg (20,000 streamed words) makes about a third as
+many appends and takes a tenth less time. An event published after a quiet moment
+goes out at once, and a large batch never waits; during a burst delivery is at most
+this much later."""
+
+GROUP_COMMIT_BATCH = 64
+"""A batch at least this large is committed without waiting for the window."""
+
 
 class SharedEventLog(EventLog):
     """The event log on a database several replicas share (see the module docstring)."""
@@ -67,6 +81,7 @@ class SharedEventLog(EventLog):
         self._deliver_lock = trio.Lock()
         self._published_here = 0
         self._committed_here = 0
+        self._last_append_end = -math.inf
 
     def publish(
         self,
@@ -125,6 +140,9 @@ class SharedEventLog(EventLog):
 
     # ------------------------------------------------------------------ writer
     async def _commit_batch(self) -> None:
+        window_end = self._last_append_end + GROUP_COMMIT_S
+        if len(self._pending) < GROUP_COMMIT_BATCH and trio.current_time() < window_end:
+            await trio.sleep_until(window_end)  # GROUP_COMMIT_S
         count = min(len(self._pending), BATCH_MAX)
         drafts = [self._pending[i] for i in range(count)]
         began = trio.current_time()
@@ -137,6 +155,7 @@ class SharedEventLog(EventLog):
             await trio.sleep(min(5.0, 0.05 * 2 ** min(self._write_failures, 7)))
             return
         self._write_failures = 0
+        self._last_append_end = trio.current_time()
         if self.on_append is not None:  # the append latency metric, as on SQLite
             self.on_append(trio.current_time() - began, count)
         for draft, event in zip(drafts, events, strict=True):

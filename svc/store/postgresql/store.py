@@ -166,9 +166,15 @@ def _in_transaction(pool: Pool, fn: Callable[..., T], args: tuple[Any, ...]) -> 
         if tx.begin is not None:
             return result  # no statement: no transaction was begun
         try:
-            conn.execute("COMMIT")
+            conn.execute(tx.commit_query)
         except psycopg.IntegrityError as exc:  # a deferred constraint, checked at commit
+            _rollback(conn)
             raise IntegrityError(f"constraint failed at commit: {exc.sqlstate}") from exc
+        except BaseException:
+            # A statement queued before the COMMIT failed: the transaction is left
+            # aborted (or, if COMMIT itself failed, already over: the rollback is a no-op).
+            _rollback(conn)
+            raise
         return result
 
 

@@ -86,7 +86,7 @@ class PgRows:
 
 
 class PgTx:
-    __slots__ = ("_begin", "_changes", "_conn", "_write")
+    __slots__ = ("_at_commit", "_begin", "_changes", "_conn", "_write")
 
     def __init__(
         self, conn: psycopg.Connection[Row], *, write: bool, begin: str | None = None
@@ -95,6 +95,7 @@ class PgTx:
         self._write = write
         self._changes = 0
         self._begin = begin
+        self._at_commit: list[str] = []
 
     @property
     def begin(self) -> str | None:
@@ -104,6 +105,34 @@ class PgTx:
     @property
     def dialect(self) -> Dialect:
         return POSTGRESQL
+
+    @property
+    def commit_query(self) -> str:
+        """What ends a write: ``COMMIT``, after the statements :meth:`at_commit` queued."""
+        return "; ".join([*self._at_commit, "COMMIT"])
+
+    def at_commit(self, statement: str) -> None:
+        """Queue ``statement`` (no parameters: literals quoted by the caller) to travel
+        with the ``COMMIT`` in one round trip. PostgreSQL-only, for pieces such as a
+        ``NOTIFY`` whose delivery happens at commit anyway."""
+        self._at_commit.append(statement)
+
+    def send(self, query: str) -> psycopg.Cursor[Row]:
+        """Run ``query`` (one or more ``;``-separated statements, no parameters) as one
+        round trip, with the pending ``BEGIN``; the cursor is on the last statement's
+        result. PostgreSQL-only, for pieces behind their own interface that count
+        round trips (the shared event log's append); a failure aborts the transaction."""
+        cursor = self._conn.cursor()
+        if self._begin is not None:
+            query = self._begin + "; " + query
+        try:
+            cursor.execute(query)
+        finally:
+            if self._conn.info.transaction_status != TransactionStatus.IDLE:
+                self._begin = None
+        while cursor.nextset():
+            pass
+        return cursor
 
     @property
     def connection(self) -> psycopg.Connection[Row]:

@@ -7,11 +7,13 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 
 import trio
+import trio.testing
 
 from svc.clock import TrioClock
 from svc.events import EventFilter, EventLog, EventStream, open_event_log
-from svc.events._shared_log import SharedEventLog
-from svc.store import open_store
+from svc.events._shared_log import GROUP_COMMIT_S, SharedEventLog
+from svc.events.shared_repository import CHANNEL
+from svc.store import Tx, open_store
 
 
 @asynccontextmanager
@@ -112,3 +114,58 @@ async def test_a_late_replica_resumes_from_a_cursor_exactly(pg_url: str, tmp_pat
         with EventStream(b, after_seq=7) as stream:
             with trio.fail_after(10):
                 assert [e.seq for e in await stream.receive()] == [8, 9, 10]
+
+
+async def test_a_burst_commits_in_one_append_and_a_lone_event_at_once(
+    pg_url: str, tmp_path: Path, autojump_clock: trio.testing.MockClock
+) -> None:
+    async with replica(pg_url, tmp_path) as log:
+        appended: list[int] = []
+        log.on_append = lambda _latency, count: appended.append(count)
+        log.publish("first")
+        await log.flush()
+        # Published within the group-commit window after that append: one batch.
+        for i in range(5):
+            await trio.sleep(GROUP_COMMIT_S / 10)
+            log.publish("burst", {"i": i})
+        await log.flush()
+        assert appended == [1, 5]
+        # After a quiet moment an event is committed without waiting for a window.
+        await trio.sleep(GROUP_COMMIT_S * 2)
+        started = trio.current_time()
+        log.publish("lone")
+        await log.flush()
+        assert trio.current_time() - started < GROUP_COMMIT_S
+        assert appended == [1, 5, 1]
+        assert [e.type for e in await log.replay()] == ["first"] + ["burst"] * 5 + ["lone"]
+
+
+async def test_a_replica_whose_listening_connection_drops_catches_up(
+    pg_url: str, tmp_path: Path
+) -> None:
+    async with replica(pg_url, tmp_path) as a, replica(pg_url, tmp_path) as b:
+        with EventStream(b, after_seq=0) as stream:
+            a.publish("before")
+            with trio.fail_after(10):
+                assert [e.type for e in await stream.receive()] == ["before"]
+            # The server ends B's (and A's) LISTEN sessions, as a restart or a network
+            # fault would; what A appends meanwhile still reaches B, in order.
+            async with open_store(pg_url, state_dir=tmp_path) as db:
+                ended = await db.write(_end_listeners)
+            assert ended == 2
+            a.publish("after", {"n": 1})
+            a.publish("after", {"n": 2})
+            got = []
+            with trio.fail_after(10):
+                while len(got) < 2:
+                    got += await stream.receive()
+            assert [(e.seq, e.properties["n"]) for e in got] == [(2, 1), (3, 2)]
+
+
+def _end_listeners(tx: Tx) -> int:
+    rows = tx.execute(
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+        "WHERE query = ? AND pid <> pg_backend_pid()",
+        (f'LISTEN "{CHANNEL}"',),
+    ).fetchall()
+    return sum(1 for (ok,) in rows if ok)

@@ -208,3 +208,29 @@ async def test_one_round_trip_statements_keep_per_statement_failures(
             ("1",),
             ("4",),
         ]
+
+
+async def test_statements_sent_with_the_commit_commit_with_it_or_roll_it_back(
+    pg_url: str, tmp_path: Path
+) -> None:
+    """``PgTx.send`` runs several statements in one round trip (BEGIN included) and
+    ``PgTx.at_commit`` queues one to travel with the COMMIT: when it fails, nothing of
+    the unit of work is committed and the connection serves the next one."""
+    from svc.store.postgresql import PgTx
+
+    def unit(tx: Tx, then: str) -> int:
+        assert isinstance(tx, PgTx)
+        count = tx.send(
+            "INSERT INTO kv(key, value, updated_at_ms) VALUES ('c', '1', 1);"
+            " SELECT count(*) FROM kv"
+        ).fetchone()
+        assert count is not None
+        tx.at_commit(then)
+        return int(count[0])
+
+    async with open_store(pg_url, state_dir=tmp_path) as store:
+        with pytest.raises(PersistenceFailed):
+            await store.write(unit, "SELECT 1 / 0")
+        assert await store.read(lambda tx: tx.execute("SELECT count(*) FROM kv").scalar()) == 0
+        assert await store.write(unit, "SELECT pg_notify('svc_test', 'x')") == 1
+        assert await store.read(lambda tx: tx.execute("SELECT key FROM kv").fetchall()) == [("c",)]
