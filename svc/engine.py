@@ -246,6 +246,7 @@ class Engine:
             runs_queued=lambda: runs_queued(self),
             sse_subscribers=lambda: self.events.subscriber_count,
             sse_streams=lambda: self.streams.total,
+            store_memory=self.store.memory_bytes,
         )
         self.events.on_append = metrics.observe_event_append
         metrics.watch_restarts(self._restart_counts)

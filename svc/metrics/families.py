@@ -70,6 +70,12 @@ class Metrics:
             registry=r,
         )
         self.sse_streams = Gauge("svc_sse_streams", "Open SSE responses", registry=r)
+        self.store_memory = Gauge(
+            "svc_store_memory_bytes",
+            "Memory the embedded store holds in the process (SQLite's page caches; 0 on"
+            " PostgreSQL)",
+            registry=r,
+        )
         self._restarts: Callable[[], Mapping[str, int]] = dict
         r.register(_RestartCollector(lambda: self._restarts()))
         self.mcp_call = Histogram(
@@ -98,9 +104,12 @@ class Metrics:
         sse_subscribers: Callable[[], float],
         sse_streams: Callable[[], float],
         runs_queued: Callable[[], float] | None = None,
+        store_memory: Callable[[], float] | None = None,
     ) -> None:
         """Read live state at scrape time instead of mirroring it."""
         self.runs_active.set_function(runs_active)
+        if store_memory is not None:
+            self.store_memory.set_function(store_memory)
         self.sse_subscribers.set_function(sse_subscribers)
         self.sse_streams.set_function(sse_streams)
         if runs_queued is not None:

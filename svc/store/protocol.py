@@ -92,6 +92,11 @@ class Store(Protocol):
     @property
     def closed(self) -> bool: ...
 
+    def memory_bytes(self) -> int:
+        """Memory the database library holds in this process (an embedded engine's page
+        caches and statements); 0 for a server the engine only talks to."""
+        ...
+
     async def write(self, fn: Callable[..., T], *args: Any) -> T:
         """Run ``fn(tx, *args)`` in one write transaction; it finishes even if cancelled."""
         ...

@@ -346,8 +346,11 @@ async def main(minutes: float, sessions: int, warmup: int) -> int:
                         minute += 1
                         rss = rss_mb(process.pid)
                         samples.append((minute, rss))
+                        page = (await client.get("/metrics")).text
+                        store_mb = (metric(page, "svc_store_memory_bytes") or 0.0) / 2**20
                         print(
-                            f"minute {minute:3d}: rss {rss:7.1f} MB  runs {tally.runs:6d}  "
+                            f"minute {minute:3d}: rss {rss:7.1f} MB  (SQLite {store_mb:5.1f} MB)  "
+                            f"runs {tally.runs:6d}  "
                             f"lost {tally.lost_events}  errors {sum(tally.errors.values())}  "
                             f"streams churned {tally.churned_streams}  mcp {tally.mcp_calls}",
                             flush=True,

@@ -121,6 +121,10 @@ class PgStore:
 
         await lead(self._conninfo, key, body, poll_s=poll_s, on_lead=on_lead)
 
+    def memory_bytes(self) -> int:
+        """0: the data lives in the server (the driver's buffers are not counted)."""
+        return 0
+
     def _check_open(self) -> None:
         if self.closed:
             raise PersistenceFailed("the store is closed")

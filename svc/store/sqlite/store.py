@@ -87,6 +87,10 @@ class SqliteStore:
             log.exception("store read failed")
             raise PersistenceFailed(f"database read failed: {type(exc).__name__}") from exc
 
+    def memory_bytes(self) -> int:
+        """SQLite's own allocations in this process (every connection's page cache)."""
+        return int(apsw.status(apsw.SQLITE_STATUS_MEMORY_USED)[0])
+
     def _check_open(self) -> None:
         if self.closed:
             raise PersistenceFailed("the store is closed")

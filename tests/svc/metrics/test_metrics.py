@@ -77,6 +77,12 @@ async def test_metrics_report_runs_tools_errors_and_live_state(
     assert found[("svc_runs_active", ())] == 0
     assert found[("svc_event_append_seconds_count", ())] > 0
     assert found[("svc_sse_subscribers", ())] >= 1  # the recorder itself
+    # SQLite's page caches live in the engine's process; PostgreSQL's in its server.
+    expected_memory = engine.store.memory_bytes()
+    if engine.store.kind == "sqlite":
+        assert found[("svc_store_memory_bytes", ())] > 0 and expected_memory > 0
+    else:
+        assert found[("svc_store_memory_bytes", ())] == expected_memory == 0
     for name in ("svc_runs_queued", "svc_scheduler_tick_seconds", "svc_mcp_call_seconds"):
         assert any(key[0].startswith(name) for key in found) or name in response.text
 
