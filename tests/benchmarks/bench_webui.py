@@ -24,6 +24,11 @@ Measured on loopback, one engine with ``--web-ui`` and a scripted model:
       through the panel, alternately, medians of the rounds (the prompt itself always
       goes straight to the engine, so the stream's path is the only difference).
 
+(g) repeats (e) with the panel in its own process: the stream a panel user has, as
+they have it. The run is the 5,000 deltas of (b) (the engine coalesces them into
+about 15 events), so (e) and (g) are the issue's measure: the same run's SSE stream,
+directly and through the panel.
+
 (c) and (d) are pure relays of stored events, the proxy's worst case: its per-chunk
 cost is compared with the engine's cheapest work. (e) is the stream a panel user has.
 In (c) to (e) the panel shares the engine's process and thread, so its work is added
@@ -58,7 +63,7 @@ from tests.fakes import Turn, open_fake_openai
 from tests.svc.webui.browser import open_page
 
 DELTAS = 5_000
-LIVE_DELTAS = 500
+LIVE_DELTAS = DELTAS
 LOG_RUNS = 150
 REPLAY_ROUNDS = 4
 """(c) and (d) take the best of this many times ``--rounds`` (a busy machine's noise)."""
@@ -230,9 +235,20 @@ async def main(rounds: int) -> None:
                             pair = [(url, apart_direct), (f"{panel_url}/engine", apart_proxied)]
                             for base, into in pair if index % 2 else pair[::-1]:
                                 into.append((await replay_log_seconds(client, base, last_seq))[0])
+                        apart_live_direct: list[float] = []
+                        apart_live_proxied: list[float] = []
+                        for index in range(rounds * REPLAY_ROUNDS):
+                            pair = [
+                                (url, apart_live_direct),
+                                (f"{panel_url}/engine", apart_live_proxied),
+                            ]
+                            for stream_url, into in pair if index % 2 else pair[::-1]:
+                                fake.enqueue(Turn(chunks=["y "] * LIVE_DELTAS))
+                                into.append(await live_seconds(client, stream_url, url, live))
                     finally:
                         process.terminate()
                         await process.wait()
+                    apart_live = (apart_live_direct, apart_live_proxied)
     paints = result["paints"]
     longest = max(result["longtasks"], default=0.0)
     print(
@@ -263,12 +279,17 @@ async def main(rounds: int) -> None:
         f"{min(apart_direct) * 1000:.1f} vs {min(apart_proxied) * 1000:.1f} ms "
         f"({100 * (min(apart_proxied) / min(apart_direct) - 1):+.1f} %)"
     )
-    live_a, live_b = statistics.median(live_direct), statistics.median(live_proxied)
-    print(
-        f"(e) a live run of {LIVE_DELTAS} deltas followed over SSE, median of {len(live_direct)}: "
-        f"{live_a * 1000:.1f} ms direct, {live_b * 1000:.1f} ms through the panel "
-        f"({100 * (live_b / live_a - 1):+.1f} %); {statistics.median(LIVE_EVENTS):.0f} events each"
-    )
+    for label, a, b in (
+        ("(e) a live run", live_direct, live_proxied),
+        ("(g) a live run through `svc-engine panel` in its own process", *apart_live),
+    ):
+        live_a, live_b = statistics.median(a), statistics.median(b)
+        print(
+            f"{label} of {LIVE_DELTAS} deltas followed over SSE, median of {len(a)}: "
+            f"{live_a * 1000:.1f} ms direct, {live_b * 1000:.1f} ms through the panel "
+            f"({100 * (live_b / live_a - 1):+.1f} %); "
+            f"{statistics.median(LIVE_EVENTS):.0f} events each"
+        )
 
 
 if __name__ == "__main__":
