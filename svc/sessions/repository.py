@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from typing import TYPE_CHECKING, Any
 
 import attrs
@@ -42,6 +42,7 @@ def _session(row: tuple[Any, ...]) -> Session:
 
 
 _MESSAGE_COLS = "id, session_id, run_id, role, parts, info, created_at_ms"
+_MAX_SEQ = 2**63 - 1
 
 
 def _message(row: tuple[Any, ...]) -> Message:
@@ -314,6 +315,44 @@ class SessionRepository:
                 (session_id, limit),
             )
             return _visible(_message(r) for r in reversed(list(rows)))
+
+        return await self._db.read(q)
+
+    async def recent_messages(
+        self, session_id: str, count: int, *, skip: Collection[str] = ()
+    ) -> list[Message]:
+        """The newest ``count`` visible messages of the session, oldest first, leaving out
+        the ids in ``skip`` and the messages of runs in ``skip``.
+
+        A run reads only the history it replays to the model: a long session's whole
+        transcript, parsed for every run, made each run slower and its memory larger
+        the longer the session grew. Read newest first in pages, until ``count`` are
+        found (a revert hides messages, so one page may not be enough).
+        """
+
+        def q(tx: Tx) -> list[Message]:
+            found: list[Message] = []
+            before: int | None = None
+            page = count + 8
+            while len(found) < count:
+                rows = tx.execute(
+                    f"SELECT {_MESSAGE_COLS}, seq FROM messages WHERE session_id = ? "
+                    "AND seq < ? ORDER BY seq DESC LIMIT ?",
+                    (session_id, before if before is not None else _MAX_SEQ, page),
+                ).fetchall()
+                for row in rows:
+                    message = _message(row)
+                    if message.id in skip or message.run_id in skip:
+                        continue
+                    if not message.info.get("reverted"):
+                        found.append(message)
+                if len(rows) < page:
+                    break
+                before = rows[-1][-1]
+                page *= 2
+            found = found[:count]
+            found.reverse()
+            return found
 
         return await self._db.read(q)
 

@@ -39,7 +39,7 @@ from ..providers.types import (
     ToolSpec,
 )
 from ..tools import ToolView
-from .context import history_messages, system_prompt
+from .context import HISTORY_MESSAGES, history_messages, system_prompt
 from .model_turn import stream_turn, turn_usage
 from .parts import model_content
 from .records import Message, Run, Session, environment
@@ -248,12 +248,10 @@ class RunExecution:
         assert self.provider is not None
         workspace = Path(self.session.directory)
         vision = self.provider.supports_vision
-        history = await self.s.repo.messages(self.session.id)
-        earlier = [
-            m
-            for m in history
-            if m.run_id != self.run.id and m.id != getattr(self.user_message, "id", None)
-        ]
+        skip = {self.run.id}
+        if self.user_message is not None:
+            skip.add(self.user_message.id)
+        earlier = await self.s.repo.recent_messages(self.session.id, HISTORY_MESSAGES, skip=skip)
         messages = [
             ChatMessage(
                 role="system",

@@ -302,10 +302,10 @@ class SessionService:
     async def reply_text(self, run: Run) -> str:
         if not run.assistant_message_id:
             return ""
-        for message in await self.repo.messages(run.session_id):
-            if message.id == run.assistant_message_id:
-                return message.text()
-        return ""
+        message = await self.repo.get_message(run.assistant_message_id)
+        if message is None or message.session_id != run.session_id:
+            return ""
+        return message.text()
 
     # ------------------------------------------------------------------ history
     def _history(self) -> SessionHistory:

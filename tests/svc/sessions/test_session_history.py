@@ -164,3 +164,31 @@ async def test_attach_moves_the_session_to_another_workspace_directory(
     linked = (await client.post(f"/session/{sid}/attach", json={"parentID": parent})).json()
     assert linked["parentID"] == parent
     assert [c["id"] for c in (await client.get(f"/session/{parent}/children")).json()] == [sid]
+
+
+async def test_a_run_reads_only_the_history_it_replays_to_the_model(
+    mclient: httpx.AsyncClient, fake_model: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The newest HISTORY_MESSAGES messages reach the model, read newest first (a long
+    session's whole transcript is not parsed for every run)."""
+    import svc.sessions.context
+    import svc.sessions.run
+
+    for module in (svc.sessions.run, svc.sessions.context):
+        monkeypatch.setattr(module, "HISTORY_MESSAGES", 4)
+    sid = await new_session(mclient)
+    for n in range(1, 5):
+        fake_model.enqueue(Turn.reply(f"reply {n}"))
+        await prompt(mclient, sid, f"turn {n}")
+    fake_model.enqueue(Turn.reply("reply 5"))
+    body = await prompt(mclient, sid, "turn 5")
+    assert body["reply"] == "reply 5"
+    sent = [(m["role"], m.get("content")) for m in fake_model.requests[-1].body["messages"]]
+    assert sent[1:] == [
+        ("user", "turn 3"),
+        ("assistant", "reply 3"),
+        ("user", "turn 4"),
+        ("assistant", "reply 4"),
+        ("user", "turn 5"),
+    ]
+    assert len(await texts(mclient, sid)) == 10  # the transcript itself is whole

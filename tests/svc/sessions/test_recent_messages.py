@@ -1,0 +1,36 @@
+"""The history a run replays, read newest first on each store backend."""
+
+from __future__ import annotations
+
+from svc.sessions.records import Message, Session
+from svc.sessions.repository import SessionRepository
+from svc.store import Store
+
+
+async def test_recent_messages_pass_over_hidden_ones_and_skipped_runs(
+    store_backend: Store,
+) -> None:
+    repo = SessionRepository(store_backend)
+    await repo.create(Session("s1", "t", "/tmp", 1, 1))
+    await repo.create(Session("s2", "t", "/tmp", 1, 1))
+
+    async def add(sid: str, n: int, *, run: str | None = None, reverted: bool = False) -> None:
+        info = {"reverted": True} if reverted else {}
+        parts = ({"type": "text", "text": f"m{n}"},)
+        await repo.add_message(Message(f"{sid}-m{n}", sid, "user", parts, n, run, info))
+
+    for n in range(1, 6):
+        await add("s1", n)
+        await add("s2", n)
+    # More hidden messages than one page holds, then the current run's own.
+    for n in range(6, 40):
+        await add("s1", n, reverted=True)
+    await add("s1", 40, run="r-now")
+    await add("s1", 41)
+
+    texts = [m.text() for m in await repo.recent_messages("s1", 3, skip={"r-now", "s1-m41"})]
+    assert texts == ["m3", "m4", "m5"]
+    assert [m.text() for m in await repo.recent_messages("s1", 3)] == ["m5", "m40", "m41"]
+    everything = await repo.recent_messages("s2", 50)
+    assert [m.text() for m in everything] == ["m1", "m2", "m3", "m4", "m5"]
+    assert await repo.recent_messages("nope", 3) == []
