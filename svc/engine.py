@@ -48,6 +48,7 @@ from .component import Component, default_components
 from .entities import Entities
 from .errors import ConfigError
 from .events import EventLog, open_event_log
+from .heap import trim_heap_periodically
 from .limits import ClientStreams, Slots
 from .outbound import outbound_client
 from .providers import ProviderRegistry
@@ -446,6 +447,7 @@ async def open_engine(
             children, strategy=Strategy.ONE_FOR_ONE, max_restarts=3, max_seconds=60.0, name="engine"
         ):
             engine._install_actor_factories()
+            engine.spawn_background(trim_heap_periodically, settings.heap_trim_interval_s)
             if engine.metrics is not None:
                 from .metrics import record_events
 

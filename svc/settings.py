@@ -278,6 +278,9 @@ class Settings(BaseSettings):
         "TOOL_OUTPUT_MAX_CHARS", default=64_000, ge=1_000, le=10_000_000
     )
     """Characters of one tool result kept in the transcript (the rest is cut, with a note)."""
+    heap_trim_interval_s: float = _env("HEAP_TRIM_INTERVAL_S", default=60.0, ge=0, le=86_400)
+    """How often freed heap memory is given back to the system (glibc's ``malloc_trim``;
+    svc/heap.py); 0 never."""
 
     # --- metrics
     metrics_enabled: bool = _env("METRICS_ENABLED", default=False)
