@@ -52,13 +52,16 @@ log = logging.getLogger("svc.store")
 
 T = TypeVar("T")
 
+BUSY_TIMEOUT_MS = 5000
+"""How long a worker waits for another process's lock on the database."""
+
 _PRAGMAS = (
     "PRAGMA journal_mode=WAL",
     # NORMAL in WAL mode is durable against process crashes (not power loss);
     # the event log relies on group commit for throughput.
     "PRAGMA synchronous=NORMAL",
     "PRAGMA foreign_keys=ON",
-    "PRAGMA busy_timeout=5000",
+    f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}",
     "PRAGMA temp_store=MEMORY",
     "PRAGMA cache_size=-16000",
 )
@@ -150,14 +153,21 @@ class _Connection:
             return over
 
         self.conn.set_progress_handler(check, INLINE_CHECK_STEPS)
+        # Never wait for a lock on the loop (another process writing the file): a busy
+        # database sends the unit of work to the worker, which waits its busy timeout.
+        self.conn.set_busy_handler(_no_wait)
         try:
             return call(self.conn, fn, args, lambda: over)
+        except apsw.BusyError:
+            over = True
+            raise _Overran from None
         except (apsw.InterruptError, _Overran):
             if over:
                 raise _Overran from None
             raise
         finally:
             self.conn.set_progress_handler(None)
+            self.conn.set_busy_timeout(BUSY_TIMEOUT_MS)
             if over and self.conn.in_transaction:
                 self.conn.execute("ROLLBACK")
 
@@ -189,6 +199,10 @@ class _Connection:
         self._jobs.put(None)
         await trio.to_thread.run_sync(self._thread.join)
         self.conn.close()
+
+
+def _no_wait(_attempts: int) -> bool:
+    return False
 
 
 async def _wait(done: trio.Event) -> None:

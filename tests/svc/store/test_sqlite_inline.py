@@ -154,3 +154,25 @@ async def test_checkpoints_run_on_the_writer_s_worker(
             await trio.sleep(0.01)
     assert checkpointed and set(checkpointed) == {"svc-store-writer"}
     assert await store.read(_count) == 40
+
+
+async def test_a_lock_held_by_another_process_is_waited_for_on_the_worker(
+    store: SqliteStore,
+) -> None:
+    other = apsw.Connection(str(store.path))
+    other.execute("BEGIN IMMEDIATE")  # another writer of the file holds the write lock
+    threads: list[str] = []
+
+    def put(tx: Tx) -> None:
+        threads.append(threading.current_thread().name)
+        tx.execute("INSERT INTO kv(key, value, updated_at_ms) VALUES ('a', '1', 1)")
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(store.write, put)
+        # The loop goes on while the write waits on its worker for the lock.
+        while store._writer.idle:
+            await trio.lowlevel.checkpoint()
+        other.execute("COMMIT")
+    other.close()
+    assert threads == [threading.current_thread().name, "svc-store-writer"]
+    assert await store.read(_count) == 1
