@@ -158,11 +158,12 @@ class _Connection:
         self.conn.set_busy_handler(_no_wait)
         try:
             return call(self.conn, fn, args, lambda: over)
-        except apsw.BusyError:
-            over = True
-            raise _Overran from None
-        except (apsw.InterruptError, _Overran):
-            if over:
+        except (apsw.Error, _Overran) as exc:
+            # Past the budget, whatever was raised came of the interrupt (an interrupted
+            # write rolls its transaction back, and the savepoint's own rollback then
+            # fails); a busy database is sent on as well.
+            if over or isinstance(exc, apsw.BusyError):
+                over = True
                 raise _Overran from None
             raise
         finally:

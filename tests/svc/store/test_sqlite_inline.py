@@ -176,3 +176,23 @@ async def test_a_lock_held_by_another_process_is_waited_for_on_the_worker(
     other.close()
     assert threads == [threading.current_thread().name, "svc-store-writer"]
     assert await store.read(_count) == 1
+
+
+async def test_an_interrupted_write_statement_is_rolled_back_and_run_again_on_the_worker(
+    store: SqliteStore,
+) -> None:
+    threads: list[str] = []
+
+    def bulk(tx: Tx) -> None:
+        # Interrupting a changing statement makes SQLite roll back the whole
+        # transaction itself; the attempt still ends as an overrun, not an error.
+        threads.append(threading.current_thread().name)
+        tx.execute(
+            "INSERT INTO kv(key, value, updated_at_ms) "
+            "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 200000) "
+            "SELECT 'k' || i, 'v', i FROM n"
+        )
+
+    await store.write(bulk)
+    assert threads == [threading.current_thread().name, "svc-store-writer"]
+    assert await store.read(_count) == 200_000
