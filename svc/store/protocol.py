@@ -1,10 +1,12 @@
 """The store seam: what repositories and the engine may assume of a backend.
 
 A repository method is one *unit of work*: a plain function ``fn(tx, *args)``
-handed to :meth:`Store.read` or :meth:`Store.write`. It runs on a worker thread
-the backend owns, inside one transaction (a read sees one snapshot; a write
-commits all of it or none), so it may run as many statements as it likes for
-one round trip from the Trio loop.
+handed to :meth:`Store.read` or :meth:`Store.write`. It runs inside one
+transaction (a read sees one snapshot; a write commits all of it or none), so it
+may run as many statements as it likes for one call from the Trio loop. Where it
+runs is the backend's choice (a worker thread; on SQLite the loop itself when it
+is short), and a backend may run it again from the start after rolling back an
+attempt: a unit of work changes nothing but the database.
 
 SQL is written once for every backend:
 
