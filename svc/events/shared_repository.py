@@ -22,7 +22,7 @@ from ..store import Store, Tx
 from ._event import Event, make_event
 
 if TYPE_CHECKING:
-    from ..store.postgresql import PgTx
+    from ..store.postgresql import PgStore, PgTx
 
 CHANNEL = "svc_events"
 """The ``NOTIFY`` channel; payload ``<replica>:<last seq>``."""
@@ -53,7 +53,9 @@ class SharedEventRepository:
 
     async def append_numbered(self, drafts: Sequence[Event]) -> list[Event]:
         """Number ``drafts`` after the highest seq, append them, notify; the numbered events."""
-        return await self._db.write(_append, drafts, self._replica)
+        # Beside the store's other writes, not behind them: the advisory lock orders
+        # appends, and an append touches nothing else (PgStore.write_alongside).
+        return await _pg_store(self._db).write_alongside(_append, drafts, self._replica)
 
 
 def _append(tx: Tx, drafts: Sequence[Event], replica: str) -> list[Event]:
@@ -103,6 +105,14 @@ def _token(replica: str) -> str:
     if not replica.replace("-", "").isalnum():
         raise ValueError(f"a replica id is letters, digits and dashes: {replica!r}")
     return replica
+
+
+def _pg_store(db: Store) -> PgStore:
+    from ..store.postgresql import PgStore
+
+    if not isinstance(db, PgStore):
+        raise TypeError("the shared event log needs a PostgreSQL store")
+    return db
 
 
 def _pg(tx: Tx) -> PgTx:

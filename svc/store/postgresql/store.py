@@ -82,6 +82,27 @@ class PgStore:
                     raise PersistenceFailed(f"database write failed: {type(exc).__name__}") from exc
         return result
 
+    async def write_alongside(self, fn: Callable[..., T], *args: Any) -> T:
+        """:meth:`write`, without waiting for this store's other writes (nor they for it).
+
+        For a unit of work that serialises itself in the database and touches nothing
+        the repositories' read-modify-write units do: the shared event log's append
+        (its own advisory lock, its own table). Appends are most of a streaming run's
+        writes, and behind the one write lock a run's own start and finish waited for
+        them (4 ms instead of 1 on bench_pg's run).
+        """
+        self._check_open()
+        # Shielded, as write() is, and for the same reason.
+        with trio.CancelScope(shield=True):
+            try:
+                result = await _run_in_thread(self._limiter, _in_transaction, self._pool, fn, args)
+            except IntegrityError:
+                raise
+            except psycopg.Error as exc:
+                log.exception("store write failed")
+                raise PersistenceFailed(f"database write failed: {type(exc).__name__}") from exc
+        return result
+
     async def read(self, fn: Callable[..., T], *args: Any) -> T:
         """Run ``fn(tx, *args)`` on one snapshot (a read-only REPEATABLE READ transaction)."""
         self._check_open()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
 
@@ -10,7 +10,7 @@ import trio
 import trio.testing
 
 from svc.clock import TrioClock
-from svc.events import EventFilter, EventLog, EventStream, open_event_log
+from svc.events import Event, EventFilter, EventLog, EventStream, open_event_log
 from svc.events._shared_log import GROUP_COMMIT_S, SharedEventLog
 from svc.events.shared_repository import CHANNEL
 from svc.store import Tx, open_store
@@ -116,28 +116,45 @@ async def test_a_late_replica_resumes_from_a_cursor_exactly(pg_url: str, tmp_pat
                 assert [e.seq for e in await stream.receive()] == [8, 9, 10]
 
 
-async def test_a_burst_commits_in_one_append_and_a_lone_event_at_once(
+async def test_a_stream_commits_in_few_appends_and_a_lone_event_at_once(
     pg_url: str, tmp_path: Path, autojump_clock: trio.testing.MockClock
 ) -> None:
     async with replica(pg_url, tmp_path) as log:
+        assert isinstance(log, SharedEventLog)
         appended: list[int] = []
         log.on_append = lambda _latency, count: appended.append(count)
+        # A lone event is appended at once: no window after a quiet log.
         log.publish("first")
+        started = trio.current_time()
         await log.flush()
-        # Published within the group-commit window after that append: one batch.
-        for i in range(5):
+        assert trio.current_time() - started < GROUP_COMMIT_S
+        # Events that arrive while an append is under way mark a stream: the next
+        # batch waits out the group-commit window and takes what came meanwhile.
+        appending = trio.Event()
+        append = log._shared.append_numbered
+
+        async def observed(drafts: Sequence[Event]) -> list[Event]:
+            appending.set()
+            return await append(drafts)
+
+        log._shared.append_numbered = observed  # type: ignore[method-assign]
+        log.publish("stream", {"i": 0})
+        await appending.wait()
+        log.publish("stream", {"i": 1})  # during the append of event 0
+        for i in range(2, 5):
             await trio.sleep(GROUP_COMMIT_S / 10)
-            log.publish("burst", {"i": i})
+            log.publish("stream", {"i": i})
         await log.flush()
-        assert appended == [1, 5]
-        # After a quiet moment an event is committed without waiting for a window.
+        assert appended == [1, 1, 4]
+        # Quiet again: the next event goes out at once.
         await trio.sleep(GROUP_COMMIT_S * 2)
         started = trio.current_time()
         log.publish("lone")
         await log.flush()
         assert trio.current_time() - started < GROUP_COMMIT_S
-        assert appended == [1, 5, 1]
-        assert [e.type for e in await log.replay()] == ["first"] + ["burst"] * 5 + ["lone"]
+        assert appended == [1, 1, 4, 1]
+        types = [e.type for e in await log.replay()]
+        assert types == ["first"] + ["stream"] * 5 + ["lone"]
 
 
 async def test_a_replica_whose_listening_connection_drops_catches_up(
