@@ -14,10 +14,12 @@ fakes from tests/fakes. For the whole run:
 * MCP ``tools/call`` through ``POST /tool/execute`` (``mcp.soak.add``);
 * an automation (v2) fires every 5 seconds, its agent calling the same model.
 
-Every minute it prints the engine's RSS, runs done, errors and lost events; at the
-end the subscriber count (``svc_sse_subscribers`` from ``GET /metrics``, once every
-client has gone) and the RSS growth after the warm-up (``--warmup-minutes``, default 2:
-SQLite's page caches, 16 MB per connection, fill during the first minutes).
+Every minute it prints the engine's RSS (and SQLite's own share of it,
+``svc_store_memory_bytes``), runs done, errors and lost events; at the end the
+subscriber count (``svc_sse_subscribers`` from ``GET /metrics``, once every client has
+gone) and the RSS growth after the warm-up (``--warmup-minutes``, default 2) three
+ways: at the last minute under load, as the load stops, and after the engine has been
+idle 65 s (its periodic heap trim has run: a leak would stay).
 """
 
 from __future__ import annotations
@@ -47,6 +49,7 @@ from tests.fakes.mcp_servers import open_mcp_server, workbench_server
 from tests.fakes.turns import last_user_text
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
+SETTLE_S = 65.0
 
 
 @attrs.define
@@ -319,6 +322,7 @@ async def main(minutes: float, sessions: int, warmup: int) -> int:
             str(tmp / "config.json"),
         ]
         process, url, _ = start_server(argv, env=env)
+        final_rss = settled_rss = 0.0
         engine_log = tmp / "engine.log"
         # The engine's warnings (provider retries among them) go to a file: a pipe
         # nobody reads would, once full, block the engine's logging.
@@ -358,8 +362,12 @@ async def main(minutes: float, sessions: int, warmup: int) -> int:
                 # Every client is gone: the only subscribers left are the engine's own.
                 await trio.sleep(1)
                 scraped = (await client.get("/metrics")).text
+                final_rss = rss_mb(process.pid)
+                # Idle for a while: the engine's periodic heap trim (HEAP_TRIM_INTERVAL_S,
+                # 60 s) gives back what the last requests freed. A leak stays.
+                await trio.sleep(SETTLE_S)
+                settled_rss = rss_mb(process.pid)
         finally:
-            final_rss = rss_mb(process.pid)
             stop(process)
             drain.join(timeout=10)
     fires = metric(scraped, "svc_scheduler_tick_seconds_count")
@@ -377,9 +385,12 @@ async def main(minutes: float, sessions: int, warmup: int) -> int:
         f"subscribers at the end: {metric(scraped, 'svc_sse_subscribers')}, "
         f"open SSE responses: {metric(scraped, 'svc_sse_streams')}"
     )
+    last = samples[-1][1] if samples else final_rss
     print(
-        f"RSS after warm-up (minute {warmup}) {warm:.1f} MB, at the end {final_rss:.1f} MB, "
-        f"growth {final_rss - warm:+.1f} MB"
+        f"RSS after warm-up (minute {warmup}) {warm:.1f} MB; at the last minute under load "
+        f"{last:.1f} MB (growth {last - warm:+.1f} MB); at the end {final_rss:.1f} MB "
+        f"(growth {final_rss - warm:+.1f} MB); idle {SETTLE_S:.0f} s later "
+        f"{settled_rss:.1f} MB (growth {settled_rss - warm:+.1f} MB)"
     )
     retries = engine_log.read_text(errors="replace").count("provider request failed; retrying")
     print(f"provider retries {retries} (engine log {engine_log})")
