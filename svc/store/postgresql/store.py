@@ -71,15 +71,7 @@ class PgStore:
         # here would fire spuriously under a MockClock while the thread works.
         with trio.CancelScope(shield=True):
             async with self._write_lock:
-                try:
-                    result = await _run_in_thread(
-                        self._limiter, _in_transaction, self._pool, fn, args
-                    )
-                except IntegrityError:
-                    raise  # the unit of work's own failure, already in the seam's terms
-                except psycopg.Error as exc:
-                    log.exception("store write failed")
-                    raise PersistenceFailed(f"database write failed: {type(exc).__name__}") from exc
+                result = await self._commit(fn, args)
         return result
 
     async def write_alongside(self, fn: Callable[..., T], *args: Any) -> T:
@@ -88,20 +80,22 @@ class PgStore:
         For a unit of work that serialises itself in the database and touches nothing
         the repositories' read-modify-write units do: the shared event log's append
         (its own advisory lock, its own table). Appends are most of a streaming run's
-        writes, and behind the one write lock a run's own start and finish waited for
-        them (4 ms instead of 1 on bench_pg's run).
+        writes; behind the one write lock every other write of the engine queued
+        after them.
         """
         self._check_open()
-        # Shielded, as write() is, and for the same reason.
-        with trio.CancelScope(shield=True):
-            try:
-                result = await _run_in_thread(self._limiter, _in_transaction, self._pool, fn, args)
-            except IntegrityError:
-                raise
-            except psycopg.Error as exc:
-                log.exception("store write failed")
-                raise PersistenceFailed(f"database write failed: {type(exc).__name__}") from exc
+        with trio.CancelScope(shield=True):  # as in write(), for the same reason
+            result = await self._commit(fn, args)
         return result
+
+    async def _commit(self, fn: Callable[..., T], args: tuple[Any, ...]) -> T:
+        try:
+            return await _run_in_thread(self._limiter, _in_transaction, self._pool, fn, args)
+        except IntegrityError:
+            raise  # the unit of work's own failure, already in the seam's terms
+        except psycopg.Error as exc:
+            log.exception("store write failed")
+            raise PersistenceFailed(f"database write failed: {type(exc).__name__}") from exc
 
     async def read(self, fn: Callable[..., T], *args: Any) -> T:
         """Run ``fn(tx, *args)`` on one snapshot (a read-only REPEATABLE READ transaction)."""
