@@ -110,6 +110,8 @@ class _Connection:
         self._jobs: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()
         self._pending = 0  # jobs queued or running; changed on the loop's thread only
         self._current: _Job | None = None
+        self.checkpoint_due = False
+        """A commit on the loop left the WAL long: checkpoint once the loop is done with it."""
         self._thread = threading.Thread(target=self._serve, name=name, daemon=True)
         self._thread.start()
 
@@ -173,20 +175,26 @@ class _Connection:
                 self.conn.execute("ROLLBACK")
 
     def _serve(self) -> None:
-        conn = self.conn
         while (job := self._jobs.get()) is not None:
             if job.cancelled:
                 job.result = outcome.Value(None)  # nobody reads it: its caller has gone
             else:
-                self._current = job
-                conn.set_progress_handler(self._given_up, CANCEL_CHECK_STEPS)
-                job.result = outcome.capture(job.call, *job.args)
-                conn.set_progress_handler(None)
-                self._current = None
+                # Everything the job does, its set-up included, lands in its result:
+                # this thread must outlive any failure, or every later job would hang.
+                job.result = outcome.capture(self._run_job, job)
             try:
                 self._token.run_sync_soon(self._finished, job)
             except trio.RunFinishedError:
                 return  # the loop is gone (closing): nobody waits any more
+
+    def _run_job(self, job: _Job) -> Any:
+        self._current = job
+        self.conn.set_progress_handler(self._given_up, CANCEL_CHECK_STEPS)
+        try:
+            return job.call(*job.args)
+        finally:
+            self.conn.set_progress_handler(None)
+            self._current = None
 
     def _given_up(self) -> bool:
         job = self._current
@@ -284,6 +292,9 @@ class SqliteStore:
                 if code is not None:
                     self._overran[code] = time.monotonic() + OVERRAN_FOR_S
             else:
+                if connection.checkpoint_due:
+                    connection.checkpoint_due = False
+                    connection.submit(_checkpoint_passive, connection.conn)
                 # A store call is a checkpoint, wherever it ran: callers that loop over
                 # it still let other tasks run and still see cancellation.
                 await trio.lowlevel.checkpoint()
@@ -355,21 +366,16 @@ def _connect(path: Path, *, readonly: bool = False) -> apsw.Connection:
 
 def _watch_wal(writer: _Connection) -> None:
     """Checkpoint on the writer's worker thread, never on the loop (module docstring)."""
-    queued = False
-
-    def checkpoint(conn: apsw.Connection) -> None:
-        nonlocal queued
-        queued = False
-        _checkpoint_passive(conn)
 
     def after_commit(conn: apsw.Connection, name: str, pages: int) -> int:
-        nonlocal queued
-        if pages >= CHECKPOINT_PAGES and not queued:
+        if pages >= CHECKPOINT_PAGES:
             if threading.current_thread() is writer._thread:
-                checkpoint(conn)  # already off the loop
+                _checkpoint_passive(conn)  # already off the loop
             else:
-                queued = True
-                writer.submit(checkpoint, conn)
+                # Not queued from here: this runs inside the loop's COMMIT, and the
+                # worker must not touch the connection until the loop is done with it
+                # (apsw refuses, and the worker would die). SqliteStore._run queues it.
+                writer.checkpoint_due = True
         return apsw.SQLITE_OK
 
     writer.conn.wal_autocheckpoint(0)

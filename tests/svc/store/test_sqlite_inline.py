@@ -9,8 +9,10 @@ they ran on, never by how long they took.
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import apsw
 import pytest
@@ -133,6 +135,10 @@ async def test_a_given_up_read_on_a_worker_stops_and_frees_its_connection(
 async def test_checkpoints_run_on_the_writer_s_worker(
     store: SqliteStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """A commit on the loop that leaves the WAL long queues a checkpoint only once the
+    loop is done with the connection: queued from inside the commit, the worker took
+    the connection while the loop still held it (apsw refuses: the worker died, and
+    every later write waited forever; the soak found it)."""
     checkpointed: list[str] = []
     original = sqlite_store._checkpoint_passive
 
@@ -140,20 +146,32 @@ async def test_checkpoints_run_on_the_writer_s_worker(
         checkpointed.append(threading.current_thread().name)
         original(conn)
 
-    monkeypatch.setattr(sqlite_store, "CHECKPOINT_PAGES", 4)
+    monkeypatch.setattr(sqlite_store, "CHECKPOINT_PAGES", 1)
     monkeypatch.setattr(sqlite_store, "_checkpoint_passive", spy)
+    submit = store._writer.submit
+
+    def submit_then_linger(call: Any, *args: Any) -> Any:
+        # Gives the worker time to start on the job while the caller, if it is
+        # still inside a commit, holds the connection: the race made certain.
+        job = submit(call, *args)
+        time.sleep(0.02)
+        return job
+
+    monkeypatch.setattr(store._writer, "submit", submit_then_linger)
     value = "x" * 3000
-    for i in range(40):
-        await store.write(
-            lambda tx, i=i: tx.execute(
-                "INSERT INTO kv(key, value, updated_at_ms) VALUES (?, ?, 1)", (f"k{i}", value)
+    with trio.fail_after(60):  # with the worker dead, a write would wait forever
+        for i in range(100):
+            await store.write(
+                lambda tx, i=i: tx.execute(
+                    "INSERT INTO kv(key, value, updated_at_ms) VALUES (?, ?, 1)", (f"k{i}", value)
+                )
             )
-        )
     with trio.fail_after(30):
         while not store._writer.idle:  # noqa: ASYNC110 (a thread's state)
             await trio.sleep(0.01)
-    assert checkpointed and set(checkpointed) == {"svc-store-writer"}
-    assert await store.read(_count) == 40
+    assert store._writer._thread.is_alive()
+    assert len(checkpointed) > 10 and set(checkpointed) == {"svc-store-writer"}
+    assert await store.read(_count) == 100
 
 
 async def test_a_lock_held_by_another_process_is_waited_for_on_the_worker(
