@@ -22,13 +22,10 @@ pool's free capacity, never a run of a routine that has a run claimed anywhere.
 
 from __future__ import annotations
 
-import functools
-import logging
 from typing import TYPE_CHECKING
 
 import trio
 
-from ...errors import PersistenceFailed
 from ...events import EventFilter, EventStream, StreamEnded
 from ..claim_loop import ClaimLoop
 from .claims_repository import RoutineClaimsRepository
@@ -39,12 +36,11 @@ if TYPE_CHECKING:
     from .records import RoutineRun
     from .service import RoutineService
 
-log = logging.getLogger("svc.automations")
 
 _SETTLED = frozenset({"run.completed", "run.failed"})
 
 
-class RoutineClaims(ClaimLoop):
+class RoutineClaims(ClaimLoop["RoutineRun"]):
     what = "routine runs"
 
     def __init__(
@@ -59,51 +55,14 @@ class RoutineClaims(ClaimLoop):
         """``after_seq``: the seq delivered here when the runs were loaded (events from there on
         keep this replica's memory of other replicas' runs in step)."""
         super().__init__(
-            replica_id=replica_id, lease_ms=lease_ms, limit=int(service.pool.limiter.total_tokens)
+            repo, service.pool, service.now_ms, replica_id=replica_id, lease_ms=lease_ms
         )
         self.service = service
         self.after_seq = after_seq
-        self.repo = repo
 
-    async def _claim(self) -> None:
-        free = self.limit - len(self.held)
-        if free <= 0:
-            return
-        runs = await self.repo.claim(
-            self.replica_id, now_ms=self.service.now_ms(), lease_ms=self.lease_ms, limit=free
-        )
-        # Held from here on: no checkpoint before each is in `held` and submitted.
-        for run in runs:
-            self.held.add(run.run_id)
-            self.claimed_total += 1
-            self.service.pool.submit(functools.partial(self._execute, run))
-
-    async def _execute(self, run: RoutineRun) -> None:
-        try:
-            if await self.service.adopt_claimed(run):
-                await self.service._execute(run.run_id)
-        finally:
-            # Shielded: a claim left behind would hold the routine's lane until it expired.
-            with trio.CancelScope(shield=True):
-                try:
-                    await self.repo.release(self.replica_id, run.run_id)
-                except PersistenceFailed:
-                    log.warning("could not release the claim of %s", run.run_id, exc_info=True)
-            self.held.discard(run.run_id)
-            self.wake()  # a slot is free, and the routine's next run is claimable
-
-    async def _renew(self) -> None:
-        while True:
-            await trio.sleep(self.lease_ms / 3000)
-            if not self.held:
-                continue
-            try:
-                await self.repo.renew(
-                    self.replica_id, expires_at_ms=self.service.now_ms() + self.lease_ms
-                )
-            except PersistenceFailed:
-                # Retried at the next beat; a claim not renewed in time expires.
-                log.warning("renewing routine run claims failed", exc_info=True)
+    async def _run_claimed(self, run: RoutineRun) -> None:
+        if await self.service.adopt_claimed(run):
+            await self.service._execute(run.run_id)
 
     async def _follow(
         self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED

@@ -19,14 +19,11 @@ replicas and each runs exactly once, on the replica that claimed it.
 
 from __future__ import annotations
 
-import functools
-import logging
 from typing import TYPE_CHECKING
 
 import attrs
 import trio
 
-from ...errors import PersistenceFailed
 from ...events import EventFilter, EventStream, StreamEnded
 from ..claim_loop import ClaimLoop
 from .claims_repository import ClaimsRepository
@@ -35,48 +32,21 @@ if TYPE_CHECKING:
     from .records import AutomationV2Run
     from .service import V2Service
 
-log = logging.getLogger("svc.automations")
 
-
-class RunClaims(ClaimLoop):
+class RunClaims(ClaimLoop["AutomationV2Run"]):
     what = "automation runs"
 
     def __init__(
         self, service: V2Service, repo: ClaimsRepository, *, replica_id: str, lease_ms: int
     ) -> None:
         super().__init__(
-            replica_id=replica_id, lease_ms=lease_ms, limit=int(service.pool.limiter.total_tokens)
+            repo, service.pool, service.now_ms, replica_id=replica_id, lease_ms=lease_ms
         )
         self.service = service
-        self.repo = repo
 
-    async def _claim(self) -> None:
-        free = self.limit - len(self.held)
-        if free <= 0:
-            return
-        now = self.service.now_ms()
-        runs = await self.repo.claim(
-            self.replica_id, now_ms=now, lease_ms=self.lease_ms, limit=free
-        )
-        # Held from here on: no checkpoint before each is in `held` and submitted.
-        for run in runs:
-            self.held.add(run.run_id)
-            self.claimed_total += 1
-            self.service.pool.submit(functools.partial(self._execute, run))
-
-    async def _execute(self, run: AutomationV2Run) -> None:
-        try:
-            await self.service.adopt_claimed(self._resumable(run))
-            await self.service._execute(run.run_id)
-        finally:
-            # Shielded: a claim left behind would hold the run until it expired.
-            with trio.CancelScope(shield=True):
-                try:
-                    await self.repo.release(self.replica_id, run.run_id)
-                except PersistenceFailed:
-                    log.warning("could not release the claim of %s", run.run_id, exc_info=True)
-            self.held.discard(run.run_id)
-            self.wake()  # a slot is free
+    async def _run_claimed(self, run: AutomationV2Run) -> None:
+        await self.service.adopt_claimed(self._resumable(run))
+        await self.service._execute(run.run_id)
 
     def _resumable(self, run: AutomationV2Run) -> AutomationV2Run:
         if run.status != "running":
@@ -93,19 +63,6 @@ class RunClaims(ClaimLoop):
             updated_at_ms=self.service.now_ms(),
             detail="resumed on another replica",
         )
-
-    async def _renew(self) -> None:
-        while True:
-            await trio.sleep(self.lease_ms / 3000)
-            if not self.held:
-                continue
-            try:
-                await self.repo.renew(
-                    self.replica_id, expires_at_ms=self.service.now_ms() + self.lease_ms
-                )
-            except PersistenceFailed:
-                # Retried at the next beat; a claim not renewed in time expires.
-                log.warning("renewing run claims failed", exc_info=True)
 
     async def _follow(
         self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED
