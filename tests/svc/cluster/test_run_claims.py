@@ -8,6 +8,8 @@ also checked on both backends: a claim excludes the others until it expires.
 
 from __future__ import annotations
 
+import functools
+from collections import defaultdict
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -34,19 +36,21 @@ def _claims(engine: svc.Engine) -> RunClaims:
     return claims
 
 
-async def test_queued_runs_are_split_between_two_replicas_and_run_once(
-    make_settings: Callable[..., svc.Settings], pg_url: str, tmp_path: Path, fake_model: Any
-) -> None:
-    gate = trio.Event()
-    fake_model.default = lambda request: Turn.reply("done", gate=gate)
-    stops = {"a": trio.Event(), "b": trio.Event()}
-    engines: dict[str, svc.Engine] = {}
+class Replicas:
+    """Engines on one PostgreSQL database with the scripted model, each served in a test's
+    nursery until its stop event is set (``gone`` is set once it has stopped)."""
 
-    async def replica(name: str, *, task_status: trio.TaskStatus[None]) -> None:
-        settings = make_settings(
+    def __init__(
+        self,
+        make_settings: Callable[..., svc.Settings],
+        pg_url: str,
+        tmp_path: Path,
+        fake_model: Any,
+        **extra: Any,
+    ) -> None:
+        self._settings = functools.partial(
+            make_settings,
             store_url=pg_url,
-            state_dir=tmp_path / name,
-            automation_v2_max_concurrent_runs=PER_REPLICA,
             default_provider="openai",
             providers={
                 "openai": {
@@ -55,16 +59,45 @@ async def test_queued_runs_are_split_between_two_replicas_and_run_once(
                     "default_model": "fake-model",
                 }
             },
+            **extra,
         )
-        async with svc.open_engine(settings) as engine:
-            engines[name] = engine
+        self._tmp_path = tmp_path
+        self.stops: dict[str, trio.Event] = defaultdict(trio.Event)
+        self.gone: dict[str, trio.Event] = defaultdict(trio.Event)
+        self._engines: dict[str, svc.Engine] = {}
+
+    async def start(self, nursery: trio.Nursery, name: str) -> svc.Engine:
+        await nursery.start(self._serve, name)
+        return self._engines[name]
+
+    async def _serve(self, name: str, *, task_status: trio.TaskStatus[None]) -> None:
+        async with svc.open_engine(self._settings(state_dir=self._tmp_path / name)) as engine:
+            self._engines[name] = engine
             task_status.started()
-            await stops[name].wait()
+            await self.stops[name].wait()
+        self.gone[name].set()
+
+    def stop_all(self) -> None:
+        for stop in self.stops.values():
+            stop.set()
+
+
+async def test_queued_runs_are_split_between_two_replicas_and_run_once(
+    make_settings: Callable[..., svc.Settings], pg_url: str, tmp_path: Path, fake_model: Any
+) -> None:
+    gate = trio.Event()
+    fake_model.default = lambda request: Turn.reply("done", gate=gate)
+    replicas = Replicas(
+        make_settings,
+        pg_url,
+        tmp_path,
+        fake_model,
+        automation_v2_max_concurrent_runs=PER_REPLICA,
+    )
 
     async with trio.open_nursery() as nursery:
-        await nursery.start(replica, "a")
-        await nursery.start(replica, "b")
-        a, b = engines["a"], engines["b"]
+        a = await replicas.start(nursery, "a")
+        b = await replicas.start(nursery, "b")
         with trio.fail_after(60):  # safety net only
             automation = await a.automations.create_v2(v2_spec([node("only", "worker")]))
             runs = [
@@ -83,8 +116,7 @@ async def test_queued_runs_are_split_between_two_replicas_and_run_once(
             EventFilter(topic="automations/v2", types=frozenset({"run.completed"})), limit=100
         )
         assert sorted(e.run_id or "" for e in ended) == sorted(r.run_id for r in runs)
-        for stop in stops.values():
-            stop.set()
+        replicas.stop_all()
 
 
 def _queued(run_id: str, created_at_ms: int) -> AutomationV2Run:
@@ -127,48 +159,24 @@ async def test_a_run_left_by_a_stopped_replica_is_claimed_and_finished_by_the_ot
 ) -> None:
     gate = trio.Event()
     fake_model.default = lambda request: Turn.reply("done", gate=gate)
-    stops = {"a": trio.Event(), "b": trio.Event()}
-    gone = trio.Event()
-    engines: dict[str, svc.Engine] = {}
-
-    async def replica(name: str, *, task_status: trio.TaskStatus[None]) -> None:
-        settings = make_settings(
-            store_url=pg_url,
-            state_dir=tmp_path / name,
-            default_provider="openai",
-            providers={
-                "openai": {
-                    "url": fake_model.url,
-                    "api_key": "sk-test-key-0001",
-                    "default_model": "fake-model",
-                }
-            },
-        )
-        async with svc.open_engine(settings) as engine:
-            engines[name] = engine
-            task_status.started()
-            await stops[name].wait()
-        if name == "a":
-            gone.set()
+    replicas = Replicas(make_settings, pg_url, tmp_path, fake_model)
 
     async with trio.open_nursery() as nursery:
-        await nursery.start(replica, "a")
-        a = engines["a"]
+        a = await replicas.start(nursery, "a")
         with trio.fail_after(60):  # safety net only
             automation = await a.automations.create_v2(v2_spec([node("only", "worker")]))
             run = await a.automations.create_v2_run(automation.automation_id)
             await fake_model.wait_for_requests(1)  # A claimed it and runs it
             assert _claims(a).held == {run.run_id}
-            await nursery.start(replica, "b")
-            b = engines["b"]
-            stops["a"].set()  # A stops mid-run; B takes the run over
-            await gone.wait()
+            b = await replicas.start(nursery, "b")
+            replicas.stops["a"].set()  # A stops mid-run; B takes the run over
+            await replicas.gone["a"].wait()
             gate.set()
             done = await settled(b, run.run_id)
         assert done.status == "completed"
         assert _claims(b).claimed_total == 1  # B ran it to the end
         assert len(fake_model.requests) == 2  # A's interrupted attempt, B's
-        stops["b"].set()
+        replicas.stop_all()
 
 
 async def test_a_run_cancelled_through_one_replica_stops_on_the_one_running_it(
@@ -176,31 +184,11 @@ async def test_a_run_cancelled_through_one_replica_stops_on_the_one_running_it(
 ) -> None:
     gate = trio.Event()  # never set: the run only ends by its cancel
     fake_model.default = lambda request: Turn.reply("done", gate=gate)
-    stops = {"a": trio.Event(), "b": trio.Event()}
-    engines: dict[str, svc.Engine] = {}
-
-    async def replica(name: str, *, task_status: trio.TaskStatus[None]) -> None:
-        settings = make_settings(
-            store_url=pg_url,
-            state_dir=tmp_path / name,
-            default_provider="openai",
-            providers={
-                "openai": {
-                    "url": fake_model.url,
-                    "api_key": "sk-test-key-0001",
-                    "default_model": "fake-model",
-                }
-            },
-        )
-        async with svc.open_engine(settings) as engine:
-            engines[name] = engine
-            task_status.started()
-            await stops[name].wait()
+    replicas = Replicas(make_settings, pg_url, tmp_path, fake_model)
 
     async with trio.open_nursery() as nursery:
-        await nursery.start(replica, "a")
-        await nursery.start(replica, "b")
-        a, b = engines["a"], engines["b"]
+        a = await replicas.start(nursery, "a")
+        b = await replicas.start(nursery, "b")
         with trio.fail_after(60):  # safety net only
             automation = await a.automations.create_v2(v2_spec([node("only", "worker")]))
             run = await a.automations.create_v2_run(automation.automation_id)
@@ -215,5 +203,4 @@ async def test_a_run_cancelled_through_one_replica_stops_on_the_one_running_it(
                     seen += await stream.receive()
         final = await runner.automations.get_v2_run(run.run_id)
         assert final is not None and final.status == "cancelled"
-        for stop in stops.values():
-            stop.set()
+        replicas.stop_all()
