@@ -332,20 +332,17 @@ class SessionRepository:
 
         def q(tx: Tx) -> list[Message]:
             found: list[Message] = []
-            before: int | None = None
+            before = _MAX_SEQ
             page = count + 8
             while len(found) < count:
                 rows = tx.execute(
                     f"SELECT {_MESSAGE_COLS}, seq FROM messages WHERE session_id = ? "
                     "AND seq < ? ORDER BY seq DESC LIMIT ?",
-                    (session_id, before if before is not None else _MAX_SEQ, page),
+                    (session_id, before, page),
                 ).fetchall()
-                for row in rows:
-                    message = _message(row)
-                    if message.id in skip or message.run_id in skip:
-                        continue
-                    if not message.info.get("reverted"):
-                        found.append(message)
+                found += _visible(
+                    m for m in map(_message, rows) if m.id not in skip and m.run_id not in skip
+                )
                 if len(rows) < page:
                     break
                 before = rows[-1][-1]

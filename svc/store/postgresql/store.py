@@ -16,7 +16,6 @@ database coordinate through the database itself (leases, advisory locks).
 from __future__ import annotations
 
 import logging
-import math
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from typing import Any, TypeVar
@@ -27,6 +26,7 @@ import psycopg_pool
 import trio
 
 from ...errors import PersistenceFailed
+from ..autojump import autojumping
 from ..dialect import POSTGRESQL, Dialect
 from ..errors import IntegrityError
 from .adapters import configure
@@ -146,19 +146,9 @@ class PgStore:
 
 
 async def _run_in_thread(limiter: trio.CapacityLimiter, call: Callable[..., T], *args: Any) -> T:
-    """``trio.to_thread.run_sync(call, *args)``, kept visibly busy under an autojumping MockClock.
-
-    A task waiting for a worker thread looks idle to trio, and an autojumping
-    MockClock would then leap to the next deadline (an ask timeout, a test's
-    fail_after) while the database is still working. Under such a clock the
-    caller yields in a loop until the call is done, so virtual time only moves
-    when the engine is really idle (as the SQLite store does). With the real
-    clock this is a plain await.
-    """
-    # Duck-typed on purpose: importing trio.testing would import pytest into every
-    # engine process.
-    threshold = getattr(trio.lowlevel.current_clock(), "autojump_threshold", None)
-    if threshold is None or threshold == math.inf:
+    """``trio.to_thread.run_sync(call, *args)``, kept visibly busy under an autojumping
+    MockClock (svc/store/autojump.py)."""
+    if not autojumping():
         return await trio.to_thread.run_sync(call, *args, limiter=limiter)
     box: list[outcome.Outcome[T]] = []
 
@@ -167,7 +157,7 @@ async def _run_in_thread(limiter: trio.CapacityLimiter, call: Callable[..., T], 
 
     async with trio.open_nursery() as nursery:
         nursery.start_soon(work)
-        while not box:  # polling is the point: see the docstring
+        while not box:  # polling is the point: see svc/store/autojump.py
             await trio.lowlevel.checkpoint()
     return box[0].unwrap()
 

@@ -43,6 +43,7 @@ import outcome
 import trio
 
 from ...errors import PersistenceFailed
+from ..autojump import autojumping
 from ..dialect import SQLITE, Dialect
 from ..errors import IntegrityError
 from .migrate import apply_migrations
@@ -215,21 +216,11 @@ def _no_wait(_attempts: int) -> bool:
 
 
 async def _wait(done: trio.Event) -> None:
-    """``done.wait()``, kept visibly busy under an autojumping MockClock.
-
-    A task waiting for a worker thread looks idle to trio, and an autojumping
-    MockClock would then leap to the next deadline (an ask timeout, a test's
-    fail_after) while the database is still working. Under such a clock the
-    caller yields in a loop until the work is done, so virtual time only moves
-    when the engine is really idle. With the real clock this is a plain wait.
-    """
-    # Duck-typed on purpose: importing trio.testing would import pytest into every
-    # engine process, which costs a noticeable share of start-up.
-    threshold = getattr(trio.lowlevel.current_clock(), "autojump_threshold", None)
-    if threshold is None or threshold == float("inf"):
+    """``done.wait()``, kept visibly busy under an autojumping MockClock (svc/store/autojump.py)."""
+    if not autojumping():
         await done.wait()
         return
-    while not done.is_set():  # polling is the point: see the docstring
+    while not done.is_set():  # polling is the point: see svc/store/autojump.py
         await trio.lowlevel.checkpoint()
 
 
