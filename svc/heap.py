@@ -7,8 +7,9 @@ only from the top of a heap, so the free fragments between live allocations stay
 the resident size: in the 10-minute soak the heap's free part grew from 8 MB to 17 MB
 in three minutes while the live Python objects stayed flat, and the RSS grew by
 30-odd MB (docs/performance.md, Soak). ``malloc_trim(0)`` also releases the whole
-free pages inside the heaps (fragments smaller than a page stay). It runs every ``heap_trim_interval_s`` on a worker thread (it
-holds the allocator's lock for a few milliseconds, which must not stall the loop).
+free pages inside the heaps (fragments smaller than a page stay). It runs every
+``heap_trim_interval_s`` on a worker thread (it holds the allocator's lock for a few
+milliseconds, which must not stall the loop).
 Where the C library has no ``malloc_trim`` (musl, macOS) there is nothing to do.
 """
 
