@@ -6,6 +6,11 @@ The request goes to the checked IP itself (the URL's host replaced by it), while
 between the check and the connection, so an answer that changes in between (DNS
 rebinding) cannot move the request to another address. httpx never follows a
 redirect: each hop is checked here like the first URL, up to ``max_redirects``.
+
+A caller sends through an ``httpx.AsyncClient`` or straight through an
+``httpx.AsyncBaseTransport``: a caller that needs none of the client's layers (cookies,
+auth flows, event hooks, proxies from the environment) skips their cost per request,
+which is most of a loopback POST's overhead over the bare transport.
 """
 
 from __future__ import annotations
@@ -18,6 +23,11 @@ import httpx
 
 from .guard import CheckedUrl, Resolver, UrlPolicy, UrlRefused, check_url
 
+Sender = httpx.AsyncClient | httpx.AsyncBaseTransport
+"""What a guarded request goes out through: a client, or a bare transport."""
+# A bare transport has no client default: the same five seconds as httpx's.
+TRANSPORT_TIMEOUT = httpx.Timeout(5.0)
+
 REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
 # Headers that must not follow a redirect to another origin.
 CREDENTIAL_HEADERS = ("authorization", "cookie", "proxy-authorization")
@@ -25,7 +35,7 @@ CREDENTIAL_HEADERS = ("authorization", "cookie", "proxy-authorization")
 
 @asynccontextmanager
 async def guarded_stream(
-    client: httpx.AsyncClient,
+    client: Sender,
     method: str,
     url: str,
     policy: UrlPolicy,
@@ -36,10 +46,11 @@ async def guarded_stream(
     """Send ``method url`` under ``policy``; yield the final response, body not yet read.
 
     ``kwargs`` are those of ``client.build_request`` (headers, content, json, timeout,
-    ...). Raises :class:`UrlRefused` when any hop is refused (nothing is sent to a
-    refused URL) and httpx errors for network failures. The response's ``url`` is the
-    logical URL of the last hop, not the IP connected to. The response is closed
-    when the block exits, also on cancellation.
+    ...); through a bare transport, those of ``httpx.Request`` and ``timeout``. Raises
+    :class:`UrlRefused` when any hop is refused (nothing is sent to a refused URL) and
+    httpx errors for network failures. The response's ``url`` is the logical URL of the
+    last hop, not the IP connected to. The response is closed when the block exits, also
+    on cancellation.
     """
     current, current_method = url, method
     hops = 0
@@ -75,7 +86,7 @@ async def guarded_stream(
 
 
 async def guarded_request(
-    client: httpx.AsyncClient,
+    client: Sender,
     method: str,
     url: str,
     policy: UrlPolicy,
@@ -90,7 +101,7 @@ async def guarded_request(
 
 
 async def _send_pinned(
-    client: httpx.AsyncClient, method: str, checked: CheckedUrl, kwargs: dict[str, Any]
+    client: Sender, method: str, checked: CheckedUrl, kwargs: dict[str, Any]
 ) -> httpx.Response:
     addresses = checked.addresses
     if not addresses:
@@ -101,13 +112,17 @@ async def _send_pinned(
         )
     last_error: httpx.ConnectError | None = None
     for address in addresses:
-        request = client.build_request(method, checked.url, **kwargs)
+        request = _build(client, method, checked.url, kwargs)
         logical = request.url
         # build_request set Host from the original URL; only the connection target moves.
         request.url = logical.copy_with(host=address)
         request.extensions = {**request.extensions, "sni_hostname": _sni(logical)}
         try:
-            response = await client.send(request, stream=True, follow_redirects=False)
+            if isinstance(client, httpx.AsyncClient):
+                response = await client.send(request, stream=True, follow_redirects=False)
+            else:
+                # the transport maps its errors to httpx's, ConnectError included
+                response = await client.handle_async_request(request)
         except httpx.ConnectError as exc:
             last_error = exc  # try the next checked address, as a resolver's caller would
             continue
@@ -117,6 +132,15 @@ async def _send_pinned(
         return response
     assert last_error is not None
     raise last_error
+
+
+def _build(client: Sender, method: str, url: str, kwargs: dict[str, Any]) -> httpx.Request:
+    if isinstance(client, httpx.AsyncClient):
+        return client.build_request(method, url, **kwargs)
+    args = dict(kwargs)
+    timeout = args.pop("timeout", None)
+    timeout = TRANSPORT_TIMEOUT if timeout is None else httpx.Timeout(timeout)
+    return httpx.Request(method, url, extensions={"timeout": timeout.as_dict()}, **args)
 
 
 def _sni(url: httpx.URL) -> str:
@@ -149,4 +173,4 @@ def _shown(url: str) -> str:
     return str(parsed.copy_with(username=None, password=None)) if parsed.userinfo else url
 
 
-__all__ = ["guarded_request", "guarded_stream"]
+__all__ = ["Sender", "guarded_request", "guarded_stream"]

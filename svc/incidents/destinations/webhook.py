@@ -194,7 +194,7 @@ class WebhookAdapter(Adapter):
             receipt["attempt_count"] = attempt
             try:
                 status, excerpt, truncated = await _post(
-                    client.http, url, guard, policy, headers, raw, guarded_stream
+                    client.transport, url, guard, policy, headers, raw, guarded_stream
                 )
             except UrlRefused as exc:
                 record["error"] = exc.message
@@ -243,7 +243,7 @@ class WebhookAdapter(Adapter):
 
 
 async def _post(
-    client: httpx.AsyncClient,
+    client: httpx.AsyncHTTPTransport,
     url: str,
     guard: Any,
     policy: WebhookPolicy,
