@@ -183,3 +183,49 @@ async def test_nothing_is_sent_to_a_refused_url() -> None:
 
 def attrs_evolve(policy: UrlPolicy, **changes: object) -> UrlPolicy:
     return attrs.evolve(policy, **changes)
+
+
+async def test_a_bare_transport_is_pinned_and_redirects_are_rechecked() -> None:
+    # The same guard through a transport (as webhook deliveries send): the checked
+    # address is connected to, Host and SNI keep the name, a redirect is re-checked.
+    dns = Dns({"hook.test": [[PUBLIC], ["127.0.0.1"]]})
+    async with (
+        open_web_server({"/": text("secret")}) as private,
+        open_web_server({"/in": text("taken"), "/go": redirect(f"{private.url}/", 307)}) as public,
+    ):
+        internet = InternetTransport({PUBLIC: public.url})
+        async with internet:
+            reply = await guarded_request(
+                internet, "POST", "https://hook.test/in", UrlPolicy(), resolver=dns, content=b"x"
+            )
+            with pytest.raises(UrlRefused) as info:
+                await guarded_request(
+                    internet,
+                    "POST",
+                    f"http://{PUBLIC}/go",
+                    UrlPolicy(allow_http=True, max_redirects=3),
+                )
+    assert reply.text == "taken"
+    assert str(reply.url) == "https://hook.test/in"
+    assert [(s.address, s.host_header, s.sni_hostname) for s in internet.sent] == [
+        (PUBLIC, "hook.test", "hook.test"),
+        (PUBLIC, PUBLIC, PUBLIC),
+    ]
+    assert info.value.reason == "private_address"
+    assert private.requests == []
+
+
+async def test_a_bare_transport_gets_the_callers_timeout() -> None:
+    seen: list[dict[str, object]] = []
+
+    class Recording(httpx.AsyncBaseTransport):
+        async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+            seen.append(dict(request.extensions["timeout"]))
+            return httpx.Response(204)
+
+    await guarded_request(Recording(), "POST", "http://127.0.0.1:9/", LOCAL, timeout=2.5)
+    await guarded_request(Recording(), "GET", "http://127.0.0.1:9/", LOCAL)
+    assert seen == [
+        {"connect": 2.5, "read": 2.5, "write": 2.5, "pool": 2.5},
+        {"connect": 5.0, "read": 5.0, "write": 5.0, "pool": 5.0},
+    ]
