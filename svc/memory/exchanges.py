@@ -37,9 +37,6 @@ if TYPE_CHECKING:
 log = logging.getLogger("svc.memory")
 
 DEFAULT_SIDE_CHARS = 600
-RECENT_MESSAGES = 16
-"""Newest messages read first when looking for a run's messages
-(the whole transcript only if needed)."""
 
 _WHITESPACE = re.compile(r"\s+")
 
@@ -162,14 +159,12 @@ class ExchangeRecorder:
         session = await repo.get(run.session_id)
         if session is None:
             return None  # deleted since
-        wanted = {run.user_message_id, run.assistant_message_id}
-        messages = {
-            m.id: m
-            for m in await repo.messages(run.session_id, limit=RECENT_MESSAGES)
-            if m.id in wanted
-        }
-        if len(messages) < len(wanted):
-            messages = {m.id: m for m in await repo.messages(run.session_id) if m.id in wanted}
+        # By id: under load the recorder runs behind its sessions, and a search of the
+        # newest messages fell back to reading whole transcripts (20-110 ms each, and a
+        # burst of memory, on a soak's 600-message sessions), which put it further behind.
+        messages = await repo.messages_by_id(
+            run.session_id, (run.user_message_id, run.assistant_message_id)
+        )
         user, assistant = messages.get(run.user_message_id), messages.get(run.assistant_message_id)
         if user is None or assistant is None:
             return None

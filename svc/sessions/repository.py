@@ -318,6 +318,24 @@ class SessionRepository:
 
         return await self._db.read(q)
 
+    async def messages_by_id(self, session_id: str, ids: Collection[str]) -> dict[str, Message]:
+        """The visible messages of the session among ``ids``, by id (one indexed read,
+        however long the transcript: a reader that fell behind the session, such as the
+        exchange recorder under load, reads what it needs and not the whole history)."""
+        wanted = list(dict.fromkeys(ids))
+        if not wanted:
+            return {}
+
+        def q(tx: Tx) -> dict[str, Message]:
+            marks = ",".join("?" for _ in wanted)
+            rows = tx.execute(
+                f"SELECT {_MESSAGE_COLS} FROM messages WHERE id IN ({marks}) AND session_id = ?",
+                (*wanted, session_id),
+            )
+            return {m.id: m for m in _visible(map(_message, rows))}
+
+        return await self._db.read(q)
+
     async def recent_messages(
         self, session_id: str, count: int, *, skip: Collection[str] = ()
     ) -> list[Message]:

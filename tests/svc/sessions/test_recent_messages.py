@@ -1,4 +1,5 @@
-"""The history a run replays, read newest first on each store backend."""
+"""The history a run replays, read newest first, and messages read by id, on each store
+backend."""
 
 from __future__ import annotations
 
@@ -34,3 +35,21 @@ async def test_recent_messages_pass_over_hidden_ones_and_skipped_runs(
     everything = await repo.recent_messages("s2", 50)
     assert [m.text() for m in everything] == ["m1", "m2", "m3", "m4", "m5"]
     assert await repo.recent_messages("nope", 3) == []
+
+
+async def test_messages_by_id_read_only_visible_ones_of_the_session(
+    store_backend: Store,
+) -> None:
+    repo = SessionRepository(store_backend)
+    await repo.create(Session("s1", "t", "/tmp", 1, 1))
+    await repo.create(Session("s2", "t", "/tmp", 1, 1))
+    for n in range(1, 200):
+        info = {"reverted": True} if n == 7 else {}
+        parts = ({"type": "text", "text": f"m{n}"},)
+        await repo.add_message(Message(f"s1-m{n}", "s1", "user", parts, n, None, info))
+    await repo.add_message(Message("s2-m1", "s2", "user", ({"type": "text", "text": "x"},), 1))
+    # the first messages of a long transcript, one hidden by a revert, one of another
+    # session, one that does not exist; an id asked twice is read once
+    found = await repo.messages_by_id("s1", ["s1-m1", "s1-m2", "s1-m2", "s1-m7", "s2-m1", "no"])
+    assert {k: m.text() for k, m in found.items()} == {"s1-m1": "m1", "s1-m2": "m2"}
+    assert await repo.messages_by_id("s1", []) == {}
