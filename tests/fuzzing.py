@@ -281,9 +281,14 @@ def check(operation: Operation, case: Case, response: httpx.Response, report: Re
     if documented is None:
         report.add_failure(operation, case, f"undocumented status {status}")
         return
-    if "application/json" not in content_type:
+    media = content_type.split(";")[0].strip().lower()
+    described = documented.get("content", {})
+    if media and media not in described:
+        report.add_failure(operation, case, f"{status} is {media}, documented as {[*described]}")
         return
-    schema = documented.get("content", {}).get("application/json", {}).get("schema")
+    if media != "application/json":
+        return
+    schema = described.get("application/json", {}).get("schema")
     if schema is None:
         return
     problems = list(jsonschema.Draft202012Validator(schema).iter_errors(response.json()))

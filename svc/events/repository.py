@@ -17,6 +17,8 @@ from ._filter import EventFilter
 
 _COLUMNS = "seq, event_id, type, occurred_at_ms, session_id, run_id, topic, body"
 _INSERT = f"INSERT INTO events({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+SQL_TYPES_MAX = 32
+"""Types (or type prefixes) a page narrows by in SQL; more are checked in Python only."""
 
 
 class EventRepository:
@@ -43,7 +45,7 @@ class EventRepository:
         newest_first: bool,
     ) -> list[Event]:
         """Up to ``limit`` events with ``after < seq < before`` narrowed by the
-        filter's indexed keys (the caller checks the rest of the filter)."""
+        filter's indexed keys and its types (the caller checks the rest of the filter)."""
         return await self._db.read(_select_page, filter, after, before, limit, newest_first)
 
     async def max_seq(self) -> int:
@@ -74,6 +76,22 @@ def _select_page(
     if filter.topic is not None:
         clauses.append("topic = ?")
         params.append(filter.topic)
+    # Types narrow in SQL too (no index: the seq range is scanned, but only matching
+    # rows become events). A follower of a few rare types that fell behind read every
+    # event of its backlog into Python, a thousand at a time, to keep one in a hundred.
+    if filter.types is not None:
+        types = sorted(filter.types)
+        if not types:
+            return []
+        if len(types) <= SQL_TYPES_MAX:
+            clauses.append(f"type IN ({','.join('?' * len(types))})")
+            params.extend(types)
+    if 0 < len(filter.type_prefixes) <= SQL_TYPES_MAX:
+        clauses.append(
+            "(" + " OR ".join("substr(type, 1, ?) = ?" for _ in filter.type_prefixes) + ")"
+        )
+        for prefix in filter.type_prefixes:
+            params.extend((len(prefix), prefix))
     order = "DESC" if newest_first else "ASC"
     sql = (
         f"SELECT {_COLUMNS} FROM events WHERE {' AND '.join(clauses)} ORDER BY seq {order} LIMIT ?"

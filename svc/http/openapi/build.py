@@ -166,7 +166,9 @@ def _responses(described: Op, schemas: SchemaBuilder) -> dict[str, Any]:
             "schema": {"type": "string"},
             "x-event-types": list(described.stream),
         }
-    if described.stream is None or described.stream_or_json:
+    if described.media is not None:
+        content[described.media] = {"schema": {"type": "string"}}
+    elif described.stream is None or described.stream_or_json:
         returns = _schema(described.returns, schemas) if described.returns is not None else {}
         content["application/json"] = {"schema": returns}
     success: dict[str, Any] = {"description": _stream_description(described)}

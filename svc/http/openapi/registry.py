@@ -74,6 +74,9 @@ class Op:
     """The stream only for ``Accept: text/event-stream``; JSON otherwise."""
     query: tuple[Query, ...] = ()
     tags: tuple[str, ...] = ()
+    media: str | None = None
+    """The success body's media type when it is text other than JSON (a page, a script,
+    the metrics exposition); errors are still the JSON error body."""
 
 
 def op(
@@ -87,6 +90,7 @@ def op(
     stream: tuple[str, ...] | None = None,
     stream_or_json: bool = False,
     query: tuple[Query | str, ...] = (),
+    media: str | None = None,
 ) -> Op:
     return Op(
         summary=summary,
@@ -98,6 +102,7 @@ def op(
         stream=stream,
         stream_or_json=stream_or_json,
         query=tuple(Query(q) if isinstance(q, str) else q for q in query),
+        media=media,
     )
 
 

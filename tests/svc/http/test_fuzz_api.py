@@ -2,7 +2,7 @@
 
 A bounded run (a few cases per operation, fixed seeds, so the same cases every
 time): no 5xx, every 4xx in the shared error shape with a stable code, every
-success a documented status whose JSON body matches its schema. Routes with
+success a documented status and media type, a JSON body matching its schema. Routes with
 effects on the host itself are left out (``acts_on_the_engine``). The long run
 is ``tests/benchmarks/fuzz_api.py``; figures in docs/performance.md.
 """

@@ -120,6 +120,16 @@ def test_streams_are_event_streams_with_their_event_types(document: dict[str, An
     assert set(run_events) == {"text/event-stream", "application/json"}
 
 
+def test_text_answers_say_their_media_type(document: dict[str, Any]) -> None:
+    def success(path: str) -> dict[str, Any]:
+        return dict(document["paths"][path]["get"]["responses"]["200"]["content"])
+
+    assert success("/metrics") == {"text/plain": {"schema": {"type": "string"}}}
+    assert set(success("/doc")) == {"text/html"}
+    assert set(success("/mcp/{name}/auth/callback")) == {"text/html"}
+    assert set(success("/mcp/catalog/{slug}/toml")) == {"application/toml"}
+
+
 def test_errors_share_one_body(document: dict[str, Any]) -> None:
     error = document["components"]["schemas"]["ErrorBody"]
     assert error["required"] == ["error", "code", "retryable"]
@@ -186,10 +196,6 @@ def test_the_document_is_json_serialisable(document: dict[str, Any]) -> None:
 # Operations answering JSON whose body is not (yet) a named record, and why. Any other
 # operation answering JSON must reference a record (svc/http/openapi/records/).
 UNNAMED_BODIES = {
-    "docs.doc_page": "an HTML page, not JSON",
-    "docs.doc_asset": "a script, not JSON",
-    "mcp.auth_redirect": "an HTML page for the browser, not JSON",
-    "metrics.metrics": "the Prometheus text format, not JSON",
     "channels.slack_events": "Slack's own challenge and acknowledgement bodies",
     "goals.dispatch_action": "the projected action's own result, not yet recorded",
     "workflows.apply_plan": "the applied plan package, not yet recorded",

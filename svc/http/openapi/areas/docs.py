@@ -5,6 +5,8 @@ from ..registry import op
 
 OPERATIONS = {
     "openapi_document": op("This document (OpenAPI 3.1)", returns=OPENAPI_DOCUMENT),
-    "doc_page": op("The browsable reference (public page shell; asks for the token)"),
-    "doc_asset": op("A script of the reference page (public)"),
+    "doc_page": op(
+        "The browsable reference (public page shell; asks for the token)", media="text/html"
+    ),
+    "doc_asset": op("A script of the reference page (public)", media="text/javascript"),
 }

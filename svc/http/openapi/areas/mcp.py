@@ -16,9 +16,7 @@ OPERATIONS = {
     "refresh_server": op("Refresh a connector's tool cache", returns=m.MCP_CONNECTED),
     "list_tools": op("Every cached MCP tool", returns=m.MCP_TOOLS),
     "catalog": op("The connector catalog", returns=m.MCP_CATALOG, query=("q",)),
-    "catalog_toml": op(
-        "A catalog entry as a TOML configuration snippet", returns={"type": "string"}
-    ),
+    "catalog_toml": op("A catalog entry as a TOML configuration snippet", media="application/toml"),
     "start_auth": op(
         "Start an OAuth authorization; the reply carries the authorization URL", returns=m.MCP_AUTH
     ),
@@ -39,6 +37,7 @@ OPERATIONS = {
         "The authorization server's browser redirect: an HTML page saying the outcome "
         "(public; the flow's `state` is the proof)",
         query=("code", "state"),
+        media="text/html",
     ),
     "authenticate": op("Use stored credentials, or start an authorization", returns=m.MCP_AUTH),
     "list_resources": op(

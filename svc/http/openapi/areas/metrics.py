@@ -3,5 +3,5 @@
 from ..registry import op
 
 OPERATIONS = {
-    "metrics": op("Metrics in the Prometheus text format"),
+    "metrics": op("Metrics in the Prometheus text format", media="text/plain"),
 }
