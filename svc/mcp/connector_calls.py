@@ -119,6 +119,14 @@ class ConnectorCalls(ConnectorAuth):
                 # the call. A new session, then the same call once more.
                 link = await self._renew(link)
                 raw = await link.call_tool(tool.tool_name, arguments)
+            except LinkLost:
+                # The connection broke: whether the server ran the call is unknown, so
+                # only a tool the server says is read-only or idempotent is sent again
+                # (once, on a new session); any other call fails as lost.
+                if not tool.retry_safe:
+                    raise
+                link = await self._renew(link)
+                raw = await link.call_tool(tool.tool_name, arguments)
         except (LinkLost, SessionExpired) as exc:
             raise McpConnectionLost(
                 self._scrub(f"the connection to MCP server `{self.server}` was lost: {exc}"),

@@ -214,6 +214,8 @@ class ConnectorDiscovery(ConnectorBase):
             description = (
                 tool.get("description") or ""
             ).strip() or f"MCP tool {tool['name']} from {self.server}"
+            hints = tool.get("annotations")
+            hints = hints if isinstance(hints, dict) else {}
             cache.append(
                 CachedTool(
                     tool_name=tool["name"],
@@ -222,6 +224,8 @@ class ConnectorDiscovery(ConnectorBase):
                     input_schema=schema,
                     fetched_at_ms=now,
                     schema_hash=schema_hash(schema),
+                    retry_safe=hints.get("readOnlyHint") is True
+                    or hints.get("idempotentHint") is True,
                 )
             )
         return cache

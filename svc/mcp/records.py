@@ -55,6 +55,9 @@ class CachedTool:
     input_schema: Mapping[str, Any]
     fetched_at_ms: int
     schema_hash: str
+    retry_safe: bool = False
+    """The server marks the tool read-only or idempotent (its ``annotations``): a call
+    whose connection broke is sent once more, on a new session."""
 
     def to_wire(self) -> dict[str, Any]:
         return {
@@ -64,6 +67,7 @@ class CachedTool:
             "input_schema": dict(self.input_schema),
             "fetched_at_ms": self.fetched_at_ms,
             "schema_hash": self.schema_hash,
+            "retry_safe": self.retry_safe,
         }
 
     @classmethod
@@ -75,6 +79,7 @@ class CachedTool:
             input_schema=data.get("input_schema") or {"type": "object", "properties": {}},
             fetched_at_ms=int(data.get("fetched_at_ms") or 0),
             schema_hash=data.get("schema_hash", ""),
+            retry_safe=data.get("retry_safe") is True,
         )
 
 

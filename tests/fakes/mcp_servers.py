@@ -15,7 +15,7 @@ SDK's own Streamable HTTP session manager, served by hypercorn on trio at
 The builders:
 
 * :func:`workbench_server`: an ``MCPServer`` with two resources (``docs://readme``,
-  ``docs://changelog``) and several tools (``add`` with
+  ``docs://changelog``) and several tools (``add``, read-only, with
   structured output, ``echo``, ``fail`` raising a tool error, ``hold`` that waits
   for the test to open a gate, ``grow`` that adds a tool and sends
   ``notifications/tools/list_changed``);
@@ -271,9 +271,9 @@ def workbench_server(gate: Gate | None = None) -> MCPServer:
     server = MCPServer("workbench", version="1.0.0")
     held = gate or Gate()
 
-    @server.tool()
+    @server.tool(annotations=types.ToolAnnotations(readOnlyHint=True))
     def add(a: int, b: int) -> int:
-        """Add two integers."""
+        """Add two integers (read-only: the engine may send it again after a broken call)."""
         return a + b
 
     @server.tool()

@@ -20,6 +20,7 @@ from svc.mcp import (
 )
 from svc.tools import ToolContext
 from tests.fakes.mcp_servers import FakeMcpServer, Gate
+from tests.fakes.tcp_proxy import open_tcp_proxy
 from tests.helpers import wait_for_event
 
 from .conftest import connected_engine_server
@@ -186,3 +187,32 @@ async def test_calling_a_disconnected_server_connects_it_first(
     await engine.mcp.add(ConnectorInput(name="bench", transport=workbench.url))
     assert (await engine.mcp.call("bench", "echo", {"text": "lazy"})).output == "lazy"
     assert engine.mcp.get("bench").state.connected is True
+
+
+async def test_a_broken_call_of_a_read_only_tool_is_sent_again_on_a_new_session(
+    workbench: FakeMcpServer, engine: svc.Engine
+) -> None:
+    async with open_tcp_proxy(workbench.port) as proxy:
+        await connected_engine_server(engine, "bench", f"http://127.0.0.1:{proxy.port}/mcp")
+        tools = {t.tool_name: t for t in engine.mcp.get("bench").state.tool_cache}
+        assert tools["add"].retry_safe and not tools["echo"].retry_safe
+        proxy.drop_next(b'"tools/call"')
+        result = await engine.mcp.call("bench", "add", {"a": 20, "b": 22})
+    assert result.output == "42" and proxy.dropped == 1
+    # the dropped request never reached the server: one call arrived, on a new session
+    assert len(workbench.posts("tools/call")) == 1
+    assert workbench.sessions_opened == 2
+
+
+async def test_a_broken_call_of_any_other_tool_fails_as_lost_and_is_not_repeated(
+    workbench: FakeMcpServer, engine: svc.Engine
+) -> None:
+    async with open_tcp_proxy(workbench.port) as proxy:
+        await connected_engine_server(engine, "bench", f"http://127.0.0.1:{proxy.port}/mcp")
+        proxy.drop_next(b'"tools/call"')
+        with pytest.raises(McpConnectionLost) as raised:
+            await engine.mcp.call("bench", "echo", {"text": "once"})
+        assert raised.value.retryable is True and proxy.dropped == 1
+        assert workbench.posts("tools/call") == []
+        # the connector reconnects by itself; the next call goes through
+        assert (await engine.mcp.call("bench", "echo", {"text": "later"})).output == "later"

@@ -16,7 +16,7 @@ MCP_TOOL = Record(
             "fetched_at_ms": INT,
             "schema_hash": STR,
         },
-        {"server_name": STR},
+        {"server_name": STR, "retry_safe": BOOL},
     ),
 )
 MCP_TOOLS = Record("McpTools", array_of(MCP_TOOL))
