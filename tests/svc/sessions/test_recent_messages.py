@@ -8,12 +8,17 @@ from svc.sessions.repository import SessionRepository
 from svc.store import Store
 
 
+async def two_sessions(store: Store) -> SessionRepository:
+    repo = SessionRepository(store)
+    await repo.create(Session("s1", "t", "/tmp", 1, 1))
+    await repo.create(Session("s2", "t", "/tmp", 1, 1))
+    return repo
+
+
 async def test_recent_messages_pass_over_hidden_ones_and_skipped_runs(
     store_backend: Store,
 ) -> None:
-    repo = SessionRepository(store_backend)
-    await repo.create(Session("s1", "t", "/tmp", 1, 1))
-    await repo.create(Session("s2", "t", "/tmp", 1, 1))
+    repo = await two_sessions(store_backend)
 
     async def add(sid: str, n: int, *, run: str | None = None, reverted: bool = False) -> None:
         info = {"reverted": True} if reverted else {}
@@ -40,9 +45,7 @@ async def test_recent_messages_pass_over_hidden_ones_and_skipped_runs(
 async def test_messages_by_id_read_only_visible_ones_of_the_session(
     store_backend: Store,
 ) -> None:
-    repo = SessionRepository(store_backend)
-    await repo.create(Session("s1", "t", "/tmp", 1, 1))
-    await repo.create(Session("s2", "t", "/tmp", 1, 1))
+    repo = await two_sessions(store_backend)
     for n in range(1, 200):
         info = {"reverted": True} if n == 7 else {}
         parts = ({"type": "text", "text": f"m{n}"},)
