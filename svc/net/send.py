@@ -138,8 +138,8 @@ def _build(client: Sender, method: str, url: str, kwargs: dict[str, Any]) -> htt
     if isinstance(client, httpx.AsyncClient):
         return client.build_request(method, url, **kwargs)
     args = dict(kwargs)
-    timeout = args.pop("timeout", None)
-    timeout = TRANSPORT_TIMEOUT if timeout is None else httpx.Timeout(timeout)
+    # as with a client: no `timeout` is the default, an explicit None is no timeout
+    timeout = httpx.Timeout(args.pop("timeout")) if "timeout" in args else TRANSPORT_TIMEOUT
     return httpx.Request(method, url, extensions={"timeout": timeout.as_dict()}, **args)
 
 

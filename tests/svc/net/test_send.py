@@ -225,7 +225,9 @@ async def test_a_bare_transport_gets_the_callers_timeout() -> None:
 
     await guarded_request(Recording(), "POST", "http://127.0.0.1:9/", LOCAL, timeout=2.5)
     await guarded_request(Recording(), "GET", "http://127.0.0.1:9/", LOCAL)
+    await guarded_request(Recording(), "GET", "http://127.0.0.1:9/", LOCAL, timeout=None)
     assert seen == [
         {"connect": 2.5, "read": 2.5, "write": 2.5, "pool": 2.5},
         {"connect": 5.0, "read": 5.0, "write": 5.0, "pool": 5.0},
+        {"connect": None, "read": None, "write": None, "pool": None},
     ]
