@@ -301,20 +301,16 @@ class SessionRepository:
 
         return await self._db.read(q)
 
-    async def messages(self, session_id: str, *, limit: int | None = None) -> list[Message]:
+    async def messages(self, session_id: str) -> list[Message]:
+        """The session's whole visible transcript, oldest first (for a reader that shows
+        or copies all of it; a run reads :meth:`recent_messages`)."""
+
         def q(tx: Tx) -> list[Message]:
-            if limit is None:
-                rows = tx.execute(
-                    f"SELECT {_MESSAGE_COLS} FROM messages WHERE session_id = ? ORDER BY seq",
-                    (session_id,),
-                )
-                return _visible(_message(r) for r in rows)
             rows = tx.execute(
-                f"SELECT {_MESSAGE_COLS} FROM messages WHERE session_id = ? "
-                "ORDER BY seq DESC LIMIT ?",
-                (session_id, limit),
+                f"SELECT {_MESSAGE_COLS} FROM messages WHERE session_id = ? ORDER BY seq",
+                (session_id,),
             )
-            return _visible(_message(r) for r in reversed(list(rows)))
+            return _visible(_message(r) for r in rows)
 
         return await self._db.read(q)
 
