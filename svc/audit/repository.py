@@ -33,7 +33,17 @@ def _digest(entry: AuditEntry, prev_hash: str) -> str:
     return hashlib.sha256(material.encode()).hexdigest()
 
 
+CHAIN_LOCK_KEY = 0x73766361
+"""The key appenders of the chain take turns on ("svca"; see ``Dialect.serialize``)."""
+
+
 def _chain_head(tx: Tx) -> str:
+    # Whoever reads the head must be the next to append until its transaction ends:
+    # two replicas reading the same head at once would both chain onto it (a fork
+    # that `verify_chain` then rejects).
+    turn = tx.dialect.serialize(CHAIN_LOCK_KEY)
+    if turn is not None:
+        tx.execute(turn)
     return str(tx.execute("SELECT hash FROM audit_ledger ORDER BY seq DESC LIMIT 1").scalar(""))
 
 

@@ -41,6 +41,13 @@ class Dialect:
         return "BYTEA" if self.name == "postgresql" else "BLOB"
 
 
+    def serialize(self, key: int) -> str | None:
+        """A statement making writers of ``key`` take turns until their transactions end,
+        or None where writers already do (SQLite has one writer; PostgreSQL replicas
+        write at once: a transaction-level advisory lock, per database)."""
+        return f"SELECT pg_advisory_xact_lock({int(key)})" if self.name == "postgresql" else None
+
+
 SQLITE = Dialect("sqlite")
 POSTGRESQL = Dialect("postgresql")
 

@@ -234,3 +234,55 @@ async def test_statements_sent_with_the_commit_commit_with_it_or_roll_it_back(
         assert await store.read(lambda tx: tx.execute("SELECT count(*) FROM kv").scalar()) == 0
         assert await store.write(unit, "SELECT pg_notify('svc_test', 'x')") == 1
         assert await store.read(lambda tx: tx.execute("SELECT key FROM kv").fetchall()) == [("c",)]
+
+
+def _waiting_for_a_turn(tx: Tx) -> int:
+    return int(
+        tx.execute(
+            "SELECT COUNT(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted"
+        ).scalar(0)
+    )
+
+
+async def test_replicas_appending_to_the_audit_chain_take_turns(
+    pg_url: str, tmp_path: Path
+) -> None:
+    from svc.audit import verify_chain
+    from svc.audit.ledger import AuditEntry
+    from svc.audit.repository import append_entries
+
+    def entry(name: str) -> list[AuditEntry]:
+        return [AuditEntry(name, "test.appended", "test", {"by": name}, 1)]
+
+    appended, release = threading.Event(), threading.Event()
+
+    def first(tx: Tx) -> list[AuditEntry]:
+        # Appended, not yet committed: the other replica reads the chain's head now.
+        stored = append_entries(tx, entry("a"))
+        appended.set()
+        release.wait(30)
+        return stored
+
+    async with (
+        open_store(pg_url, state_dir=tmp_path / "one") as one,
+        open_store(pg_url, state_dir=tmp_path / "two") as two,
+    ):
+        second_done = trio.Event()
+
+        async def second() -> None:
+            await two.write(append_entries, entry("b"))
+            second_done.set()
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(one.write, first)
+            await trio.to_thread.run_sync(appended.wait)
+            nursery.start_soon(second)
+            # The second appender waits for the first's transaction (without the turn
+            # it would chain onto the same head and finish at once: a fork). The server
+            # tells no one when a session starts waiting for a lock: pg_locks is polled.
+            while not second_done.is_set() and not await one.read(_waiting_for_a_turn):  # noqa: ASYNC110
+                await trio.sleep(0.01)
+            waited = not second_done.is_set()
+            release.set()
+        assert waited
+        assert await one.read(verify_chain)
