@@ -40,7 +40,6 @@ class Dialect:
         """The column type of raw bytes."""
         return "BYTEA" if self.name == "postgresql" else "BLOB"
 
-
     def serialize(self, key: int) -> str | None:
         """A statement making writers of ``key`` take turns until their transactions end,
         or None where writers already do (SQLite has one writer; PostgreSQL replicas

@@ -10,6 +10,8 @@ from .guard import is_loopback
 
 DEFAULT_ENGINE_PORT = 39731
 SOURCE = "control_panel"
+DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024
+"""The engine's largest default body limit (prompts, imports)."""
 
 __all__ = ["DEFAULT_ENGINE_PORT", "SOURCE", "PanelConfig"]
 
@@ -23,6 +25,10 @@ class PanelConfig:
     access_token: str | None = attrs.field(repr=False, default=None)
     auto_start: bool = False
     shared: bool = True
+    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
+    """The largest body the panel forwards: the largest the engine's settings take on any
+    route (the engine then applies each route's own limit), so the panel never refuses
+    what the engine would accept."""
 
     @classmethod
     def from_settings(
@@ -43,6 +49,11 @@ class PanelConfig:
             access_token=access.get_secret_value() if access else None,
             auto_start=settings.control_panel_auto_start_engine,
             shared=settings.shared_engine_mode,
+            max_body_bytes=max(
+                settings.max_body_bytes,
+                settings.max_prompt_body_bytes,
+                settings.max_import_body_bytes,
+            ),
         )
         config.check_bind()
         return config

@@ -29,7 +29,6 @@ Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 API_PREFIX = "/engine"
-MAX_BODY_BYTES = 10 * 1024 * 1024
 
 # Request headers worth forwarding; anything else (cookies, the browser's own
 # credentials, hop-by-hop headers) stays at the panel.
@@ -109,7 +108,7 @@ class EngineProxy:
         body = b""
         if scope["method"] not in ("GET", "HEAD"):
             try:
-                read = await _read_body(receive)
+                read = await _read_body(receive, self.config.max_body_bytes)
             except _Gone:
                 return  # the browser left before sending its whole request: nothing to forward
             if read is None:
@@ -208,8 +207,8 @@ class _Gone(Exception):
     """The browser disconnected mid-request."""
 
 
-async def _read_body(receive: Receive) -> bytes | None:
-    """The whole request body, or None past MAX_BODY_BYTES."""
+async def _read_body(receive: Receive, limit: int) -> bytes | None:
+    """The whole request body, or None past ``limit`` bytes."""
     parts: list[bytes] = []
     size = 0
     while True:
@@ -218,7 +217,7 @@ async def _read_body(receive: Receive) -> bytes | None:
             raise _Gone
         chunk = message.get("body", b"")
         size += len(chunk)
-        if size > MAX_BODY_BYTES:
+        if size > limit:
             return None
         parts.append(chunk)
         if not message.get("more_body", False):

@@ -139,21 +139,24 @@ async def test_panel_with_an_access_token_requires_it(
 async def test_panel_forwards_bodies_raw_paths_and_streams_and_caps_bodies(
     make_settings: Callable[..., Settings], fake_model: Any
 ) -> None:
-    from svc.webui.panel.proxy import MAX_BODY_BYTES
-
+    mib = 1024 * 1024
     async with (
         svc.open_engine(_settings(make_settings, fake_model), serve_http=True) as engine,
-        open_panel(engine.url or "") as panel,
+        open_panel(engine.url or "", max_body_bytes=2 * mib) as panel,
         httpx.AsyncClient(base_url=panel.url, timeout=30) as client,
     ):
         created = await client.post("/engine/session", json={"title": "Through the panel"})
         assert created.status_code == 200 and created.json()["title"] == "Through the panel"
+        json_body = {"Content-Type": "application/json"}
         too_big = await client.post(
-            "/engine/session",
-            content=b"x" * (MAX_BODY_BYTES + 1),
-            headers={"Content-Type": "application/json"},
+            "/engine/session", content=b"x" * (2 * mib + 1), headers=json_body
         )
-        assert too_big.status_code == 413
+        assert too_big.status_code == 413 and "limitBytes" not in too_big.json()  # the panel's
+        # under the panel's limit: forwarded, and the engine applies the route's own
+        over_route = await client.post(
+            "/engine/session", content=b"x" * (mib + 1), headers=json_body
+        )
+        assert over_route.status_code == 413 and over_route.json()["limitBytes"] == mib
         # The raw path goes to the engine as sent: an encoded separator is not decoded on the way.
         encoded = await client.get("/engine/session%2Fnope")
         assert encoded.status_code == 404
@@ -164,3 +167,11 @@ async def test_panel_forwards_bodies_raw_paths_and_streams_and_caps_bodies(
             assert "x-agent-token" not in {k.lower() for k in stream.headers}
             (first,) = await read_sse(stream, 1)
             assert "server.connected" in first["data"]
+
+
+def test_the_panel_forwards_bodies_as_large_as_the_engine_takes(
+    make_settings: Callable[..., Settings],
+) -> None:
+    assert PanelConfig.from_settings(make_settings()).max_body_bytes == 32 * 1024 * 1024
+    larger = make_settings(max_import_body_bytes=64 * 1024 * 1024)
+    assert PanelConfig.from_settings(larger).max_body_bytes == 64 * 1024 * 1024
