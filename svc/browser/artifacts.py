@@ -50,6 +50,10 @@ async def write_artifact(
     return ref
 
 
+RUNNING_RUNS_READ = 10_000
+"""Bound on the running routine runs searched for a session (far above any concurrency)."""
+
+
 async def link_to_routine_run(
     engine: Any, session_id: str | None, artifact: Mapping[str, Any]
 ) -> None:
@@ -61,8 +65,10 @@ async def link_to_routine_run(
         return
     routines = automations.routines
     try:
-        runs = await routines.list_runs(limit=200)
-        run = next((x for x in runs if x.status == "running" and session_id in x.session_ids), None)
+        # The running runs only (an index holds them): the newest runs of any status were
+        # read before, and a running run behind 200 newer ones was missed.
+        runs = await routines.list_runs(statuses=("running",), limit=RUNNING_RUNS_READ)
+        run = next((x for x in runs if session_id in x.session_ids), None)
         if run is None:
             return
         body = {k: artifact[k] for k in ("uri", "kind", "label", "metadata") if k in artifact}

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import functools
 from collections import deque
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 import attrs
@@ -317,9 +317,13 @@ class RoutineRuns(RoutineExecution):
         return run
 
     async def list_runs(
-        self, *, routine_id: str | None = None, limit: int = 100
+        self,
+        *,
+        routine_id: str | None = None,
+        statuses: Iterable[str] | None = None,
+        limit: int = 100,
     ) -> list[RoutineRun]:
-        return await self.repo.runs(routine_id=routine_id, limit=limit)
+        return await self.repo.runs(routine_id=routine_id, statuses=statuses, limit=limit)
 
     async def add_artifact(self, run_id: str, body: Any) -> tuple[RoutineRun, dict[str, Any]]:
         from ..targets import SCHEME, confined

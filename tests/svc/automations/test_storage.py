@@ -5,6 +5,7 @@ from __future__ import annotations
 import pathlib
 
 import apsw
+import attrs
 import pytest
 
 import svc
@@ -92,3 +93,25 @@ async def test_governance_state_is_updated_in_place(engine: svc.Engine) -> None:
     await governance.resume("agent-1")
     state = await governance.state("agent-1")
     assert state.creation_paused is False and state.paused_reason is None
+
+
+async def test_a_browser_artifact_finds_its_running_run_behind_many_newer_ones(
+    engine: svc.Engine,
+) -> None:
+    from svc.browser.artifacts import link_to_routine_run
+
+    routines = engine.automations.routines
+    routine = await routines.create(
+        {"name": "r", "schedule": {"type": "manual"}, "entrypoint": "noop.wait"}
+    )
+    [run] = await routines.run_now(routine.routine_id)
+    # a running run of its own (not the live one the routine just started)
+    browsing = attrs.evolve(run, run_id="browsing", status="running", session_ids=("s-browse",))
+    await routines.repo.save_run(browsing)
+    for i in range(250):  # newer, settled runs: more than one listing page
+        await routines.repo.save_run(
+            attrs.evolve(run, run_id=f"done-{i}", status="completed", session_ids=())
+        )
+    await link_to_routine_run(engine, "s-browse", {"uri": "/tmp/page.txt", "kind": "extract"})
+    stored = await routines.require_run("browsing")
+    assert [a["uri"] for a in stored.artifacts] == ["/tmp/page.txt"]
