@@ -30,13 +30,16 @@ from urllib.parse import urlsplit
 
 import trio
 
+from ..net import UrlRefused
 from .config import DEFAULT_GATEWAY, MESSAGE_LIMITS
 from .listener import ChannelListener, PlatformAuthFailed, PlatformError, sole_error
 from .platform import Button, ButtonPress, Inbound, Upload
-from .uploads import UploadTooLarge, fetch_capped, store_upload
+from .uploads import UploadTooLarge, fetch_capped, file_policy, store_upload
 
 log = logging.getLogger("svc.channels")
 
+FILE_HOSTS = ("cdn.discordapp.com", "media.discordapp.net")
+"""Where Discord keeps attachments (their URLs come in the message, from the platform)."""
 OP_DISPATCH, OP_HEARTBEAT, OP_IDENTIFY, OP_RESUME = 0, 1, 2, 6
 OP_RECONNECT, OP_INVALID_SESSION, OP_HELLO, OP_HEARTBEAT_ACK = 7, 9, 10, 11
 # GUILDS | GUILD_MESSAGES | DIRECT_MESSAGES | MESSAGE_CONTENT
@@ -246,6 +249,10 @@ class DiscordListener(ChannelListener):
         except UploadTooLarge:
             await self.send(conversation, "That file is larger than this chat accepts.")
             return
+        except UrlRefused as exc:
+            log.warning("a Discord attachment was not fetched: %s", exc.message)
+            await self.send(conversation, "That file is not at an address this chat fetches.")
+            return
         await self.context.chats.handle_message(
             self,
             self.config,
@@ -269,7 +276,10 @@ class DiscordListener(ChannelListener):
             if isinstance(size, int) and size > cap:
                 raise UploadTooLarge(limitBytes=cap)
             content = await fetch_capped(
-                self.context.http, str(attachment.get("url")), max_bytes=cap
+                self.context.http,
+                str(attachment.get("url")),
+                max_bytes=cap,
+                policy=file_policy(self.config.api_base_url, FILE_HOSTS),
             )
             stored.append(
                 await store_upload(

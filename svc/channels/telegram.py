@@ -19,9 +19,12 @@ import trio
 from .config import MESSAGE_LIMITS
 from .listener import ChannelListener, PlatformAuthFailed, PlatformError
 from .platform import Button, ButtonPress, Inbound, Upload
-from .uploads import UploadTooLarge, fetch_capped, store_upload
+from .uploads import UploadTooLarge, fetch_capped, file_policy, store_upload
 
 log = logging.getLogger("svc.channels")
+
+FILE_HOSTS = ("api.telegram.org",)
+"""Where Telegram serves files (``/file/bot<token>/<path>`` of the API base)."""
 
 OFFSET_KEY = "telegram.offset"
 MAX_RETRIES = 3
@@ -221,7 +224,9 @@ class TelegramListener(ChannelListener):
             path = str(info.get("file_path") or "")
             base = self.config.api_base("telegram")
             url = f"{base}/file/bot{self.config.bot_token}/{path}"
-            data = await fetch_capped(self.context.http, url, max_bytes=cap)
+            # the file's URL is the configured API base's: its host is the operator's
+            policy = file_policy(self.config.api_base_url, FILE_HOSTS)
+            data = await fetch_capped(self.context.http, url, max_bytes=cap, policy=policy)
             stored.append(
                 await store_upload(
                     self.context.state_dir(), "telegram", conversation, filename, data, mime=mime

@@ -1,4 +1,8 @@
-"""Files sent to the bot: fetched with a size cap, stored under ``channel_uploads/``.
+"""Files sent to the bot: fetched through the outbound guard with a size cap, stored
+under ``channel_uploads/``.
+
+A platform names where its files are (Discord sends each attachment's URL in the
+message): :func:`file_policy` says which of those addresses are fetched.
 
 Stored as ``<state_dir>/channel_uploads/<channel>/<conversation>/<name>``, so
 ``GET /global/storage/files`` lists them. Names are sanitized (no path
@@ -10,12 +14,14 @@ from __future__ import annotations
 
 import mimetypes
 import re
+from collections.abc import Sequence
 from pathlib import Path
 
 import httpx
 import trio
 
 from ..errors import PayloadTooLarge
+from ..net import UrlPolicy, guarded_stream, is_public, parse_ip
 from .platform import Upload
 
 UPLOADS_DIR = "channel_uploads"
@@ -34,9 +40,30 @@ def sanitize(name: str, *, default: str = "file", max_chars: int = 100) -> str:
     return cleaned or default
 
 
-async def fetch_capped(http: httpx.AsyncClient, url: str, *, max_bytes: int) -> bytes:
-    """The body at ``url``, refused as soon as it passes ``max_bytes``."""
-    async with http.stream("GET", url, timeout=60.0) as response:
+def file_policy(api_base_url: str | None, file_hosts: Sequence[str]) -> UrlPolicy:
+    """Where a platform's files may be fetched from: its own file hosts, over https at
+    public addresses; and when the operator set the channel's API base (a local
+    gateway, a proxy, a test server), that base's host too, with its scheme, where a
+    private address is the operator's own choice (as for every operator URL)."""
+    if api_base_url is None:
+        return UrlPolicy(allowed_hosts=tuple(file_hosts))
+    base = httpx.URL(api_base_url)
+    host = base.host.lower()
+    ip = parse_ip(host)
+    local = host == "localhost" or (ip is not None and not is_public(ip))
+    return UrlPolicy(
+        allow_http=base.scheme == "http",
+        allow_private=local,
+        allowed_hosts=(str(ip) if ip is not None else host, *file_hosts),
+    )
+
+
+async def fetch_capped(
+    http: httpx.AsyncClient, url: str, *, max_bytes: int, policy: UrlPolicy
+) -> bytes:
+    """The body at ``url`` (checked by ``policy``; :class:`svc.net.UrlRefused` when
+    refused, nothing sent), refused as soon as it passes ``max_bytes``."""
+    async with guarded_stream(http, "GET", url, policy, timeout=60.0) as response:
         response.raise_for_status()
         declared = response.headers.get("content-length")
         if declared is not None and declared.isdigit() and int(declared) > max_bytes:
@@ -82,4 +109,11 @@ async def store_upload(
     return Upload(path=str(path), filename=path.name, mime=guessed, size=len(data))
 
 
-__all__ = ["UPLOADS_DIR", "UploadTooLarge", "fetch_capped", "sanitize", "store_upload"]
+__all__ = [
+    "UPLOADS_DIR",
+    "UploadTooLarge",
+    "fetch_capped",
+    "file_policy",
+    "sanitize",
+    "store_upload",
+]

@@ -15,7 +15,9 @@ connection is up wait for the resume. ``drop()`` closes the connection.
 
 REST: ``POST``/``PATCH /channels/{id}/messages[/{mid}]``, interaction
 callbacks, ``GET /users/@me``; ``Authorization: Bot <token>`` checked;
-``rate_limit(retry_after)`` answers the next REST call with ``429``.
+``rate_limit(retry_after)`` answers the next REST call with ``429``. The CDN:
+``attach(name, data)`` keeps a file at ``/attachments/<name>`` (no token, as the
+real CDN) and returns the attachment object a message carries.
 """
 
 from __future__ import annotations
@@ -64,6 +66,7 @@ class FakeDiscord(FakeServer):
         self._live: trio.MemorySendChannel[dict[str, Any]] | None = None
         self._drop = trio.Event()
         self._retry_after: float | None = None
+        self.files: dict[str, bytes] = {}
 
     @property
     def gateway_url(self) -> str:
@@ -101,6 +104,18 @@ class FakeDiscord(FakeServer):
             },
         )
         return message_id
+
+    def attach(self, name: str, data: bytes, *, base: str | None = None) -> dict[str, Any]:
+        """A file on the fake CDN, as a message's attachment (``base``: another origin
+        to name in its URL)."""
+        self.files[name] = data
+        return {
+            "id": str(next(self._ids)),
+            "filename": name,
+            "size": len(data),
+            "content_type": "text/plain",
+            "url": f"{base or self.root_url}/attachments/{name}",
+        }
 
     def press(self, *, channel_id: str, user_id: str, message_id: int, custom_id: str) -> None:
         self.dispatch(
@@ -205,6 +220,12 @@ class FakeDiscord(FakeServer):
         path = request.path.removeprefix(self.prefix)
         self.calls.append(Call(request.method, path, request.body))
         self.changes.notify()
+        if request.method == "GET" and path.startswith("/attachments/"):
+            data = self.files.get(path.removeprefix("/attachments/"))
+            status = 200 if data is not None else 404
+            await send({"type": "http.response.start", "status": status, "headers": []})
+            await send({"type": "http.response.body", "body": data or b"", "more_body": False})
+            return
         if self._retry_after is not None:
             retry, self._retry_after = self._retry_after, None
             await send_json(

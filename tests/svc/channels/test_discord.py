@@ -137,3 +137,26 @@ async def test_a_refused_token_stops_the_listener_with_its_reason(
     assert status["connected"] is False
     assert status["meta"]["last_error_code"] == "CHANNEL_AUTH_FAILED"
     assert "not-the-token" not in (await client.get("/channels/status")).text
+
+
+async def test_an_attachment_is_fetched_from_an_allowed_host_only(
+    engine: svc.Engine, client: httpx.AsyncClient, dc: FakeDiscord, fake_model: Any
+) -> None:
+    await _setup(client, engine, dc)
+    fake_model.enqueue(Turn.reply("Read it."))
+    note = dc.attach("notes.txt", b"the numbers")
+    dc.message(channel_id="C1", user_id="42", content="read this", attachments=[note])
+    await dc.changes.until(lambda: dc.texts("C1") == ["Read it."])
+    listing = (await client.get("/global/storage/files", params={"path": "channel_uploads"})).json()
+    paths = [f["path"] for f in listing["files"]]
+    assert paths == ["channel_uploads/discord/C1/notes.txt"]
+    assert (engine.state_dir / paths[0]).read_bytes() == b"the numbers"
+    # An attachment URL naming any other host (here loopback by another name, as a
+    # crafted message could) is refused before anything is sent.
+    port = httpx.URL(dc.root_url).port
+    elsewhere = dc.attach("secret.txt", b"internal", base=f"http://localhost:{port}")
+    dc.message(channel_id="C2", user_id="42", content="and this", attachments=[elsewhere])
+    await dc.changes.until(lambda: any("not at an address" in t for t in dc.texts("C2")))
+    assert [c.path for c in dc.of("GET") if c.path.startswith("/attachments/")] == [
+        "/attachments/notes.txt"
+    ]
