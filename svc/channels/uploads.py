@@ -21,7 +21,7 @@ import httpx
 import trio
 
 from ..errors import PayloadTooLarge
-from ..net import UrlPolicy, guarded_stream, is_public, parse_ip
+from ..net import UrlPolicy, guarded_stream, parse_ip
 from .platform import Upload
 
 UPLOADS_DIR = "channel_uploads"
@@ -43,18 +43,16 @@ def sanitize(name: str, *, default: str = "file", max_chars: int = 100) -> str:
 def file_policy(api_base_url: str | None, file_hosts: Sequence[str]) -> UrlPolicy:
     """Where a platform's files may be fetched from: its own file hosts, over https at
     public addresses; and when the operator set the channel's API base (a local
-    gateway, a proxy, a test server), that base's host too, with its scheme, where a
-    private address is the operator's own choice (as for every operator URL)."""
+    gateway, a proxy, a test server), that base's host too, with its scheme, at any
+    address (the operator's own service, as for every operator URL)."""
     if api_base_url is None:
         return UrlPolicy(allowed_hosts=tuple(file_hosts))
     base = httpx.URL(api_base_url)
-    host = base.host.lower()
-    ip = parse_ip(host)
-    local = host == "localhost" or (ip is not None and not is_public(ip))
+    ip = parse_ip(base.host)  # the guard compares IP literals in their canonical form
     return UrlPolicy(
         allow_http=base.scheme == "http",
-        allow_private=local,
-        allowed_hosts=(str(ip) if ip is not None else host, *file_hosts),
+        allow_private=True,
+        allowed_hosts=(str(ip) if ip is not None else base.host.lower(), *file_hosts),
     )
 
 
